@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Register interface of the wddmseg PCI device.
+ *
+ * This header is the single description of the hardware contract. It is
+ * included by the kernel driver and by the QEMU device model, so it holds
+ * only preprocessor constants: no types, no inline code.
+ *
+ * BAR0: 16 KiB of 32-bit little-endian registers. 64-bit values are split
+ *       into a _LO register and a _HI register at _LO + 4.
+ * BAR2: 64-bit prefetchable window onto the start of device VRAM
+ *       (CPU-visible VRAM).
+ *
+ * The segment descriptor table mirrors DXGK_SEGMENTDESCRIPTOR: entry i
+ * (0-based) describes WDDM segment id i + 1. Segment id 0 is reserved for
+ * "system memory described by a page list" in paging operations.
+ */
+#ifndef WDDMSEG_HW_H
+#define WDDMSEG_HW_H
+
+#define WDDMSEG_PCI_VENDOR_ID		0x1b36	/* Red Hat, QEMU devices */
+#define WDDMSEG_PCI_DEVICE_ID		0x0150
+#define WDDMSEG_PCI_REVISION		0x01
+
+#define WDDMSEG_BAR_MMIO		0
+#define WDDMSEG_BAR_VRAM		2
+#define WDDMSEG_MMIO_SIZE		0x4000
+
+/* Identification, read-only. */
+#define WDDMSEG_REG_ID			0x0000
+#define   WDDMSEG_ID_VALUE		0x57445347	/* "WDSG" */
+#define WDDMSEG_REG_VERSION		0x0004
+#define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
+#define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
+#define   WDDMSEG_VERSION_CURRENT	0x00010000	/* 1.0 */
+
+/* Adapter capabilities: DXGK_VIDMMCAPS. */
+#define WDDMSEG_REG_VIDMM_CAPS		0x0008	/* DXGK_VIDMMCAPS.Value */
+#define WDDMSEG_REG_PAGING_NODE		0x000c	/* DXGK_VIDMMCAPS.PagingNode */
+#define WDDMSEG_REG_NUM_ENGINES		0x0010	/* engines (nodes) present */
+#define WDDMSEG_REG_SEG_COUNT		0x0014	/* descriptors in the table */
+#define WDDMSEG_REG_VRAM_SIZE_LO	0x0018	/* bytes of device VRAM */
+#define WDDMSEG_REG_VRAM_SIZE_HI	0x001c
+
+/* Segment descriptor table. */
+#define WDDMSEG_SEG_TABLE		0x1000
+#define WDDMSEG_SEG_STRIDE		0x0100
+#define WDDMSEG_SEG_MAX			8	/* table slots in the device */
+#define WDDMSEG_SEG_REG(i, reg)		(WDDMSEG_SEG_TABLE + \
+					 (i) * WDDMSEG_SEG_STRIDE + (reg))
+
+#define WDDMSEG_SEG_BASE_LO		0x00	/* BaseAddress (GPU view) */
+#define WDDMSEG_SEG_BASE_HI		0x04
+#define WDDMSEG_SEG_CPU_LO		0x08	/* CpuTranslatedAddress (bus) */
+#define WDDMSEG_SEG_CPU_HI		0x0c
+#define WDDMSEG_SEG_SIZE_LO		0x10	/* Size */
+#define WDDMSEG_SEG_SIZE_HI		0x14
+#define WDDMSEG_SEG_COMMIT_LO		0x18	/* CommitLimit */
+#define WDDMSEG_SEG_COMMIT_HI		0x1c
+#define WDDMSEG_SEG_FLAGS		0x20	/* DXGK_SEGMENTFLAGS.Value */
+#define WDDMSEG_SEG_NB_BANKS		0x24	/* NbOfBanks */
+#define WDDMSEG_SEG_BANK_LO(j)		(0x40 + (j) * 8)	/* end offset */
+#define WDDMSEG_SEG_BANK_HI(j)		(0x44 + (j) * 8)
+#define WDDMSEG_SEG_BANK_MAX		16	/* bank table slots */
+
+/* DXGK_SEGMENTFLAGS: bit n of Value is member n. */
+#define DXGK_SEGFLAG_APERTURE				(1u << 0)
+#define DXGK_SEGFLAG_AGP				(1u << 1)
+#define DXGK_SEGFLAG_CPU_VISIBLE			(1u << 2)
+#define DXGK_SEGFLAG_USE_BANKING			(1u << 3)
+#define DXGK_SEGFLAG_CACHE_COHERENT			(1u << 4)
+#define DXGK_SEGFLAG_PITCH_ALIGNMENT			(1u << 5)
+#define DXGK_SEGFLAG_POPULATED_FROM_SYSTEM_MEMORY	(1u << 6)
+#define DXGK_SEGFLAG_PRESERVED_DURING_STANDBY		(1u << 7)
+#define DXGK_SEGFLAG_PRESERVED_DURING_HIBERNATE		(1u << 8)
+#define DXGK_SEGFLAG_PARTIALLY_PRESERVED_DURING_HIBERNATE (1u << 9)
+#define DXGK_SEGFLAG_DIRECT_FLIP			(1u << 10)
+#define DXGK_SEGFLAG_USE_64KB_PAGES			(1u << 11)
+#define DXGK_SEGFLAG_RESERVED_SYSMEM			(1u << 12)
+#define DXGK_SEGFLAG_SUPPORTS_CPU_HOST_APERTURE		(1u << 13)
+#define DXGK_SEGFLAG_SUPPORTS_CACHED_CPU_HOST_APERTURE	(1u << 14)
+#define DXGK_SEGFLAG_APPLICATION_TARGET			(1u << 15)
+#define DXGK_SEGFLAG_VPR_SUPPORTED			(1u << 16)
+#define DXGK_SEGFLAG_VPR_PRESERVED_DURING_STANDBY	(1u << 17)
+#define DXGK_SEGFLAG_ENCRYPTED_PAGING_SUPPORTED		(1u << 18)
+#define DXGK_SEGFLAG_LOCAL_BUDGET_GROUP			(1u << 19)
+#define DXGK_SEGFLAG_NON_LOCAL_BUDGET_GROUP		(1u << 20)
+#define DXGK_SEGFLAG_POPULATED_BY_RESERVED_DDR_BY_FIRMWARE (1u << 21)
+#define DXGK_SEGFLAG_KNOWN_MASK				0x003fffffu
+
+/* DXGK_VIDMMCAPS: bit n of Value is member n. */
+#define DXGK_VIDMMCAP_OUT_OF_ORDER_LOCK			(1u << 0)
+#define DXGK_VIDMMCAP_DEDICATED_PAGING_ENGINE		(1u << 1)
+#define DXGK_VIDMMCAP_PAGING_ENGINE_CAN_SWIZZLE		(1u << 2)
+#define DXGK_VIDMMCAP_SECTION_BACKED_PRIMARY		(1u << 3)
+#define DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE		(1u << 4)
+#define DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED	(1u << 5)
+#define DXGK_VIDMMCAP_GPU_MMU_SUPPORTED			(1u << 6)
+#define DXGK_VIDMMCAP_IO_MMU_SUPPORTED			(1u << 7)
+#define DXGK_VIDMMCAP_REPLICATE_GDI_CONTENT		(1u << 8)
+#define DXGK_VIDMMCAP_NON_CPU_VISIBLE_PRIMARY		(1u << 9)
+#define DXGK_VIDMMCAP_PARAVIRTUALIZATION_SUPPORTED	(1u << 10)
+#define DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED	(1u << 11)
+#define DXGK_VIDMMCAP_DISABLE_SELF_REFRESH_VRAM_IN_S3	(1u << 12)
+#define DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED	(1u << 13)
+#define DXGK_VIDMMCAP_MAP_APERTURE2_SUPPORTED		(1u << 14)
+#define DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_TEXTURE	(1u << 15)
+#define DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_SCANOUT	(1u << 16)
+#define DXGK_VIDMMCAP_ALWAYS_POWERED_VRAM		(1u << 17)
+#define DXGK_VIDMMCAP_KNOWN_MASK			0x0003ffffu
+
+#endif /* WDDMSEG_HW_H */

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Install every Debian 12 package the build, the VM and the tests need.
+# Idempotent: does nothing when all packages are already installed.
+set -euo pipefail
+
+PKGS=(
+	build-essential bc bison flex kmod cpio gzip xz-utils git
+	linux-headers-amd64 linux-source-6.1
+	libdrm-dev libdrm-tests busybox-static
+	dpkg-dev ninja-build meson pkg-config python3-venv
+	libglib2.0-dev libpixman-1-dev libfdt-dev
+	seabios ipxe-qemu qemu-system-data
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+# deb-src entries for `apt-get source qemu`, same suites as the deb entries.
+if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	for f in /etc/apt/sources.list.d/debian.sources; do
+		[ -f "$f" ] || continue
+		sed 's/^Types: deb$/Types: deb-src/' "$f" |
+			$SUDO tee /etc/apt/sources.list.d/wddmseg-src.sources >/dev/null
+	done
+	if [ -f /etc/apt/sources.list ] && grep -q '^deb ' /etc/apt/sources.list; then
+		grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
+			$SUDO tee /etc/apt/sources.list.d/wddmseg-src.list >/dev/null
+	fi
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
