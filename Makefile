@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# wddmseg: top-level entry points.
+#
+#   make run     build everything, boot the VM, load the driver, show the
+#                decoded segment table
+#   make check   build everything and run every test (host and VM); ends
+#                with "N passed, N failed"
+#
+# Both install their Debian build dependencies first (tools/vm/deps.sh).
+
+REPO := $(CURDIR)
+BUILD := $(REPO)/build
+KABI ?= $(shell tools/vm/kabi.sh 2>/dev/null)
+KDIR ?= /usr/src/linux-headers-$(KABI)
+DRVDIR := $(REPO)/drivers/gpu/drm/wddmseg
+
+.PHONY: all deps module module-w1 qemu tests tools kernel initramfs \
+	run check clean
+
+all: module qemu tests tools
+
+deps:
+	@bash tools/vm/deps.sh
+
+module: deps
+	$(MAKE) -C $(KDIR) M=$(DRVDIR) CONFIG_DRM_WDDMSEG=m modules
+
+# Build with W=1 into a log so warnings can be counted by the checks.
+module-w1: deps
+	$(MAKE) -C $(KDIR) M=$(DRVDIR) clean >/dev/null
+	$(MAKE) -C $(KDIR) M=$(DRVDIR) CONFIG_DRM_WDDMSEG=m W=1 modules
+
+qemu: deps
+	bash tools/qemu/build.sh $(BUILD)
+
+tools: deps
+	$(MAKE) -C tools/wddmseg OUTPUT=$(BUILD)/tools
+
+tests: deps
+	bash tools/vm/ksft-headers.sh $(BUILD)
+	$(MAKE) -C tools/testing/selftests/drivers/gpu/wddmseg \
+		OUTPUT=$(BUILD)/selftests KSFT_INC=$(BUILD)/ksft-include
+
+run: module qemu tests tools
+	bash tools/vm/demo.sh
+
+check:
+	bash tools/check.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(DRVDIR) clean
+	rm -rf $(BUILD)

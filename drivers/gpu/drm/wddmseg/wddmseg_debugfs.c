@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * debugfs: a read-only listing of the validated segment table.
+ */
+
+#include <linux/seq_file.h>
+
+#include <drm/drm_debugfs.h>
+#include <drm/drm_file.h>
+
+#include "wddmseg_drv.h"
+#include "wddmseg_hw.h"
+
+static const char *wddmseg_segment_kind(const struct wddmseg_segment_desc *s)
+{
+	if (s->flags & DXGK_SEGFLAG_AGP)
+		return "agp";
+	if (s->flags & DXGK_SEGFLAG_APERTURE)
+		return "aperture";
+	return "memory";
+}
+
+static int wddmseg_segments_show(struct seq_file *m, void *unused)
+{
+	struct drm_info_node *node = m->private;
+	const struct wddmseg_adapter_desc *d =
+		&to_wddmseg(node->minor->dev)->desc;
+	u32 i, j;
+
+	seq_printf(m, "adapter: caps=0x%08x paging_node=%u engines=%u vram=0x%llx bar=0x%llx+0x%llx segments=%u\n",
+		   d->vidmm_caps, d->paging_node, d->num_engines, d->vram_size,
+		   d->bar_start, d->bar_size, d->segment_count);
+	for (i = 0; i < d->segment_count; i++) {
+		const struct wddmseg_segment_desc *s = &d->seg[i];
+
+		seq_printf(m, "%u: kind=%s base=0x%llx cpu=0x%llx size=0x%llx commit=0x%llx flags=0x%08x banks=%u\n",
+			   i + 1, wddmseg_segment_kind(s), s->base_address,
+			   s->cpu_translated_address, s->size, s->commit_limit,
+			   s->flags, s->nb_banks);
+		for (j = 0; j < s->nb_banks; j++)
+			seq_printf(m, "   bank %u: end=0x%llx\n", j,
+				   s->bank_end[j]);
+	}
+	return 0;
+}
+
+static const struct drm_info_list wddmseg_debugfs_list[] = {
+	{ "segments", wddmseg_segments_show, 0, NULL },
+};
+
+void wddmseg_debugfs_init(struct drm_minor *minor)
+{
+	drm_debugfs_create_files(wddmseg_debugfs_list,
+				 ARRAY_SIZE(wddmseg_debugfs_list),
+				 minor->debugfs_root, minor);
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Query ioctls: the adapter capabilities and the segment table.
+ *
+ * Both only read the table cached at probe time, so they need neither the
+ * device nor a lock, and keep working (with stale data) after an unplug.
+ */
+
+#include <linux/uaccess.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+
+#include "wddmseg_drv.h"
+
+static bool wddmseg_all_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+int wddmseg_ioctl_query_adapter(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	const struct wddmseg_adapter_desc *d = &to_wddmseg(drm)->desc;
+	struct drm_wddmseg_query_adapter *args = data;
+
+	/* Every field is an output: demand zeroes so they can grow inputs. */
+	if (!wddmseg_all_zero(args, sizeof(*args))) {
+		drm_dbg(drm, "query_adapter: structure must be zeroed on input\n");
+		return -EINVAL;
+	}
+
+	args->uapi_version = WDDMSEG_UAPI_VERSION;
+	args->hw_version = d->hw_version;
+	args->vidmm_caps = d->vidmm_caps;
+	args->paging_node = d->paging_node;
+	args->segment_count = d->segment_count;
+	args->num_engines = d->num_engines;
+	args->vram_size = d->vram_size;
+	args->cpu_visible_size = d->bar_size;
+	return 0;
+}
+
+int wddmseg_ioctl_query_segment(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	const struct wddmseg_adapter_desc *d = &to_wddmseg(drm)->desc;
+	struct drm_wddmseg_query_segment *args = data;
+	const struct wddmseg_segment_desc *s;
+	u32 n;
+
+	if (!wddmseg_all_zero(args->reserved, sizeof(args->reserved))) {
+		drm_dbg(drm, "query_segment: reserved fields must be zero\n");
+		return -EINVAL;
+	}
+	if (!args->segment_id || args->segment_id > d->segment_count) {
+		drm_dbg(drm, "query_segment: unknown segment id %u (1..%u)\n",
+			args->segment_id, d->segment_count);
+		return -EINVAL;
+	}
+	if (args->bank_capacity && !args->banks_ptr) {
+		drm_dbg(drm, "query_segment: bank_capacity %u without banks_ptr\n",
+			args->bank_capacity);
+		return -EINVAL;
+	}
+
+	s = &d->seg[args->segment_id - 1];
+	n = min(args->bank_capacity, s->nb_banks);
+	if (n && copy_to_user(u64_to_user_ptr(args->banks_ptr), s->bank_end,
+			      n * sizeof(s->bank_end[0]))) {
+		drm_dbg(drm, "query_segment: cannot write the bank table to 0x%llx\n",
+			args->banks_ptr);
+		return -EFAULT;
+	}
+
+	args->flags = s->flags;
+	args->base_address = s->base_address;
+	args->cpu_translated_address = s->cpu_translated_address;
+	args->size = s->size;
+	args->commit_limit = s->commit_limit;
+	args->nb_banks = s->nb_banks;
+	return 0;
+}

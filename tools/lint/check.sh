@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Host-side static checks, printed as TAP lines:
+#   - checkpatch.pl --strict on every tracked driver and uapi file
+#   - kernel-doc -Werror on the uapi header and the driver
+#   - the module builds against Debian's headers with W=1 and no warning
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${1:-$REPO/build}
+SRC=$BUILD/linux-src
+LOG=$BUILD/lint
+n=0
+fail=0
+
+tap() { # tap STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		fail=1
+	fi
+}
+
+bash "$REPO/tools/lint/linux-source.sh" "$BUILD" || exit 1
+mkdir -p "$LOG"
+cd "$REPO"
+
+mapfile -t files < <(git ls-files 'drivers/gpu/drm/wddmseg/*.[ch]' \
+	'include/uapi/drm/wddmseg_drm.h')
+for f in "${files[@]}"; do
+	out=$LOG/checkpatch-$(basename "$f").log
+	perl "$SRC/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--show-types -f "$f" >"$out" 2>&1
+	st=$?
+	# Fail on checks too, not only on errors and warnings.
+	if grep -Eq '(ERROR|WARNING|CHECK):' "$out"; then
+		st=1
+	fi
+	[ $st -eq 0 ] || sed 's/^/# /' "$out"
+	tap $st "checkpatch --strict $f"
+done
+
+perl "$SRC/scripts/kernel-doc" -none -Werror "${files[@]}" >"$LOG/kernel-doc.log" 2>&1
+st=$?
+[ $st -eq 0 ] || sed 's/^/# /' "$LOG/kernel-doc.log"
+tap $st "kernel-doc -Werror on uapi header and driver"
+
+make -s -C "$REPO" module-w1 >"$LOG/w1.log" 2>&1
+st=$?
+if [ $st -eq 0 ] && grep -q 'warning:' "$LOG/w1.log"; then
+	st=1
+fi
+[ $st -eq 0 ] || sed 's/^/# /' "$LOG/w1.log"
+tap $st "module builds with W=1 without warnings"
+
+exit $fail
