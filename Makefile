@@ -15,10 +15,9 @@ KABI ?= $(shell tools/vm/kabi.sh 2>/dev/null)
 KDIR ?= /usr/src/linux-headers-$(KABI)
 DRVDIR := $(REPO)/drivers/gpu/drm/wddmseg
 
-.PHONY: all deps module module-w1 qemu tests tools kernel initramfs \
-	run check clean
+.PHONY: all deps module module-w1 qemu tests tools guest run check clean
 
-all: module qemu tests tools
+all: qemu guest
 
 deps:
 	@bash tools/vm/deps.sh
@@ -38,12 +37,17 @@ tools: deps
 	$(MAKE) -C tools/wddmseg OUTPUT=$(BUILD)/tools
 
 tests: deps
-	bash tools/vm/ksft-headers.sh $(BUILD)
+	bash tools/lint/linux-source.sh $(BUILD)
 	$(MAKE) -C tools/testing/selftests/drivers/gpu/wddmseg \
-		OUTPUT=$(BUILD)/selftests KSFT_INC=$(BUILD)/ksft-include
+		OUTPUT=$(BUILD)/selftests \
+		KSFT_INC=$(BUILD)/linux-src/tools/testing/selftests
 
-run: module qemu tests tools
-	bash tools/vm/demo.sh
+guest: module tests tools
+	bash tools/vm/kernel.sh
+	bash tools/vm/initramfs.sh
+
+run: qemu guest
+	bash tools/demo.sh
 
 check:
 	bash tools/check.sh

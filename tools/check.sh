@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `make check`: build everything and run every test, host and VM.
+# Each stage prints TAP lines; the summary counts them and ends with
+# "N passed, N failed" (and skipped ones, if any). Exit status is non-zero
+# on any failure. Logs and TAP files are in build/check/.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$REPO/build
+OUT=$BUILD/check
+cd "$REPO"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+pass=0 fail=0 skip=0
+t0=$(date +%s)
+
+log() { echo "check: $*"; }
+
+# count FILE: add the TAP results of FILE to the totals and echo them.
+count() {
+	local p f s
+	p=$(grep -Ec '^ok [0-9]+' "$1" | head -n1)
+	s=$(grep -Eci '^ok [0-9]+.*# *skip' "$1" | head -n1)
+	f=$(grep -Ec '^not ok [0-9]+' "$1" | head -n1)
+	pass=$((pass + p - s))
+	skip=$((skip + s))
+	fail=$((fail + f))
+	grep -E '^(not )?ok [0-9]+' "$1" | sed "s|^|[$(basename "$1" .tap)] |"
+}
+
+# stage NAME COMMAND...: run a build step; a failure is one failed test.
+stage() {
+	local name=$1
+	shift
+	log "$name"
+	if "$@" >"$OUT/$name.log" 2>&1; then
+		echo "ok 1 - $name" >"$OUT/$name.tap"
+	else
+		echo "not ok 1 - $name (see $OUT/$name.log)" >"$OUT/$name.tap"
+		tail -n 30 "$OUT/$name.log" | sed 's/^/# /'
+	fi
+	count "$OUT/$name.tap"
+}
+
+summary() {
+	log "done in $(( $(date +%s) - t0 ))s"
+	if [ "$skip" -gt 0 ]; then
+		echo "$pass passed, $fail failed, $skip skipped"
+	else
+		echo "$pass passed, $fail failed"
+	fi
+	[ "$fail" -eq 0 ]
+	exit $?
+}
+
+stage deps bash tools/vm/deps.sh
+grep -q '^ok' "$OUT/deps.tap" || summary
+stage build-module make -s module
+stage build-qemu bash tools/qemu/build.sh "$BUILD"
+stage build-tools make -s tools
+stage build-selftests make -s tests
+stage build-guest bash -c 'bash tools/vm/kernel.sh && bash tools/vm/initramfs.sh'
+
+# Host-side static checks: checkpatch, kernel-doc, W=1.
+log "lint"
+bash tools/lint/check.sh "$BUILD" >"$OUT/lint.tap" 2>&1
+count "$OUT/lint.tap"
+
+# The device model alone, over QEMU's qtest protocol.
+log "qtest"
+bash tools/qemu/qtest-check.sh "$BUILD/qemu/qemu-system-x86_64" \
+	>"$OUT/qtest.tap" 2>&1
+count "$OUT/qtest.tap"
+
+# Valid layouts: one boot, one device per layout; the kselftests compare
+# what the driver reports with the tables the devices were given.
+log "vm: valid layouts + kselftests"
+expect=$OUT/expect
+devs=()
+: >"$expect"
+while IFS='|' read -r slot vram bar props layout; do
+	case "$slot" in ''|'#'*) continue ;; esac
+	dev="wddmseg,addr=$slot"
+	for p in ${props//,/ }; do
+		if [ "$p" = layout ]; then
+			dev="$dev,layout=$layout"
+		else
+			dev="$dev,$p"
+		fi
+	done
+	devs+=(-device "$dev")
+	printf '0000:00:%02x.0 vram=%s bar2=%s layout=%s\n' "$slot" "$vram" \
+		"$bar" "$layout" >>"$expect"
+done <tools/vm/valid-layouts.txt
+bash tools/vm/run-vm.sh --no-build --name check --mode check \
+	--expect "$expect" --timeout 600 -- "${devs[@]}" >"$OUT/vm-check.log" 2>&1
+rc=$?
+cp "$BUILD/vm/check.tap" "$OUT/kselftest.tap" 2>/dev/null || : >"$OUT/kselftest.tap"
+{
+	if [ $rc -eq 0 ]; then
+		echo "ok 1 - vm check boot: finished, guest log clean"
+	else
+		echo "not ok 1 - vm check boot: run-vm.sh exit $rc (see $OUT/vm-check.log)"
+		sed 's/^/# /' "$OUT/vm-check.log"
+	fi
+} >"$OUT/vm-check.tap"
+count "$OUT/kselftest.tap"
+count "$OUT/vm-check.tap"
+
+# Invalid layouts: every validation rule refused with its name in dmesg.
+log "vm: invalid layouts"
+bash tools/vm/check-layouts.sh >"$OUT/layouts.tap" 2>&1
+count "$OUT/layouts.tap"
+
+summary
