@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build Debian's QEMU 7.2 with the wddmseg device model.
+#
+# Usage: tools/qemu/build.sh [BUILD_DIR]        (default: <repo>/build)
+#
+# Needs the packages installed by tools/vm/deps.sh (dpkg-dev, meson,
+# ninja-build, libglib2.0-dev, libpixman-1-dev, libfdt-dev and deb-src
+# entries). Idempotent: the source package is fetched and configured once,
+# the device sources are copied in when they changed, and ninja rebuilds
+# only what is out of date. The result is BUILD_DIR/qemu/qemu-system-x86_64.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD_DIR=${1:-$REPO/build}
+mkdir -p "$BUILD_DIR"
+BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
+
+SRC=$BUILD_DIR/qemu-src
+OBJ=$SRC/build-wddmseg
+OUT=$BUILD_DIR/qemu
+mkdir -p "$OUT"
+
+log() { echo "qemu: $*"; }
+
+# run_logged LOGNAME CMD...: run CMD with its output in $OUT/LOGNAME.log;
+# on failure print the tail of that log and stop.
+run_logged() {
+	local logfile=$OUT/$1.log
+	shift
+	if ! "$@" >"$logfile" 2>&1; then
+		log "FAILED: $* (last lines of $logfile follow)"
+		tail -n 40 "$logfile" | sed 's/^/qemu: | /'
+		exit 1
+	fi
+}
+
+# copy_if_changed SRC DST: keep DST's mtime when nothing changed, so an
+# up-to-date tree is not rebuilt. The new file is renamed into place, so a
+# QEMU that is running from DST keeps running ("Text file busy" otherwise).
+copy_if_changed() {
+	if ! cmp -s "$1" "$2"; then
+		cp "$1" "$2.tmp.$$"
+		mv -f "$2.tmp.$$" "$2"
+		log "updated $(basename "$2")"
+	fi
+}
+
+# 1. Debian's source package, with Debian's patches applied.
+if [ ! -f "$SRC/configure" ]; then
+	log "fetching the Debian source package (apt-get source qemu)"
+	rm -rf "$SRC" "$BUILD_DIR/qemu-src.tmp"
+	mkdir -p "$BUILD_DIR/qemu-src.tmp"
+	(cd "$BUILD_DIR/qemu-src.tmp" && run_logged apt-source apt-get source -q qemu)
+	unpacked=
+	for d in "$BUILD_DIR"/qemu-src.tmp/qemu-*/; do
+		[ -f "$d/configure" ] && unpacked=${d%/}
+	done
+	if [ -z "$unpacked" ]; then
+		log "FAILED: apt-get source qemu unpacked no source tree"
+		exit 1
+	fi
+	mv "$unpacked" "$SRC"
+	rm -rf "$BUILD_DIR/qemu-src.tmp"
+	log "source tree in $SRC ($(basename "$unpacked"))"
+fi
+
+# 2. The device model and its register header, every time.
+copy_if_changed "$REPO/tools/qemu/wddmseg.c" "$SRC/hw/display/wddmseg.c"
+copy_if_changed "$REPO/drivers/gpu/drm/wddmseg/wddmseg_hw.h" \
+	"$SRC/hw/display/wddmseg_hw.h"
+
+# 3. Build glue, once.
+if ! grep -q "CONFIG_WDDMSEG" "$SRC/hw/display/meson.build"; then
+	echo "softmmu_ss.add(when: 'CONFIG_WDDMSEG', if_true: files('wddmseg.c'))" \
+		>>"$SRC/hw/display/meson.build"
+	log "added wddmseg.c to hw/display/meson.build"
+fi
+if ! grep -q "^config WDDMSEG$" "$SRC/hw/display/Kconfig"; then
+	printf '\nconfig WDDMSEG\n    bool\n    default y if PCI_DEVICES\n    depends on PCI && MSI_NONBROKEN\n' \
+		>>"$SRC/hw/display/Kconfig"
+	log "added WDDMSEG to hw/display/Kconfig"
+fi
+
+# 4. Configure, once.
+if [ ! -f "$OBJ/build.ninja" ]; then
+	log "configuring in $OBJ"
+	rm -rf "$OBJ"
+	mkdir -p "$OBJ"
+	(cd "$OBJ" && run_logged configure ../configure \
+		--target-list=x86_64-softmmu --without-default-features \
+		--enable-tcg --enable-fdt=system --disable-docs \
+		--disable-werror --disable-install-blobs)
+fi
+
+# 5. Build (ninja rebuilds only what changed).
+log "building qemu-system-x86_64 (log: $OUT/build.log)"
+run_logged build ninja -C "$OBJ" qemu-system-x86_64
+if grep -q "wddmseg[^ ]*: warning:" "$OUT/build.log"; then
+	log "WARNING: the device model compiles with warnings:"
+	grep -A3 "wddmseg[^ ]*: warning:" "$OUT/build.log" | sed 's/^/qemu: | /'
+fi
+
+# 6. Install.
+copy_if_changed "$OBJ/qemu-system-x86_64" "$OUT/qemu-system-x86_64"
+log "done: $OUT/qemu-system-x86_64"
