@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wddmseg query ioctls, checked against the segment layouts the VM
+ * harness gave the emulated devices.
+ *
+ * The harness writes one line per wddmseg PCI device into the file named
+ * by $WDDMSEG_EXPECT (default /etc/wddmseg/expect):
+ *
+ *   <pci-bdf> vram=<size> bar2=<size> layout=<layout-string>
+ *
+ * The program skips (exit 4) when that file does not exist, and every test
+ * fails when a listed device has no DRM node (the driver did not probe it).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include <xf86drm.h>
+#include <drm/wddmseg_drm.h>
+
+#include "kselftest_harness.h"
+#include "wddmseg_layout.h"
+
+#define EXPECT_PATH_DEFAULT	"/etc/wddmseg/expect"
+#define MAX_DEVS		8
+#define SENTINEL		0x5a5a5a5a5a5a5a5aULL
+#define NR_NODES		2	/* primary, render */
+#define DEBUGFS_DIR		"/sys/kernel/debug"
+
+struct wdev {
+	struct expect_dev exp;
+	char node[NR_NODES][32];	/* /dev/dri/cardN, /dev/dri/renderDN */
+	int fd[NR_NODES];
+	int minor;			/* N of cardN */
+	uint64_t bar2_start;		/* bus address of BAR2 */
+};
+
+FIXTURE(wddmseg) {
+	unsigned int nr_devs;
+	struct wdev dev[MAX_DEVS];
+};
+
+#define for_each_dev(self, d) \
+	for ((d) = (self)->dev; (d) < (self)->dev + (self)->nr_devs; (d)++)
+
+static const char *expect_path(void)
+{
+	const char *p = getenv("WDDMSEG_EXPECT");
+
+	return p && *p ? p : EXPECT_PATH_DEFAULT;
+}
+
+/*
+ * Read the expectation file. Returns 0, -ENOENT when there is no file, or
+ * another negative errno with a message in @err.
+ */
+static int load_expect(const char *path, struct wdev *devs,
+		       unsigned int *nr, char *err)
+{
+	unsigned int lineno = 0, n = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f) {
+		ret = -errno;
+		snprintf(err, EXPECT_ERR_LEN, "cannot open %s: %s", path,
+			 strerror(errno));
+		return ret;
+	}
+	while (getline(&line, &cap, f) != -1) {
+		char lerr[EXPECT_ERR_LEN];
+		struct expect_dev d;
+		int r;
+
+		lineno++;
+		r = expect_parse_line(line, &d, lerr);
+		if (r == 0)
+			continue;
+		if (r < 0) {
+			snprintf(err, EXPECT_ERR_LEN, "%s:%u: %.200s", path,
+				 lineno, lerr);
+			ret = -EINVAL;
+			break;
+		}
+		if (n == MAX_DEVS) {
+			snprintf(err, EXPECT_ERR_LEN,
+				 "%s:%u: more than %d devices", path, lineno,
+				 MAX_DEVS);
+			ret = -E2BIG;
+			break;
+		}
+		devs[n++].exp = d;
+	}
+	free(line);
+	fclose(f);
+	*nr = n;
+	return ret;
+}
+
+/* First field of line @index of /sys/bus/pci/devices/<bdf>/resource. */
+static int read_bar_start(const char *bdf, unsigned int index, uint64_t *start)
+{
+	char path[PATH_MAX], line[256];
+	unsigned int i = 0;
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", bdf);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (i++ == index) {
+			*start = strtoull(line, NULL, 16);
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/* @name is @prefix followed by a decimal number only: "card0", not "card0-DP-1". */
+static bool node_number(const char *name, const char *prefix, unsigned int *n)
+{
+	size_t len = strlen(prefix);
+	const char *p = name + len;
+
+	if (strncmp(name, prefix, len) || !*p)
+		return false;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	*n = strtoul(name + len, NULL, 10);
+	return true;
+}
+
+/*
+ * Find cardN and renderDN under /sys/bus/pci/devices/<bdf>/drm and open
+ * them. Returns 0 or -1 with the reason in @err.
+ */
+static int open_nodes(struct wdev *d, char *err)
+{
+	bool have_card = false, have_render = false;
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	unsigned int n;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", d->exp.bdf);
+	if (stat(path, &st)) {
+		snprintf(err, EXPECT_ERR_LEN, "%s: no such PCI device",
+			 d->exp.bdf);
+		return -1;
+	}
+	strncat(path, "/drm", sizeof(path) - strlen(path) - 1);
+	dir = opendir(path);
+	if (!dir) {
+		snprintf(err, EXPECT_ERR_LEN,
+			 "%s: no DRM node; the driver did not probe the device (see dmesg)",
+			 d->exp.bdf);
+		return -1;
+	}
+	while ((de = readdir(dir))) {
+		if (node_number(de->d_name, "card", &n)) {
+			d->minor = n;
+			snprintf(d->node[0], sizeof(d->node[0]),
+				 "/dev/dri/card%u", n);
+			have_card = true;
+		} else if (node_number(de->d_name, "renderD", &n)) {
+			snprintf(d->node[1], sizeof(d->node[1]),
+				 "/dev/dri/renderD%u", n);
+			have_render = true;
+		}
+	}
+	closedir(dir);
+	if (!have_card || !have_render) {
+		snprintf(err, EXPECT_ERR_LEN,
+			 "%s: no %s node under /sys/bus/pci/devices/%s/drm",
+			 d->exp.bdf, have_card ? "render" : "primary",
+			 d->exp.bdf);
+		return -1;
+	}
+	for (n = 0; n < NR_NODES; n++) {
+		d->fd[n] = open(d->node[n], O_RDWR | O_CLOEXEC);
+		if (d->fd[n] < 0) {
+			snprintf(err, EXPECT_ERR_LEN, "%s: cannot open %s: %s",
+				 d->exp.bdf, d->node[n], strerror(errno));
+			return -1;
+		}
+	}
+	if (read_bar_start(d->exp.bdf, 2, &d->bar2_start)) {
+		snprintf(err, EXPECT_ERR_LEN, "%s: cannot read BAR2 address",
+			 d->exp.bdf);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Without an expectation file (or with one listing no device) there is
+ * nothing to compare with: skip the whole program with the kselftest skip
+ * code (4) before the harness starts. The fixture setup skips too, for
+ * harnesses that call it anyway.
+ */
+static void __attribute__((constructor)) skip_without_expect(void)
+{
+	static struct wdev devs[MAX_DEVS];
+	const char *path = expect_path();
+	char err[EXPECT_ERR_LEN] = "";
+	unsigned int nr = 0;
+	int ret;
+
+	ret = load_expect(path, devs, &nr, err);
+	if (ret == -ENOENT) {
+		ksft_print_header();
+		ksft_exit_skip("no expectation file %s\n", path);
+	}
+	if (!ret && !nr) {
+		ksft_print_header();
+		ksft_exit_skip("%s lists no device\n", path);
+	}
+}
+
+FIXTURE_SETUP(wddmseg)
+{
+	const char *path = expect_path();
+	char err[EXPECT_ERR_LEN] = "";
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < MAX_DEVS; i++)
+		self->dev[i].fd[0] = self->dev[i].fd[1] = -1;
+
+	ret = load_expect(path, self->dev, &self->nr_devs, err);
+	if (ret == -ENOENT)
+		SKIP(return, "no expectation file %s", path);
+	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	if (!self->nr_devs)
+		SKIP(return, "%s lists no device", path);
+
+	for (i = 0; i < self->nr_devs; i++) {
+		ret = open_nodes(&self->dev[i], err);
+		ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	}
+}
+
+FIXTURE_TEARDOWN(wddmseg)
+{
+	unsigned int i, n;
+
+	for (i = 0; i < MAX_DEVS; i++)
+		for (n = 0; n < NR_NODES; n++)
+			if (self->dev[i].fd[n] >= 0)
+				close(self->dev[i].fd[n]);
+}
+
+static int query_adapter(int fd, struct drm_wddmseg_query_adapter *a)
+{
+	return drmIoctl(fd, DRM_IOCTL_WDDMSEG_QUERY_ADAPTER, a) ? -errno : 0;
+}
+
+static int query_segment_raw(int fd, struct drm_wddmseg_query_segment *s)
+{
+	return drmIoctl(fd, DRM_IOCTL_WDDMSEG_QUERY_SEGMENT, s) ? -errno : 0;
+}
+
+static int query_segment(int fd, uint32_t id, uint64_t *banks, uint32_t cap,
+			 struct drm_wddmseg_query_segment *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->segment_id = id;
+	s->bank_capacity = cap;
+	s->banks_ptr = (uintptr_t)banks;
+	return query_segment_raw(fd, s);
+}
+
+static void fill_sentinel(uint64_t *banks, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		banks[i] = SENTINEL;
+}
+
+static bool has_banks(const struct layout_seg *ls)
+{
+	return ls->nb_banks > 0 && ls->nb_banks <= WDDMSEG_MAX_BANKS;
+}
+
+/* The driver's nodes answer to the name "wddmseg" and have the right type. */
+TEST_F(wddmseg, drm_nodes)
+{
+	struct wdev *d;
+	unsigned int n;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	for_each_dev(self, d) {
+		for (n = 0; n < NR_NODES; n++) {
+			drmVersionPtr v = drmGetVersion(d->fd[n]);
+
+			EXPECT_NE(NULL, v) TH_LOG("%s %s: drmGetVersion failed",
+						  d->exp.bdf, d->node[n]);
+			if (!v)
+				continue;
+			EXPECT_STREQ("wddmseg", v->name)
+				TH_LOG("%s %s: driver name", d->exp.bdf,
+				       d->node[n]);
+			drmFreeVersion(v);
+			EXPECT_EQ(n ? DRM_NODE_RENDER : DRM_NODE_PRIMARY,
+				  drmGetNodeTypeFromFd(d->fd[n]))
+				TH_LOG("%s %s: node type", d->exp.bdf,
+				       d->node[n]);
+		}
+	}
+}
+
+TEST_F(wddmseg, query_adapter)
+{
+	struct drm_wddmseg_query_adapter a;
+	const struct layout *l;
+	struct wdev *d;
+	int ret;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	for_each_dev(self, d) {
+		l = &d->exp.layout;
+		memset(&a, 0, sizeof(a));
+		ret = query_adapter(d->fd[0], &a);
+		EXPECT_EQ(0, ret) TH_LOG("%s %s: QUERY_ADAPTER: %s",
+					 d->exp.bdf, d->node[0],
+					 strerror(-ret));
+		if (ret)
+			continue;
+		EXPECT_EQ((__u32)WDDMSEG_UAPI_VERSION, a.uapi_version)
+			TH_LOG("%s: uapi_version", d->exp.bdf);
+		EXPECT_EQ(l->caps, a.vidmm_caps)
+			TH_LOG("%s: vidmm_caps", d->exp.bdf);
+		EXPECT_EQ(l->node, a.paging_node)
+			TH_LOG("%s: paging_node", d->exp.bdf);
+		EXPECT_EQ(l->nr_segs, a.segment_count)
+			TH_LOG("%s: segment_count", d->exp.bdf);
+		EXPECT_EQ(1u, a.num_engines)
+			TH_LOG("%s: num_engines", d->exp.bdf);
+		EXPECT_EQ(d->exp.vram, a.vram_size)
+			TH_LOG("%s: vram_size", d->exp.bdf);
+		EXPECT_EQ(d->exp.bar2, a.cpu_visible_size)
+			TH_LOG("%s: cpu_visible_size", d->exp.bdf);
+	}
+}
+
+/* Every descriptor and its bank table as the layout gave them. */
+TEST_F(wddmseg, query_segment)
+{
+	uint64_t banks[WDDMSEG_MAX_BANKS + 1];
+	struct drm_wddmseg_query_segment s;
+	const struct layout_seg *ls;
+	unsigned int i, j, copied;
+	struct wdev *d;
+	uint64_t cpu;
+	int ret;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	for_each_dev(self, d) {
+		for (i = 0; i < d->exp.layout.nr_segs; i++) {
+			ls = &d->exp.layout.seg[i];
+			fill_sentinel(banks, WDDMSEG_MAX_BANKS + 1);
+			ret = query_segment(d->fd[0], i + 1, banks,
+					    WDDMSEG_MAX_BANKS, &s);
+			EXPECT_EQ(0, ret)
+				TH_LOG("%s segment %u: QUERY_SEGMENT: %s",
+				       d->exp.bdf, i + 1, strerror(-ret));
+			if (ret)
+				continue;
+			EXPECT_EQ(i + 1, s.segment_id)
+				TH_LOG("%s segment %u: segment_id changed",
+				       d->exp.bdf, i + 1);
+			EXPECT_EQ(ls->base, s.base_address)
+				TH_LOG("%s segment %u: base_address",
+				       d->exp.bdf, i + 1);
+			cpu = ls->has_cpu ? d->bar2_start + ls->cpu_offset : 0;
+			EXPECT_EQ(cpu, s.cpu_translated_address)
+				TH_LOG("%s segment %u: cpu_translated_address (BAR2 at 0x%" PRIx64 ")",
+				       d->exp.bdf, i + 1, d->bar2_start);
+			EXPECT_EQ(ls->size, s.size)
+				TH_LOG("%s segment %u: size", d->exp.bdf, i + 1);
+			EXPECT_EQ(ls->commit, s.commit_limit)
+				TH_LOG("%s segment %u: commit_limit",
+				       d->exp.bdf, i + 1);
+			EXPECT_EQ(ls->flags, s.flags)
+				TH_LOG("%s segment %u: flags", d->exp.bdf,
+				       i + 1);
+			EXPECT_EQ(ls->nb_banks, s.nb_banks)
+				TH_LOG("%s segment %u: nb_banks", d->exp.bdf,
+				       i + 1);
+			copied = ls->nb_banks < WDDMSEG_MAX_BANKS ?
+				 ls->nb_banks : WDDMSEG_MAX_BANKS;
+			for (j = 0; j < copied; j++) {
+				EXPECT_EQ(layout_bank_end(ls, j), banks[j])
+					TH_LOG("%s segment %u: bank %u end",
+					       d->exp.bdf, i + 1, j);
+			}
+			for (j = copied; j < WDDMSEG_MAX_BANKS + 1; j++) {
+				EXPECT_EQ(SENTINEL, banks[j])
+					TH_LOG("%s segment %u: bank slot %u written beyond nb_banks",
+					       d->exp.bdf, i + 1, j);
+			}
+		}
+	}
+}
+
+/* The render node answers exactly like the primary node. */
+TEST_F(wddmseg, render_node_same)
+{
+	uint64_t banks[NR_NODES][WDDMSEG_MAX_BANKS];
+	struct drm_wddmseg_query_segment s[NR_NODES];
+	struct drm_wddmseg_query_adapter a[NR_NODES];
+	unsigned int i, n;
+	struct wdev *d;
+	int ret;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	for_each_dev(self, d) {
+		for (n = 0; n < NR_NODES; n++) {
+			memset(&a[n], 0, sizeof(a[n]));
+			ret = query_adapter(d->fd[n], &a[n]);
+			ASSERT_EQ(0, ret) TH_LOG("%s %s: QUERY_ADAPTER: %s",
+						 d->exp.bdf, d->node[n],
+						 strerror(-ret));
+		}
+		EXPECT_EQ(0, memcmp(&a[0], &a[1], sizeof(a[0])))
+			TH_LOG("%s: QUERY_ADAPTER differs between %s and %s",
+			       d->exp.bdf, d->node[0], d->node[1]);
+
+		for (i = 1; i <= a[0].segment_count; i++) {
+			for (n = 0; n < NR_NODES; n++) {
+				fill_sentinel(banks[n], WDDMSEG_MAX_BANKS);
+				ret = query_segment(d->fd[n], i, banks[n],
+						    WDDMSEG_MAX_BANKS, &s[n]);
+				ASSERT_EQ(0, ret)
+					TH_LOG("%s %s segment %u: QUERY_SEGMENT: %s",
+					       d->exp.bdf, d->node[n], i,
+					       strerror(-ret));
+				s[n].banks_ptr = 0;
+			}
+			EXPECT_EQ(0, memcmp(&s[0], &s[1], sizeof(s[0])))
+				TH_LOG("%s segment %u: QUERY_SEGMENT differs between %s and %s",
+				       d->exp.bdf, i, d->node[0], d->node[1]);
+			EXPECT_EQ(0, memcmp(banks[0], banks[1], sizeof(banks[0])))
+				TH_LOG("%s segment %u: bank table differs between %s and %s",
+				       d->exp.bdf, i, d->node[0], d->node[1]);
+		}
+	}
+}
+
+/* Capacity 0 with a NULL pointer: the count alone, on every segment. */
+TEST_F(wddmseg, bank_capacity_zero)
+{
+	struct drm_wddmseg_query_segment s;
+	unsigned int i, n;
+	struct wdev *d;
+	int ret;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	for_each_dev(self, d) {
+		for (i = 0; i < d->exp.layout.nr_segs; i++) {
+			for (n = 0; n < NR_NODES; n++) {
+				ret = query_segment(d->fd[n], i + 1, NULL, 0, &s);
+				EXPECT_EQ(0, ret)
+					TH_LOG("%s %s segment %u: capacity 0, banks_ptr 0: %s",
+					       d->exp.bdf, d->node[n], i + 1,
+					       strerror(-ret));
+				if (ret)
+					continue;
+				EXPECT_EQ(d->exp.layout.seg[i].nb_banks, s.nb_banks)
+					TH_LOG("%s %s segment %u: nb_banks with capacity 0",
+					       d->exp.bdf, d->node[n], i + 1);
+			}
+		}
+	}
+}
+
+/*
+ * A capacity below nb_banks copies exactly that many entries and still
+ * reports the full count; a capacity above it copies nb_banks entries.
+ */
+TEST_F(wddmseg, bank_capacity_short)
+{
+	uint64_t banks[WDDMSEG_MAX_BANKS + 2];
+	struct drm_wddmseg_query_segment s;
+	const struct layout_seg *ls;
+	unsigned int i, j, cap, copied;
+	unsigned int checked = 0;
+	struct wdev *d;
+	int ret;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	for_each_dev(self, d) {
+		for (i = 0; i < d->exp.layout.nr_segs; i++) {
+			ls = &d->exp.layout.seg[i];
+			if (!has_banks(ls))
+				continue;
+			checked++;
+			for (cap = 0; cap <= ls->nb_banks + 1; cap++) {
+				fill_sentinel(banks, WDDMSEG_MAX_BANKS + 2);
+				ret = query_segment(d->fd[0], i + 1, banks, cap,
+						    &s);
+				EXPECT_EQ(0, ret)
+					TH_LOG("%s segment %u capacity %u: %s",
+					       d->exp.bdf, i + 1, cap,
+					       strerror(-ret));
+				if (ret)
+					continue;
+				EXPECT_EQ(ls->nb_banks, s.nb_banks)
+					TH_LOG("%s segment %u capacity %u: nb_banks",
+					       d->exp.bdf, i + 1, cap);
+				copied = cap < ls->nb_banks ? cap : ls->nb_banks;
+				for (j = 0; j < copied; j++) {
+					EXPECT_EQ(layout_bank_end(ls, j), banks[j])
+						TH_LOG("%s segment %u capacity %u: bank %u end",
+						       d->exp.bdf, i + 1, cap, j);
+				}
+				for (j = copied; j < WDDMSEG_MAX_BANKS + 2; j++) {
+					EXPECT_EQ(SENTINEL, banks[j])
+						TH_LOG("%s segment %u capacity %u: entry %u written",
+						       d->exp.bdf, i + 1, cap, j);
+				}
+			}
+		}
+	}
+	if (!checked)
+		SKIP(return, "no segment with banks in %s", expect_path());
+}
+
+TEST_F(wddmseg, bad_segment_id)
+{
+	struct drm_wddmseg_query_segment s;
+	uint32_t ids[3];
+	unsigned int i, n;
+	struct wdev *d;
+	int ret;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	for_each_dev(self, d) {
+		ids[0] = 0;
+		ids[1] = d->exp.layout.nr_segs + 1;
+		ids[2] = 0xffffffff;
+		for (n = 0; n < NR_NODES; n++) {
+			for (i = 0; i < 3; i++) {
+				ret = query_segment(d->fd[n], ids[i], NULL, 0, &s);
+				EXPECT_EQ(-EINVAL, ret)
+					TH_LOG("%s %s: segment_id %u accepted or wrong error",
+					       d->exp.bdf, d->node[n], ids[i]);
+			}
+		}
+	}
+}
+
+TEST_F(wddmseg, adapter_reserved)
+{
+	static const __u64 values[] = { 1, 1ULL << 63 };
+	struct drm_wddmseg_query_adapter a;
+	unsigned int i, v;
+	struct wdev *d;
+	int ret;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	for_each_dev(self, d) {
+		for (i = 0; i < ARRAY_SIZE(a.reserved); i++) {
+			for (v = 0; v < 2; v++) {
+				memset(&a, 0, sizeof(a));
+				a.reserved[i] = values[v];
+				ret = query_adapter(d->fd[0], &a);
+				EXPECT_EQ(-EINVAL, ret)
+					TH_LOG("%s: QUERY_ADAPTER with reserved[%u] = 0x%llx",
+					       d->exp.bdf, i,
+					       (unsigned long long)values[v]);
+			}
+		}
+		memset(&a, 0, sizeof(a));
+		EXPECT_EQ(0, query_adapter(d->fd[0], &a))
+			TH_LOG("%s: zeroed QUERY_ADAPTER after refusals",
+			       d->exp.bdf);
+	}
+}
+
+TEST_F(wddmseg, segment_reserved)
+{
+	static const __u64 values[] = { 1, 1ULL << 63 };
+	struct drm_wddmseg_query_segment s;
+	unsigned int i, v;
+	struct wdev *d;
+	int ret;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	for_each_dev(self, d) {
+		if (!d->exp.layout.nr_segs)
+			continue;
+		for (i = 0; i < ARRAY_SIZE(s.reserved); i++) {
+			for (v = 0; v < 2; v++) {
+				memset(&s, 0, sizeof(s));
+				s.segment_id = 1;
+				s.reserved[i] = values[v];
+				ret = query_segment_raw(d->fd[0], &s);
+				EXPECT_EQ(-EINVAL, ret)
+					TH_LOG("%s segment 1: QUERY_SEGMENT with reserved[%u] = 0x%llx",
+					       d->exp.bdf, i,
+					       (unsigned long long)values[v]);
+			}
+		}
+		EXPECT_EQ(0, query_segment(d->fd[0], 1, NULL, 0, &s))
+			TH_LOG("%s segment 1: clean QUERY_SEGMENT after refusals",
+			       d->exp.bdf);
+	}
+}
+
+/* QUERY_ADAPTER is output only: any non-zero field on input is refused. */
+TEST_F(wddmseg, adapter_output_fields)
+{
+#define FIELD(f) { #f, offsetof(struct drm_wddmseg_query_adapter, f), \
+		   sizeof(((struct drm_wddmseg_query_adapter *)0)->f) }
+	static const struct {
+		const char *name;
+		size_t offset, size;
+	} fields[] = {
+		FIELD(uapi_version),
+		FIELD(hw_version),
+		FIELD(vidmm_caps),
+		FIELD(paging_node),
+		FIELD(segment_count),
+		FIELD(num_engines),
+		FIELD(vram_size),
+		FIELD(cpu_visible_size),
+	};
+#undef FIELD
+	struct drm_wddmseg_query_adapter a;
+	unsigned int i;
+	struct wdev *d;
+	__u32 v32;
+	__u64 v64;
+	int ret;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	for_each_dev(self, d) {
+		for (i = 0; i < ARRAY_SIZE(fields); i++) {
+			memset(&a, 0, sizeof(a));
+			if (fields[i].size == sizeof(v32)) {
+				v32 = 1;
+				memcpy((char *)&a + fields[i].offset, &v32,
+				       sizeof(v32));
+			} else {
+				v64 = 1ULL << 40;
+				memcpy((char *)&a + fields[i].offset, &v64,
+				       sizeof(v64));
+			}
+			ret = query_adapter(d->fd[0], &a);
+			EXPECT_EQ(-EINVAL, ret)
+				TH_LOG("%s: QUERY_ADAPTER with %s non-zero on input",
+				       d->exp.bdf, fields[i].name);
+		}
+	}
+}
+
+/* Bank tables copied to memory that cannot be written fail with EFAULT. */
+TEST_F(wddmseg, banks_efault)
+{
+	struct drm_wddmseg_query_segment s;
+	const struct layout_seg *ls;
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned int i, checked = 0;
+	uint64_t *tail;
+	struct wdev *d;
+	char *map;
+	int ret;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	/* page 0 read-write, page 1 read-only, page 2 inaccessible */
+	map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
+	ASSERT_EQ(0, mprotect(map + 2 * page, page, PROT_NONE));
+	tail = (uint64_t *)(map + page) - 1;
+
+	for_each_dev(self, d) {
+		for (i = 0; i < d->exp.layout.nr_segs; i++) {
+			ls = &d->exp.layout.seg[i];
+			if (!has_banks(ls))
+				continue;
+			checked++;
+			ret = query_segment(d->fd[0], i + 1,
+					    (uint64_t *)(map + 2 * page),
+					    ls->nb_banks, &s);
+			EXPECT_EQ(-EFAULT, ret)
+				TH_LOG("%s segment %u: banks_ptr to a PROT_NONE page",
+				       d->exp.bdf, i + 1);
+			ret = query_segment(d->fd[0], i + 1,
+					    (uint64_t *)(map + page),
+					    ls->nb_banks, &s);
+			EXPECT_EQ(-EFAULT, ret)
+				TH_LOG("%s segment %u: banks_ptr to a read-only page",
+				       d->exp.bdf, i + 1);
+			ret = query_segment(d->fd[0], i + 1, NULL,
+					    ls->nb_banks, &s);
+			EXPECT_EQ(-EFAULT, ret)
+				TH_LOG("%s segment %u: banks_ptr 0 with capacity %u",
+				       d->exp.bdf, i + 1, ls->nb_banks);
+			if (ls->nb_banks < 2)
+				continue;
+			/* first entry writable, the rest on the read-only page */
+			ret = query_segment(d->fd[0], i + 1, tail,
+					    ls->nb_banks, &s);
+			EXPECT_EQ(-EFAULT, ret)
+				TH_LOG("%s segment %u: bank table crossing into a read-only page",
+				       d->exp.bdf, i + 1);
+		}
+	}
+	munmap(map, 3 * page);
+	if (!checked)
+		SKIP(return, "no segment with banks in %s", expect_path());
+}
+
+/* Mount debugfs if needed. Returns false when it is not available. */
+static bool debugfs_ready(void)
+{
+	struct statfs sfs;
+
+	if (!statfs(DEBUGFS_DIR, &sfs) && sfs.f_type == DEBUGFS_MAGIC)
+		return true;
+	if (mount("debugfs", DEBUGFS_DIR, "debugfs", 0, NULL))
+		return false;
+	return !statfs(DEBUGFS_DIR, &sfs) && sfs.f_type == DEBUGFS_MAGIC;
+}
+
+static FILE *open_debugfs_segments(const struct wdev *d, char *path,
+				   size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, DEBUGFS_DIR "/dri/%d/segments", d->minor);
+	f = fopen(path, "re");
+	if (f)
+		return f;
+	/* newer kernels also name the directory after the device */
+	snprintf(path, len, DEBUGFS_DIR "/dri/%.*s/segments",
+		 EXPECT_BDF_LEN - 1, d->exp.bdf);
+	f = fopen(path, "re");
+	if (f)
+		return f;
+	snprintf(path, len, DEBUGFS_DIR "/dri/%d/segments", d->minor);
+	return NULL;
+}
+
+/*
+ * One device's debugfs table. Out of line: inlined into the harness's
+ * setjmp() caller its locals would trip -Wclobbered.
+ */
+static __attribute__((noinline)) void
+check_debugfs_segments(struct __test_metadata *_metadata, const struct wdev *d)
+{
+	const struct layout *l = &d->exp.layout;
+	unsigned int seen[LAYOUT_MAX_SEGS + 1] = { 0 };
+	char path[PATH_MAX];
+	unsigned int i, id;
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t size;
+	FILE *f;
+	int ret;
+
+	f = open_debugfs_segments(d, path, sizeof(path));
+	EXPECT_NE(NULL, f) TH_LOG("%s: cannot open %s: %s", d->exp.bdf, path,
+				  strerror(errno));
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) != -1) {
+		line[strcspn(line, "\n")] = '\0';
+		ret = debugfs_parse_segment_line(line, &id, &size);
+		EXPECT_NE(-1, ret) TH_LOG("%s %s: no size=0x<hex> in '%s'",
+					  d->exp.bdf, path, line);
+		if (ret != 1)
+			continue;
+		EXPECT_TRUE(id >= 1 && id <= l->nr_segs)
+			TH_LOG("%s %s: unknown segment id in '%s'",
+			       d->exp.bdf, path, line);
+		if (id < 1 || id > l->nr_segs)
+			continue;
+		seen[id]++;
+		EXPECT_EQ(l->seg[id - 1].size, size)
+			TH_LOG("%s %s segment %u: size in '%s'", d->exp.bdf,
+			       path, id, line);
+	}
+	free(line);
+	fclose(f);
+	for (i = 1; i <= l->nr_segs; i++) {
+		EXPECT_EQ(1u, seen[i])
+			TH_LOG("%s %s segment %u: lines found for it",
+			       d->exp.bdf, path, i);
+	}
+}
+
+TEST_F(wddmseg, debugfs_segments)
+{
+	struct wdev *d;
+
+	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+		return;
+	if (!debugfs_ready())
+		SKIP(return, "debugfs is not available at " DEBUGFS_DIR);
+	for_each_dev(self, d)
+		check_debugfs_segments(_metadata, d);
+}
+
+TEST_HARNESS_MAIN
