@@ -69,6 +69,19 @@ log "lint"
 bash tools/lint/check.sh "$BUILD" >"$OUT/lint.tap" 2>&1
 count "$OUT/lint.tap"
 
+# The selftests' layout-string parser, on the host.
+log "host-check"
+make -s -C tools/testing/selftests/drivers/gpu/wddmseg \
+	OUTPUT="$BUILD/selftests" host-check >"$OUT/host-check.log" 2>&1
+st=$?
+tail -n 1 "$OUT/host-check.log" | grep -Eq '^[0-9]+ passed, 0 failed$' || st=1
+if [ $st -eq 0 ]; then
+	echo "ok 1 - selftest layout parser host check: $(tail -n 1 "$OUT/host-check.log")"
+else
+	echo "not ok 1 - selftest layout parser host check (see $OUT/host-check.log)"
+fi >"$OUT/host-check.tap"
+count "$OUT/host-check.tap"
+
 # The device model alone, over QEMU's qtest protocol.
 log "qtest"
 bash tools/qemu/qtest-check.sh "$BUILD/qemu/qemu-system-x86_64" \

@@ -58,12 +58,6 @@ int wddmseg_ioctl_query_segment(struct drm_device *drm, void *data,
 			args->segment_id, d->segment_count);
 		return -EINVAL;
 	}
-	if (args->bank_capacity && !args->banks_ptr) {
-		drm_dbg(drm, "query_segment: bank_capacity %u without banks_ptr\n",
-			args->bank_capacity);
-		return -EINVAL;
-	}
-
 	s = &d->seg[args->segment_id - 1];
 	n = min(args->bank_capacity, s->nb_banks);
 	if (n && copy_to_user(u64_to_user_ptr(args->banks_ptr), s->bank_end,
