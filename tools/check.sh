@@ -20,15 +20,20 @@ t0=$(date +%s)
 log() { echo "check: $*"; }
 
 # count FILE: add the TAP results of FILE to the totals and echo them.
+# Results nested by the kselftest runner ("# ok 3 ...") count one by one;
+# the passing summary line of a whole selftest binary ("ok 1 selftests:
+# ...") does not count again, a failing one does.
 count() {
-	local p f s
-	p=$(grep -Ec '^ok [0-9]+' "$1" | head -n1)
-	s=$(grep -Eci '^ok [0-9]+.*# *skip' "$1" | head -n1)
-	f=$(grep -Ec '^not ok [0-9]+' "$1" | head -n1)
+	local res p f s
+	res=$(grep -E '^(# )*(not )?ok [0-9]+' "$1" |
+		grep -Ev '^ok [0-9]+ selftests: ')
+	p=$(grep -Ec '^(# )*ok [0-9]+' <<<"$res")
+	s=$(grep -Eci '^(# )*ok [0-9]+.*# *skip' <<<"$res")
+	f=$(grep -Ec '^(# )*not ok [0-9]+' <<<"$res")
 	pass=$((pass + p - s))
 	skip=$((skip + s))
 	fail=$((fail + f))
-	grep -E '^(not )?ok [0-9]+' "$1" | sed "s|^|[$(basename "$1" .tap)] |"
+	[ -z "$res" ] || sed "s|^|[$(basename "$1" .tap)] |" <<<"$res"
 }
 
 # stage NAME COMMAND...: run a build step; a failure is one failed test.

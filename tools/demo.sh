@@ -10,7 +10,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 dev="wddmseg,addr=0x4${WDDMSEG_DEVICE:+,$WDDMSEG_DEVICE}"
 
-echo "demo: booting the VM (TCG, about 10 s) with -device $dev"
+echo "demo: booting the VM (TCG, about 5 s) with -device $dev"
 rc=0
 bash "$REPO/tools/vm/run-vm.sh" --no-build --name demo --mode run \
 	--timeout 300 -- -device "$dev" || rc=$?

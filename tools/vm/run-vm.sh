@@ -1,0 +1,185 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Boot the test VM once with our QEMU (build/qemu/qemu-system-x86_64).
+#
+# Usage:
+#   tools/vm/run-vm.sh --name NAME --mode probe|check|run|script
+#                      [--expect FILE] [--script FILE] [--timeout SECS]
+#                      [--append "KERNEL ARGS"] [--ko WDDMSEG_KO]
+#                      [--no-build] [-- EXTRA QEMU ARGS...]
+#
+#   --name     names the outputs, all in build/vm/:
+#                NAME.console.log  guest console (ttyS0): kernel log + init
+#                NAME.tap          guest ttyS1: the mode's result (dmesg in
+#                                  probe mode, TAP in check mode, tool output
+#                                  in run mode, the script's output)
+#                NAME.qemu.log     QEMU's own stderr
+#                NAME.result       one line: outcome, guest status, seconds
+#   --mode     what the guest's /init does (tools/vm/guest/init)
+#   --expect   file given to the guest as /etc/wddmseg/expect
+#              (WDDMSEG_EXPECT for the kselftests)
+#   --script   shell script run by the guest in mode "script", its output
+#              going to NAME.tap
+#   --timeout  host-side limit in seconds (default 300); QEMU is killed then
+#   --append   more kernel command line (e.g. drm.debug=0x2)
+#   --ko       wddmseg.ko to put in the initramfs (initramfs.sh argument)
+#   --no-build skip kernel.sh/initramfs.sh (the caller already ran them)
+#   after --   extra QEMU arguments, e.g. -device wddmseg,addr=0x4
+#
+# Exit status:
+#   0    the guest ran its mode to the end, reported status 0 and powered
+#        off by itself, and the console log is clean (scan-log.sh)
+#   1    same, but the guest reported a non-zero status (see NAME.tap)
+#   3    the VM stopped without finishing (panic, WARN with panic_on_warn,
+#        init died, QEMU refused its arguments...)
+#   4    the guest finished but scan-log.sh found kernel problems
+#   124  timeout: QEMU was killed
+#   2    usage error; 125 missing prerequisite (e.g. no QEMU build)
+#
+# Environment: QEMU=path overrides build/qemu/qemu-system-x86_64 (tests
+# must use our build, which has the wddmseg device).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HERE=$REPO/tools/vm
+VMDIR=$REPO/build/vm
+QEMU=${QEMU:-$REPO/build/qemu/qemu-system-x86_64}
+
+usage() {
+	sed -n '/^# Usage:/,/^# Environment/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+NAME='' MODE=probe EXPECT='' SCRIPT='' TIMEOUT=300 APPEND='' KO='' BUILD=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--name) NAME=${2:?}; shift 2 ;;
+	--mode) MODE=${2:?}; shift 2 ;;
+	--expect) EXPECT=${2:?}; shift 2 ;;
+	--script) SCRIPT=${2:?}; shift 2 ;;
+	--timeout) TIMEOUT=${2:?}; shift 2 ;;
+	--append) APPEND=${2:?}; shift 2 ;;
+	--ko) KO=${2:?}; shift 2 ;;
+	--no-build) BUILD=0; shift ;;
+	--) shift; break ;;
+	-h|--help) usage ;;
+	*) echo "run-vm: unknown argument '$1'" >&2; usage ;;
+	esac
+done
+EXTRA=("$@")
+
+[ -n "$NAME" ] || { echo "run-vm: --name is required" >&2; usage; }
+case "$NAME" in *[!A-Za-z0-9._-]*) echo "run-vm: bad name '$NAME'" >&2; exit 2 ;; esac
+case "$MODE" in probe|check|run|script) ;; *) echo "run-vm: bad mode '$MODE'" >&2; exit 2 ;; esac
+case "$TIMEOUT" in ''|*[!0-9]*) echo "run-vm: bad timeout '$TIMEOUT'" >&2; exit 2 ;; esac
+[ -z "$EXPECT" ] || [ -f "$EXPECT" ] || { echo "run-vm: no file $EXPECT" >&2; exit 2; }
+[ -z "$SCRIPT" ] || [ -f "$SCRIPT" ] || { echo "run-vm: no file $SCRIPT" >&2; exit 2; }
+if [ "$MODE" = script ] && [ -z "$SCRIPT" ]; then
+	echo "run-vm: mode script needs --script FILE" >&2; exit 2
+fi
+
+if [ ! -x "$QEMU" ]; then
+	echo "run-vm: $QEMU missing: run tools/qemu/build.sh" >&2
+	exit 125
+fi
+
+if [ $BUILD = 1 ]; then
+	bash "$HERE/initramfs.sh" ${KO:+"$KO"}
+fi
+# the decompressed PVH-bootable kernel when kernel.sh could extract it
+KERNEL=$REPO/build/kernel/vmlinux
+[ -f "$KERNEL" ] || KERNEL=$REPO/build/kernel/vmlinuz
+BASE_INITRD=$VMDIR/initramfs.cpio.gz
+for f in "$KERNEL" "$BASE_INITRD"; do
+	[ -f "$f" ] || { echo "run-vm: $f missing (tools/vm/initramfs.sh)" >&2; exit 125; }
+done
+
+# Two runs with the same name would share their output files: serialize.
+exec 8>"$VMDIR/.$NAME.lock"
+if ! flock -n 8; then
+	echo "run-vm: another run named $NAME is in progress; waiting" >&2
+	flock 8
+fi
+
+# The per-boot archive, appended to the shared initramfs: the kernel
+# unpacks concatenated gzip'd cpio archives one after the other.
+BOOT=$VMDIR/$NAME.boot
+rm -rf "$BOOT"
+mkdir -p "$BOOT/etc/wddmseg"
+echo "$MODE" >"$BOOT/etc/wddmseg/mode"
+[ -n "$EXPECT" ] && cp "$EXPECT" "$BOOT/etc/wddmseg/expect"
+[ -n "$SCRIPT" ] && cp "$SCRIPT" "$BOOT/etc/wddmseg/script"
+INITRD=$VMDIR/$NAME.initrd
+{
+	cat "$BASE_INITRD"
+	(cd "$BOOT" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --owner=0:0 --quiet) | gzip -n
+} >"$INITRD"
+rm -rf "$BOOT"
+
+CONSOLE=$VMDIR/$NAME.console.log
+TAP=$VMDIR/$NAME.tap
+QLOG=$VMDIR/$NAME.qemu.log
+RESULT=$VMDIR/$NAME.result
+rm -f "$CONSOLE" "$TAP" "$QLOG" "$RESULT"
+
+# log_buf_len: probe mode dumps the whole kernel log, keep it from wrapping
+CMDLINE="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 log_buf_len=4M wddmseg_vm.mode=$MODE"
+[ -n "$APPEND" ] && CMDLINE="$CMDLINE $APPEND"
+
+# shellcheck disable=SC2054 # the commas are QEMU option syntax
+QARGS=(
+	-machine q35 -cpu max -smp 2 -m 1G -accel tcg
+	-nodefaults -vga none -display none -no-reboot -nic none
+	-L /usr/share/seabios -L /usr/share/qemu
+	-serial "file:$CONSOLE" -serial "file:$TAP"
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
+	${EXTRA[@]+"${EXTRA[@]}"}
+)
+printf '%q ' "$QEMU" "${QARGS[@]}" >"$QLOG"
+echo >>"$QLOG"
+
+start=$(date +%s)
+set +e
+timeout -k 5 "$TIMEOUT" "$QEMU" "${QARGS[@]}" </dev/null 2>>"$QLOG" >>"$QLOG"
+rc=$?
+set -e
+secs=$(( $(date +%s) - start ))
+rm -f "$INITRD"
+
+report() { # OUTCOME EXIT MESSAGE
+	echo "outcome=$1 exit=$2 qemu_rc=$rc guest_status=${gstatus:--} seconds=$secs" >"$RESULT"
+	echo "run-vm: $NAME: $3 (${secs}s; console $CONSOLE, tap $TAP)" >&2
+	exit "$2"
+}
+tail_logs() {
+	echo "--- last lines of $CONSOLE" >&2
+	[ -f "$CONSOLE" ] && tr -d '\r' <"$CONSOLE" | tail -n 25 >&2
+	echo "--- $QLOG" >&2
+	tail -n +2 "$QLOG" | tail -n 10 >&2
+}
+
+gstatus=
+if [ -f "$CONSOLE" ]; then
+	gstatus=$(tr -d '\r' <"$CONSOLE" |
+		sed -n 's/.*wddmseg-vm: done mode=[a-z]* status=\([0-9]*\).*/\1/p' | tail -n1)
+fi
+
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	tail_logs
+	report timeout 124 "TIMEOUT after ${TIMEOUT}s, QEMU killed"
+fi
+if [ -z "$gstatus" ]; then
+	tail_logs
+	bash "$HERE/scan-log.sh" "$CONSOLE" >&2 || true
+	report crashed 3 "VM stopped without finishing (QEMU exit $rc)"
+fi
+if ! bash "$HERE/scan-log.sh" "$CONSOLE" >&2; then
+	report kernel-problems 4 "guest finished (status $gstatus) but the console log has kernel problems"
+fi
+if [ "$gstatus" != 0 ]; then
+	report guest-failed 1 "guest finished with status $gstatus"
+fi
+report ok 0 "ok"
