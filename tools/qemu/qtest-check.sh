@@ -4,7 +4,9 @@
 # Check the wddmseg QEMU device model without a guest, over QEMU's qtest
 # protocol: PCI identity and BARs, every register of the default layout, a
 # custom layout with banks, the CPU translated address following BAR2, the
-# size properties, and the rejection of malformed layout strings.
+# size properties, the rejection of malformed layout strings, the VRAM
+# window (BAR4), the aperture page tables, the GPU-view read port (PEEK),
+# STATUS and what a system reset puts back.
 #
 # Usage: tools/qemu/qtest-check.sh QEMU_BINARY
 #
@@ -29,6 +31,8 @@ COMMON=(-machine q35 -accel qtest -qtest stdio -qtest-log /dev/null -display non
 DEV=4				# -device wddmseg,addr=0x4 on bus 0
 BAR0=0xe0000000			# where the checks map the registers
 BAR2=0x840000000		# ... and the VRAM window
+BAR4=0xe0100000			# ... and the movable 1 MiB VRAM window
+RAM=0x100000			# guest RAM the aperture checks map
 
 # Register offsets, from the shared register header.
 HW_H=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/drivers/gpu/drm/wddmseg/wddmseg_hw.h
@@ -36,6 +40,9 @@ hw() {
 	local v
 	v=$(awk -v n="$1" '$1 == "#define" && $2 == n { print $3; exit }' "$HW_H")
 	[ -n "$v" ] || { echo "qtest-check: $1 not in $HW_H" >&2; exit 2; }
+	if [[ $v =~ ^BIT\(([0-9]+)\)$ ]]; then
+		v=$((1 << BASH_REMATCH[1]))
+	fi
 	echo "$v"
 }
 REG_ID=$(hw WDDMSEG_REG_ID)
@@ -54,6 +61,17 @@ SEG_COMMIT_LO=$(hw WDDMSEG_SEG_COMMIT_LO)
 SEG_FLAGS=$(hw WDDMSEG_SEG_FLAGS)
 SEG_NB_BANKS=$(hw WDDMSEG_SEG_NB_BANKS)
 SEG_BANK0_LO=0x40		# WDDMSEG_SEG_BANK_LO(0)
+WINDOW_SIZE=$(hw WDDMSEG_WINDOW_SIZE)
+REG_WINDOW_BASE_LO=$(hw WDDMSEG_REG_WINDOW_BASE_LO)
+REG_WINDOW_BASE_HI=$(hw WDDMSEG_REG_WINDOW_BASE_HI)
+REG_APT_SEGMENT=$(hw WDDMSEG_REG_APT_SEGMENT)
+REG_APT_PAGE=$(hw WDDMSEG_REG_APT_PAGE)
+REG_APT_ADDR_LO=$(hw WDDMSEG_REG_APT_ADDR_LO)
+REG_PEEK_ADDR_LO=$(hw WDDMSEG_REG_PEEK_ADDR_LO)
+REG_PEEK_DATA=$(hw WDDMSEG_REG_PEEK_DATA)
+REG_STATUS=$(hw WDDMSEG_REG_STATUS)
+APT_ERROR=$(hw WDDMSEG_STATUS_APT_ERROR)
+PEEK_FAULT=$(hw WDDMSEG_STATUS_PEEK_FAULT)
 
 MiB=$((1 << 20))
 GiB=$((1 << 30))
@@ -99,13 +117,34 @@ cfg_expect() { q "outl 0xcf8 $(cfg_addr "$1")"; expect "inl 0xcfc" "$2" "$3"; }
 reg() { printf 0x%x $((BAR0 + $1)); }
 seg_reg() { reg $((SEG_TABLE + $1 * SEG_STRIDE + $2)); }
 
-# Map BAR0 and BAR2 at the addresses above and enable memory decoding.
+# Map BAR0, BAR2 and BAR4 at the addresses above and enable memory
+# decoding (bus mastering stays off: bus_master turns it on).
 map_bars() {
 	cfg_write 0x10 $BAR0
 	cfg_write 0x18 $((BAR2 & 0xffffffff))
 	cfg_write 0x1c $((BAR2 >> 32))
+	cfg_write 0x20 $BAR4
 	cfg_write 0x04 0x0002
 }
+bus_master() { cfg_write 0x04 0x0006; }
+
+# Control registers. 64-bit values are written LO first, then HI.
+wr() { q "writel $(reg "$1") $(printf 0x%x "$2")"; }
+wr64() { wr "$1" $(($2 & 0xffffffff)); wr $(($1 + 4)) $((($2 >> 32) & 0xffffffff)); }
+window() { wr64 "$REG_WINDOW_BASE_LO" "$1"; }
+expect_window() { expect64 $((BAR0 + REG_WINDOW_BASE_LO)) "$1" "$2"; }
+apt_select() { wr "$REG_APT_SEGMENT" "$1"; wr "$REG_APT_PAGE" "$2"; }
+# apt SEG PAGE ADDR: store one page table entry.
+apt() { apt_select "$1" "$2"; wr64 "$REG_APT_ADDR_LO" "$3"; }
+# expect_apt SEG PAGE VALUE DESC
+expect_apt() { apt_select "$1" "$2"; expect64 $((BAR0 + REG_APT_ADDR_LO)) "$3" "$4"; }
+# expect_peek GPU_ADDR VALUE DESC
+expect_peek() {
+	wr64 "$REG_PEEK_ADDR_LO" "$1"
+	expect "readl $(reg "$REG_PEEK_DATA")" "$2" "$3"
+}
+expect_status() { expect "readl $(reg "$REG_STATUS")" "$1" "$2"; }
+clear_status() { wr "$REG_STATUS" 0xffffffff; }
 
 # expect_seg I BASE CPU SIZE COMMIT FLAGS NBANKS [BANK...]
 expect_seg() {
@@ -201,11 +240,15 @@ cfg_write 0x18 0xffffffff
 cfg_expect 0x18 0xfc00000c "BAR2 is 64 MiB, 64-bit, prefetchable"
 cfg_write 0x1c 0xffffffff
 cfg_expect 0x1c 0xffffffff "BAR2 high half is writable (64-bit BAR)"
+cfg_write 0x20 0xffffffff
+cfg_expect 0x20 0xfff00000 "BAR4 is 1 MiB of 32-bit non-prefetchable memory"
+cfg_write 0x24 0xffffffff
+cfg_expect 0x24 0 "BAR5 is not implemented"
 cfg_write 0x30 0xfffff800
 cfg_expect 0x30 0 "no expansion ROM"
 map_bars
 expect "readl $(reg "$REG_ID")" 0x57445347 "ID reads 'WDSG'"
-expect "readl $(reg "$REG_VERSION")" 0x00010000 "VERSION reads 1.0"
+expect "readl $(reg "$REG_VERSION")" 0x00010001 "VERSION reads 1.1"
 expect "readl $(reg "$REG_VIDMM_CAPS")" 0 "VIDMM_CAPS = 0"
 expect "readl $(reg "$REG_PAGING_NODE")" 0 "PAGING_NODE = 0"
 expect "readl $(reg "$REG_NUM_ENGINES")" 1 "NUM_ENGINES = 1"
@@ -282,7 +325,437 @@ expect_seg 1 $((3 * MiB)) 0 $((5 * GiB)) $((5 * GiB)) 0 0
 expect_seg 2 $((4 * GiB)) 0 $((8 * GiB)) $((6 * GiB)) 0x11 0
 q "writel $((BAR2 + 4 * MiB - 4)) 0x12345678"
 expect "readl $((BAR2 + 4 * MiB - 4))" 0x12345678 "BAR2 beyond vram-size is still backed"
+# The window must stay inside vram-size, even where BAR2's RAM goes on.
+window 0
+expect_window 0 "window base 0 accepted with 1 MiB of VRAM"
+window $MiB
+expect_window 0 "window base 1 MiB refused: past vram-size (1M), though BAR2 is 4 MiB"
+# aperture-size 8G: 2 Mi page table entries.
+apt 3 $((2 * MiB - 1)) 0x3000
+expect_apt 3 $((2 * MiB - 1)) 0x3000 "last entry of an 8 GiB aperture"
+apt 3 $((2 * MiB)) 0x3000
+expect_status "$APT_ERROR" "page 2 Mi of an 8 GiB aperture is out of range"
 session "props" -device wddmseg,addr=0x4,vis-size=3M,invis-size=5G,aperture-size=8G,aperture-commit=6G,vram-size=1M
+
+# expect_log FILE PATTERN COUNT DESC: COUNT lines of FILE match PATTERN.
+expect_log() {
+	local n
+	n=$(grep -c -- "$2" "$1" 2>/dev/null || true)
+	if [ "${n:-0}" -eq "$3" ]; then
+		tap_ok "$4"
+	else
+		tap_not_ok "$4" "$n lines match '$2' in $(basename "$1"), want $3"
+	fi
+}
+
+# ---- VRAM window (BAR4) --------------------------------------------------
+# Default sizes: 64 MiB visible (BAR2), 64 MiB invisible, 128 MiB of VRAM.
+
+map_bars
+expect_window 0 "WINDOW_BASE is 0 after reset"
+q "writel $((BAR2 + 0x1000)) 0x0a0b0c0d"
+expect "readl $((BAR4 + 0x1000))" 0x0a0b0c0d "BAR4 at base 0 shows the start of VRAM"
+q "writel $((BAR2 + 3 * MiB + 0x10)) 0xa5a50003"
+window $((3 * MiB))
+expect_window $((3 * MiB)) "WINDOW_BASE moves to 3 MiB"
+expect "readl $((BAR4 + 0x10))" 0xa5a50003 "BAR4 shows VRAM at 3 MiB (written through BAR2)"
+q "writel $((BAR4 + WINDOW_SIZE - 4)) 0x5a5a0004"
+expect "readl $((BAR2 + 4 * MiB - 4))" 0x5a5a0004 "a write through BAR4 lands in VRAM (read through BAR2)"
+wr "$REG_WINDOW_BASE_LO" $((5 * MiB))
+expect_window $((3 * MiB)) "WINDOW_BASE_LO alone neither moves the window nor reads back"
+expect "readl $((BAR4 + 0x10))" 0xa5a50003 "BAR4 still shows 3 MiB after a LO write"
+wr "$REG_WINDOW_BASE_HI" 0
+expect_window $((5 * MiB)) "writing WINDOW_BASE_HI applies LO|HI (5 MiB)"
+q "writeq $(reg "$REG_WINDOW_BASE_LO") $((3 * MiB))"
+expect "readq $(reg "$REG_WINDOW_BASE_LO")" $((3 * MiB)) "a 64-bit write of WINDOW_BASE applies it"
+expect "readl $((BAR4 + 0x10))" 0xa5a50003 "BAR4 follows the 64-bit write"
+# CPU-invisible VRAM, beyond BAR2: write it through BAR4, read it as the GPU.
+window $((100 * MiB))
+q "writel $((BAR4 + 0x1230)) 0xdeadbeef"
+expect_peek $((100 * MiB + 0x1230)) 0xdeadbeef "invisible VRAM written through BAR4 reads back through PEEK"
+window $((127 * MiB))
+expect_window $((127 * MiB)) "the last window (127 MiB) is accepted"
+q "writel $((BAR4 + WINDOW_SIZE - 4)) 0x1badb002"
+expect_peek $((128 * MiB - 4)) 0x1badb002 "last word of VRAM written through BAR4 reads back through PEEK"
+expect_peek 0x1000 0x0a0b0c0d "PEEK reads visible VRAM written through BAR2"
+expect_status 0 "no STATUS bit after valid window and PEEK accesses"
+# Refused bases: the window stays at 127 MiB.
+window $((127 * MiB + 512 * 1024))
+expect_window $((127 * MiB)) "misaligned window base refused"
+window $((128 * MiB))
+expect_window $((127 * MiB)) "window base past VRAM (128 MiB) refused"
+window $((1 << 32))
+expect_window $((127 * MiB)) "window base 4 GiB (HI set) refused"
+window 0xfffffffffff00000
+expect_window $((127 * MiB)) "window base 2^64 - 1 MiB (base + size overflows) refused"
+expect "readl $((BAR4 + WINDOW_SIZE - 4))" 0x1badb002 "BAR4 still shows 127 MiB after refused bases"
+expect_status 0 "refused window bases set no STATUS bit"
+session "window" -device wddmseg,addr=0x4 -d guest_errors -D "$TMP/guest.log"
+expect_log "$TMP/guest.log" "window base 0x[0-9a-f]* is not a multiple" 4 \
+	"window: each refused base is logged as a guest error"
+
+# ---- aperture page tables and PEEK -------------------------------------------
+# Default layout: segment 3 is an aperture at 4 GiB, 256 MiB (65536 pages).
+
+APT=$((4 * GiB))
+map_bars
+expect_status 0 "STATUS is 0 after reset"
+expect_apt 3 0 0 "aperture entries are 0 (unmapped) after reset"
+apt 3 0 0x12345000
+expect_apt 3 0 0x12345000 "APT entry write and read-back"
+apt 3 65535 0x1fedcb000
+expect_apt 3 65535 0x1fedcb000 "last entry of the 256 MiB aperture, 64-bit address"
+expect_apt 3 0 0x12345000 "first entry unchanged"
+expect "readl $(reg "$REG_APT_SEGMENT")" 3 "APT_SEGMENT reads back"
+expect "readl $(reg "$REG_APT_PAGE")" 0 "APT_PAGE reads back"
+expect "readq $(reg "$REG_APT_ADDR_LO")" 0x12345000 "64-bit read of APT_ADDR"
+expect_status 0 "valid APT writes set no STATUS bit"
+apt 3 65536 0x1000
+expect_status "$APT_ERROR" "APT write past the segment's pages sets APT_ERROR"
+expect_apt 3 65536 0 "APT_ADDR of an out-of-range page reads 0"
+clear_status
+expect_status 0 "STATUS cleared by writing 1s"
+apt 1 0 0x1000
+expect_status "$APT_ERROR" "APT write to a memory segment sets APT_ERROR"
+expect_apt 1 0 0 "APT_ADDR of a memory segment reads 0"
+clear_status
+apt 0 0 0x1000
+expect_status "$APT_ERROR" "APT write to segment id 0 sets APT_ERROR"
+clear_status
+apt 4 0 0x1000
+expect_status "$APT_ERROR" "APT write to a segment id past SEG_COUNT sets APT_ERROR"
+clear_status
+apt 0xffffffff 0 0x1000
+expect_status "$APT_ERROR" "APT write to segment id 0xffffffff sets APT_ERROR"
+clear_status
+apt 3 0 0x12345800
+expect_status "$APT_ERROR" "APT write of a misaligned address sets APT_ERROR"
+expect_apt 3 0 0x12345000 "... and is dropped"
+clear_status
+apt 3 0 0
+expect_apt 3 0 0 "APT address 0 unmaps the page"
+expect_status 0 "unmapping sets no STATUS bit"
+# PEEK through the aperture into guest RAM written by qtest.
+q "writel $RAM 0x11223344"
+q "writel $((RAM + 0xffc)) 0x55667788"
+q "writel $((RAM + 0x1000)) 0x99aabbcc"
+apt 3 1 $RAM
+apt 3 2 $((RAM + 0x1000))
+bus_master
+expect_peek $((APT + 0x1000)) 0x11223344 "PEEK through an aperture entry reads guest RAM"
+expect_peek $((APT + 0x1ffc)) 0x55667788 "PEEK of the last word of an aperture page"
+expect_peek $((APT + 0x2000)) 0x99aabbcc "PEEK through the next aperture entry"
+q "writel $RAM 0xcafe0001"
+expect_peek $((APT + 0x1000)) 0xcafe0001 "PEEK sees guest RAM as it is now"
+expect_status 0 "mapped PEEKs set no STATUS bit"
+expect_peek $((APT + 0x3000)) 0xffffffff "PEEK of an unmapped aperture page reads 0xffffffff"
+expect_status "$PEEK_FAULT" "... and sets PEEK_FAULT"
+clear_status
+expect_peek "$APT" 0xffffffff "PEEK of an unmapped (cleared) page 0 faults"
+expect_status "$PEEK_FAULT" "... PEEK_FAULT"
+clear_status
+expect_peek $((128 * MiB)) 0xffffffff "PEEK between VRAM and the aperture (no segment) faults"
+expect_status "$PEEK_FAULT" "... PEEK_FAULT"
+clear_status
+expect_peek $((APT + 256 * MiB)) 0xffffffff "PEEK just past the aperture faults"
+expect_status "$PEEK_FAULT" "... PEEK_FAULT"
+clear_status
+expect_peek 0x1002 0xffffffff "PEEK of a misaligned address faults"
+expect_status "$PEEK_FAULT" "... PEEK_FAULT"
+clear_status
+apt 3 4 0x7000000000
+expect_peek $((APT + 0x4000)) 0xffffffff "PEEK through an entry at unassigned memory faults (DMA error)"
+expect_status "$PEEK_FAULT" "... PEEK_FAULT"
+clear_status
+apt 3 5 $BAR0
+expect_peek $((APT + 0x5000)) 0xffffffff "PEEK through an entry at the device's own BAR0 faults (re-entrancy guard)"
+clear_status
+q "writel $((BAR2 + 0x2000)) 0x0ddba110"
+apt 3 6 $((BAR2 + 0x2000))
+expect_peek $((APT + 0x6000)) 0x0ddba110 "PEEK through an entry at the device's own BAR2 reads VRAM"
+cfg_write 0x04 0x0002
+expect_peek $((APT + 0x1000)) 0xffffffff "PEEK through the aperture with bus mastering off faults"
+expect_status "$PEEK_FAULT" "... PEEK_FAULT"
+# STATUS bits are sticky and cleared one by one.
+apt 0 0 0
+expect_status $((APT_ERROR | PEEK_FAULT)) "STATUS holds both sticky bits"
+wr "$REG_STATUS" 0
+expect_status $((APT_ERROR | PEEK_FAULT)) "writing 0 to STATUS clears nothing"
+wr "$REG_STATUS" "$PEEK_FAULT"
+expect_status "$APT_ERROR" "writing PEEK_FAULT to STATUS clears only PEEK_FAULT"
+wr "$REG_STATUS" $((~APT_ERROR & 0xffffffff))
+expect_status "$APT_ERROR" "writing other bits leaves APT_ERROR"
+wr "$REG_STATUS" "$APT_ERROR"
+expect_status 0 "writing APT_ERROR clears it"
+wr64 "$REG_PEEK_ADDR_LO" 0x123456788
+expect64 $((BAR0 + REG_PEEK_ADDR_LO)) 0x123456788 "PEEK_ADDR reads back"
+q "writel $((BAR2 + 0x1000)) 0x0a0b0c0d"
+expect_peek 0x1000 0x0a0b0c0d "PEEK of VRAM needs no bus mastering"
+wr "$REG_PEEK_DATA" 0
+expect "readl $(reg "$REG_PEEK_DATA")" 0x0a0b0c0d "PEEK_DATA is read-only"
+session "aperture" -device wddmseg,addr=0x4 -d guest_errors -D "$TMP/guest.log"
+expect_log "$TMP/guest.log" "APT_ERROR\|dropped" 7 "aperture: each dropped APT write is logged as a guest error"
+expect_log "$TMP/guest.log" "DMA read failed" 3 \
+	"aperture: unassigned memory, own BAR0 and bus mastering off are DMA failures"
+expect_log "$TMP/err" "Blocked re-entrant IO" 1 "aperture: the own-BAR0 DMA hit QEMU's re-entrancy guard"
+
+# ---- segment kinds, a small VRAM -------------------------------------------
+# 2 MiB of VRAM; segment 3 is a memory segment past it, 4 an Agp segment,
+# 5 an aperture whose Size (6 KiB) is not a page multiple (2 pages).
+
+map_bars
+bus_master
+window $MiB
+expect_window $MiB "window base 1 MiB accepted with 2 MiB of VRAM"
+window $((2 * MiB))
+expect_window $MiB "window base 2 MiB refused with 2 MiB of VRAM"
+q "writel $((BAR4 + 0x4)) 0x00c0ffee"
+expect_peek $((MiB + 0x4)) 0x00c0ffee "PEEK of the invisible segment reads VRAM"
+expect_peek $((2 * MiB)) 0xffffffff "PEEK of a memory segment past VRAM faults"
+expect_status "$PEEK_FAULT" "... PEEK_FAULT"
+clear_status
+expect_peek $((4 * GiB)) 0xffffffff "PEEK of an Agp segment faults"
+clear_status
+apt 4 0 $RAM
+expect_status "$APT_ERROR" "APT write to an Agp segment sets APT_ERROR"
+clear_status
+q "writel $((RAM + 0x7fc)) 0x7e57da7a"
+apt 5 1 $RAM
+expect_status 0 "page 1 of a 6 KiB aperture exists"
+expect_peek $((8 * GiB + 0x17fc)) 0x7e57da7a "PEEK of the last word of a 6 KiB aperture"
+apt 5 2 $RAM
+expect_status "$APT_ERROR" "page 2 of a 6 KiB aperture does not"
+clear_status
+expect_peek $((8 * GiB + 0x1800)) 0xffffffff "PEEK just past a 6 KiB aperture faults"
+session "kinds" -device 'wddmseg,addr=0x4,vis-size=1M,invis-size=1M,layout=0:0|0:0:1M:1M:0x4|1M:-:1M:1M:0|2M:-:1M:1M:0|0x100000000:-:16K:16K:0x2|0x200000000:-:0x1800:4K:0x11'
+
+# Less VRAM than the window: no base is valid, BAR4 stays at 0 and backed.
+map_bars
+window 0
+expect_window 0 "with 4 KiB of VRAM the window stays at 0"
+q "writel $((BAR4 + WINDOW_SIZE - 4)) 0x600d0001"
+expect "readl $((BAR4 + WINDOW_SIZE - 4))" 0x600d0001 "BAR4 past a 4 KiB VRAM is still backed"
+session "tiny-vram" -device wddmseg,addr=0x4,vis-size=4K,invis-size=0
+
+# ---- page table size cap -----------------------------------------------------
+
+map_bars
+apt 2 $((16 * MiB - 1)) 0x5000
+expect_apt 2 $((16 * MiB - 1)) 0x5000 "a 64 GiB aperture (16 Mi entries, the cap) has a page table"
+expect_status 0 "... and no APT_ERROR"
+session "apt-cap" -device 'wddmseg,addr=0x4,vis-size=1M,invis-size=0,layout=0:0|0:0:1M:1M:0x4|0x100000000:-:64G:4K:0x1'
+
+map_bars
+bus_master
+apt 2 0 $RAM
+expect_status "$APT_ERROR" "a 256 TiB aperture realizes without a page table: APT_ERROR"
+expect_peek $((4 * GiB)) 0xffffffff "... and PEEK into it faults"
+session "apt-giant" -device 'wddmseg,addr=0x4,vis-size=1M,invis-size=0,layout=0:0|0:0:1M:1M:0x4|0x100000000:-:0x1000000000000:4K:0x1'
+expect_log "$TMP/err" "no aperture page table" 1 "apt-giant: realize warns that there is no page table"
+
+map_bars
+apt 2 0 0x1000
+expect_status "$APT_ERROR" "apertures of 32 GiB + 32 GiB + 4 KiB together: no table for the first either"
+session "apt-over" -device 'wddmseg,addr=0x4,vis-size=1M,invis-size=0,layout=0:0|0:0:1M:1M:0x4|0x100000000:-:32G:4K:0x1|0x1000000000:-:0x800001000:4K:0x1'
+
+# ---- system reset ------------------------------------------------------------
+# 0xcf9 (q35 reset control) requests a reset; QEMU performs it when the
+# main loop runs again, i.e. after the current chunk of qtest input (1024
+# bytes): the padding reads push the checks into a later chunk.
+
+map_bars
+bus_master
+window $((3 * MiB))
+apt 3 7 $RAM
+wr64 "$REG_PEEK_ADDR_LO" $((4 * GiB + 0x10000))
+expect "readl $(reg "$REG_PEEK_DATA")" 0xffffffff "before reset: PEEK of an unmapped page faults"
+apt 0 0 0
+expect_status $((APT_ERROR | PEEK_FAULT)) "before reset: both STATUS bits set"
+q "outb 0xcf9 0x6"
+for _ in $(seq 80); do q "readl $RAM"; done
+cfg_expect 0x04 0 "after reset: PCI command register cleared (reset happened)"
+map_bars
+expect_window 0 "after reset: WINDOW_BASE is 0"
+q "writel $((BAR2 + 0x40)) 0x0e5e7040"
+expect "readl $((BAR4 + 0x40))" 0x0e5e7040 "after reset: BAR4 shows VRAM from offset 0"
+expect_status 0 "after reset: STATUS is 0"
+expect "readl $(reg "$REG_APT_SEGMENT")" 0 "after reset: APT_SEGMENT is 0"
+expect "readl $(reg "$REG_APT_PAGE")" 0 "after reset: APT_PAGE is 0"
+expect_apt 3 7 0 "after reset: aperture entries are unmapped"
+expect64 $((BAR0 + REG_PEEK_ADDR_LO)) 0 "after reset: PEEK_ADDR is 0"
+session "reset" -device wddmseg,addr=0x4
+
+# ---- migration -------------------------------------------------------------
+# Needs a monitor next to qtest, so it runs outside session: python3 drives
+# a source QEMU (qtest and QMP on UNIX sockets), migrates it to a file, and
+# loads that into a destination with the same device, then into one whose
+# aperture is smaller (its page tables differ: the load must fail). The
+# script prints one "ok DESC" or "not-ok DESC" line per check.
+
+MIGRATION_CHECKS=10
+
+migration_check() {
+	local verdict desc n=0
+	if ! command -v python3 >/dev/null; then
+		tap_ok "migration # SKIP no python3"
+		return
+	fi
+	while read -r verdict desc; do
+		n=$((n + 1))
+		case $verdict in
+		ok) tap_ok "migration: $desc" ;;
+		*) tap_not_ok "migration: $desc" ;;
+		esac
+	done < <(timeout 120 python3 - "$TMP" "$QEMU" "${COMMON[@]}" 2>"$TMP/migration.err" <<'EOF'
+import atexit, json, socket, subprocess, sys, time
+
+tmp, qemu, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+i = args.index('-qtest')
+del args[i:i + 2]                       # -qtest stdio: sockets instead
+BAR0, BAR4, RAM = 0xe0000000, 0xe0100000, 0x100000
+procs = []
+atexit.register(lambda: [p.kill() for p in procs])
+
+
+def check(ok, desc):
+    print('ok' if ok else 'not-ok', desc, flush=True)
+
+
+class Conn:
+    def __init__(self, path):
+        for _ in range(200):
+            try:
+                self.s = socket.socket(socket.AF_UNIX)
+                self.s.settimeout(30)
+                self.s.connect(path)
+                break
+            except OSError:
+                time.sleep(0.05)
+        self.f = self.s.makefile('rw')
+
+
+class Qtest(Conn):
+    def cmd(self, c):
+        self.f.write(c + '\n')
+        self.f.flush()
+        while True:
+            line = self.f.readline()
+            if not line:
+                raise EOFError(c)
+            if line.startswith(('OK', 'FAIL', 'ERR')):
+                return line.split()
+
+    def readl(self, a):
+        r = self.cmd('readl 0x%x' % a)
+        return int(r[1], 16) if r[0] == 'OK' else None
+
+    def writel(self, a, v):
+        self.cmd('writel 0x%x 0x%x' % (a, v))
+
+    def cfg(self, off, v):
+        self.cmd('outl 0xcf8 0x%x' % (0x80000000 | (4 << 11) | off))
+        self.cmd('outl 0xcfc 0x%x' % v)
+
+
+class Qmp(Conn):
+    def __init__(self, path):
+        super().__init__(path)
+        self.f.readline()
+        self.cmd('qmp_capabilities')
+
+    def cmd(self, c, **a):
+        self.f.write(json.dumps({'execute': c, 'arguments': a}) + '\n')
+        self.f.flush()
+        while True:
+            r = json.loads(self.f.readline())
+            if 'return' in r or 'error' in r:
+                return r
+
+
+def start(tag, dev, extra=()):
+    p = subprocess.Popen(
+        [qemu] + args + ['-device', dev,
+                         '-qtest', f'unix:{tmp}/{tag}.q,server=on,wait=off',
+                         '-qmp', f'unix:{tmp}/{tag}.m,server=on,wait=off']
+        + list(extra), stdout=subprocess.DEVNULL,
+        stderr=open(f'{tmp}/{tag}.err', 'w'))
+    procs.append(p)
+    return p, Qtest(f'{tmp}/{tag}.q'), Qmp(f'{tmp}/{tag}.m')
+
+
+def wait(cond):
+    for _ in range(300):
+        if cond():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+DEV = 'wddmseg,addr=0x4'
+state = f'{tmp}/migration.state'
+
+# Source: window at 3 MiB, aperture page 9 -> RAM, PEEK_ADDR there,
+# APT_SEGMENT 3 / APT_PAGE 9 selected, PEEK_FAULT set.
+p, q, m = start('src', DEV)
+q.cfg(0x10, BAR0)
+q.cfg(0x20, BAR4)
+q.cfg(0x04, 6)
+q.writel(RAM, 0x12345678)
+q.writel(BAR0 + 0x20, 0x300000)
+q.writel(BAR0 + 0x24, 0)
+q.writel(BAR4 + 0x10, 0xabcd0003)
+q.writel(BAR0 + 0x40, 3)
+q.writel(BAR0 + 0x44, 9)
+q.writel(BAR0 + 0x48, RAM)
+q.writel(BAR0 + 0x4c, 0)
+q.writel(BAR0 + 0x50, 0x1000)
+q.writel(BAR0 + 0x54, 1)
+q.readl(BAR0 + 0x58)                    # unmapped: sets PEEK_FAULT
+q.writel(BAR0 + 0x50, 0x9000)
+m.cmd('migrate', uri=f'exec:cat > {state}')
+done = wait(lambda: m.cmd('query-migrate')['return'].get('status')
+            in ('completed', 'failed'))
+check(done and m.cmd('query-migrate')['return']['status'] == 'completed',
+      'the source migrates to a file')
+p.kill()
+p.wait()
+
+p, q, m = start('dst', DEV, ['-incoming', 'defer'])
+m.cmd('migrate-incoming', uri=f'exec:cat {state}')
+check(wait(lambda: m.cmd('query-status')['return']['status'] != 'inmigrate'),
+      'the destination loads the state')
+check(q.readl(BAR0 + 0x20) == 0x300000, 'WINDOW_BASE migrates')
+check(q.readl(BAR4 + 0x10) == 0xabcd0003,
+      'BAR4 shows VRAM at the migrated window base')
+check(q.readl(BAR0 + 0x40) == 3 and q.readl(BAR0 + 0x44) == 9,
+      'APT_SEGMENT and APT_PAGE migrate')
+check(q.readl(BAR0 + 0x48) == RAM, 'aperture page table entries migrate')
+check(q.readl(BAR0 + 0x60) == 2, 'STATUS migrates')
+check(q.readl(BAR0 + 0x50) == 0x9000 and q.readl(BAR0 + 0x54) == 1,
+      'PEEK_ADDR migrates')
+check(q.readl(BAR0 + 0x58) == 0x12345678,
+      'PEEK through the migrated aperture entry reads guest RAM')
+p.kill()
+p.wait()
+
+p, q, m = start('dst2', DEV + ',aperture-size=128M', ['-incoming', 'defer'])
+m.cmd('migrate-incoming', uri=f'exec:cat {state}')
+try:
+    rc = p.wait(timeout=30)
+except subprocess.TimeoutExpired:
+    p.kill()
+    rc = None
+err = open(f'{tmp}/dst2.err').read()
+check(rc not in (None, 0) and 'aperture page tables of another size' in err,
+      'a destination with other aperture page tables refuses the state')
+EOF
+	)
+	if [ $n -ne $MIGRATION_CHECKS ]; then
+		tap_not_ok "migration: $n of $MIGRATION_CHECKS checks ran" \
+			"$(tail -n 3 "$TMP/migration.err" | tr '\n' ' ')"
+	fi
+}
+migration_check
 
 # ---- malformed layout strings ----------------------------------------------
 

@@ -11,6 +11,7 @@
  *       into a _LO register and a _HI register at _LO + 4.
  * BAR2: 64-bit prefetchable window onto the start of device VRAM
  *       (CPU-visible VRAM).
+ * BAR4: VRAM access window, see WDDMSEG_REG_WINDOW_BASE_LO.
  *
  * The segment descriptor table mirrors DXGK_SEGMENTDESCRIPTOR: entry i
  * (0-based) describes WDDM segment id i + 1. Segment id 0 is reserved for
@@ -33,7 +34,7 @@
 #define WDDMSEG_REG_VERSION		0x0004
 #define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
-#define   WDDMSEG_VERSION_CURRENT	0x00010000	/* 1.0 */
+#define   WDDMSEG_VERSION_CURRENT	0x00010001	/* 1.1 */
 
 /* Adapter capabilities: DXGK_VIDMMCAPS. */
 #define WDDMSEG_REG_VIDMM_CAPS		0x0008	/* DXGK_VIDMMCAPS.Value */
@@ -42,6 +43,51 @@
 #define WDDMSEG_REG_SEG_COUNT		0x0014	/* descriptors in the table */
 #define WDDMSEG_REG_VRAM_SIZE_LO	0x0018	/* bytes of device VRAM */
 #define WDDMSEG_REG_VRAM_SIZE_HI	0x001c
+
+/*
+ * VRAM access window (BAR4): a WDDMSEG_WINDOW_SIZE view of device VRAM at
+ * a movable offset, so that the CPU can reach VRAM that BAR2 does not
+ * cover (CPU-invisible segments), e.g. for CPU-copy moves and debug
+ * access. The base must be a multiple of WDDMSEG_WINDOW_SIZE and the whole
+ * window inside VRAM; other values are ignored (logged as guest errors)
+ * and the window keeps its previous base. Writing WINDOW_BASE_HI applies
+ * the new base, so write LO first.
+ */
+#define WDDMSEG_BAR_WINDOW		4
+#define WDDMSEG_WINDOW_SIZE		0x100000	/* 1 MiB */
+#define WDDMSEG_REG_WINDOW_BASE_LO	0x0020
+#define WDDMSEG_REG_WINDOW_BASE_HI	0x0024
+
+/*
+ * Aperture page tables, written by the CPU (MapApertureSegment and
+ * UnmapApertureSegment without a copy engine). Select an entry with
+ * APT_SEGMENT (a segment id whose flags have Aperture) and APT_PAGE (page
+ * index inside that segment, in 4 KiB pages), then write the 4 KiB-aligned
+ * DMA address of a system page to APT_ADDR_LO and APT_ADDR_HI; writing HI
+ * stores the entry. Address 0 unmaps the page. Reading APT_ADDR_* returns
+ * the selected entry. An out-of-range selection sets
+ * WDDMSEG_STATUS_APT_ERROR and the write is dropped.
+ */
+#define WDDMSEG_REG_APT_SEGMENT		0x0040
+#define WDDMSEG_REG_APT_PAGE		0x0044
+#define WDDMSEG_REG_APT_ADDR_LO		0x0048
+#define WDDMSEG_REG_APT_ADDR_HI		0x004c
+
+/*
+ * GPU-view read port: reading PEEK_DATA returns the 32-bit word the GPU
+ * sees at GPU address PEEK_ADDR (VRAM directly, an aperture segment
+ * through its page table). Unmapped or out-of-range addresses read
+ * 0xffffffff and set WDDMSEG_STATUS_PEEK_FAULT. Lets the driver and tests
+ * check what the device sees, independently of the CPU's view.
+ */
+#define WDDMSEG_REG_PEEK_ADDR_LO	0x0050
+#define WDDMSEG_REG_PEEK_ADDR_HI	0x0054
+#define WDDMSEG_REG_PEEK_DATA		0x0058
+
+/* Sticky error bits; write 1 to clear. */
+#define WDDMSEG_REG_STATUS		0x0060
+#define   WDDMSEG_STATUS_APT_ERROR	BIT(0)
+#define   WDDMSEG_STATUS_PEEK_FAULT	BIT(1)
 
 /* Segment descriptor table. */
 #define WDDMSEG_SEG_TABLE		0x1000
