@@ -87,7 +87,7 @@ NCASES=${#RULES[@]}
 
 # rule names of the rst's rule tables ("Adapter rules" .. "Userspace")
 rst_rules() {
-	sed -n '/^Adapter rules/,/^Userspace interface/p' "$RST" |
+	sed -n '/^Adapter rules/,/^Flags WDDM describes/p' "$RST" |
 		sed -n 's/^\([a-z0-9][a-z0-9-]*\)  .*/\1/p' | grep -vx 'rule' | sort -u
 }
 

@@ -35,6 +35,13 @@ extern "C" {
 
 #define DRM_WDDMSEG_QUERY_ADAPTER	0x00
 #define DRM_WDDMSEG_QUERY_SEGMENT	0x01
+#define DRM_WDDMSEG_GEM_CREATE		0x02
+#define DRM_WDDMSEG_GEM_MMAP_OFFSET	0x03
+#define DRM_WDDMSEG_GEM_INFO		0x04
+#define DRM_WDDMSEG_GEM_MAKE_RESIDENT	0x05
+#define DRM_WDDMSEG_GEM_EVICT		0x06
+#define DRM_WDDMSEG_GEM_WAIT		0x07
+#define DRM_WDDMSEG_QUERY_BUDGET	0x08
 
 #define DRM_IOCTL_WDDMSEG_QUERY_ADAPTER \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_ADAPTER, \
@@ -42,6 +49,27 @@ extern "C" {
 #define DRM_IOCTL_WDDMSEG_QUERY_SEGMENT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_SEGMENT, \
 		 struct drm_wddmseg_query_segment)
+#define DRM_IOCTL_WDDMSEG_GEM_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_GEM_CREATE, \
+		 struct drm_wddmseg_gem_create)
+#define DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_GEM_MMAP_OFFSET, \
+		 struct drm_wddmseg_gem_mmap_offset)
+#define DRM_IOCTL_WDDMSEG_GEM_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_GEM_INFO, \
+		 struct drm_wddmseg_gem_info)
+#define DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_GEM_MAKE_RESIDENT, \
+		struct drm_wddmseg_gem_residency)
+#define DRM_IOCTL_WDDMSEG_GEM_EVICT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_GEM_EVICT, \
+		struct drm_wddmseg_gem_residency)
+#define DRM_IOCTL_WDDMSEG_GEM_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_GEM_WAIT, \
+		struct drm_wddmseg_gem_wait)
+#define DRM_IOCTL_WDDMSEG_QUERY_BUDGET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_BUDGET, \
+		 struct drm_wddmseg_query_budget)
 
 /**
  * struct drm_wddmseg_query_adapter - adapter-wide properties
@@ -111,11 +139,215 @@ struct drm_wddmseg_query_segment {
 	 * @bank_capacity is 0.
 	 */
 	__u64 banks_ptr;
+	/** @usage_bytes: out: bytes currently allocated in the segment. */
+	__u64 usage_bytes;
+	/** @pinned_bytes: out: of which pinned (never evicted). */
+	__u64 pinned_bytes;
+	/** @allocation_count: out: allocations currently in the segment. */
+	__u64 allocation_count;
+	/** @eviction_count: out: evictions out of the segment so far. */
+	__u64 eviction_count;
+	/** @reserved: must be zero. */
+	__u64 reserved[4];
+};
+
+/*
+ * DXGK_ALLOCATIONINFOFLAGS: bit n of the value is member n of the WDDM
+ * structure. What the driver does with each is in
+ * Documentation/gpu/wddmseg.rst; flags it cannot honour are refused, never
+ * ignored.
+ */
+#define WDDMSEG_ALLOC_CPU_VISIBLE			(1u << 0)
+#define WDDMSEG_ALLOC_PERMANENT_SYSMEM			(1u << 1)
+#define WDDMSEG_ALLOC_CACHED				(1u << 2)
+#define WDDMSEG_ALLOC_PROTECTED				(1u << 3)
+#define WDDMSEG_ALLOC_EXISTING_SYSMEM			(1u << 4)
+#define WDDMSEG_ALLOC_EXISTING_KERNEL_SYSMEM		(1u << 5)
+#define WDDMSEG_ALLOC_FROM_END_OF_SEGMENT		(1u << 6)
+#define WDDMSEG_ALLOC_SWIZZLED				(1u << 7)
+#define WDDMSEG_ALLOC_OVERLAY				(1u << 8)
+#define WDDMSEG_ALLOC_CAPTURE				(1u << 9)
+#define WDDMSEG_ALLOC_USE_ALTERNATE_VA			(1u << 10)
+#define WDDMSEG_ALLOC_SYNCHRONOUS_PAGING		(1u << 11)
+#define WDDMSEG_ALLOC_LINK_MIRRORED			(1u << 12)
+#define WDDMSEG_ALLOC_LINK_INSTANCED			(1u << 13)
+#define WDDMSEG_ALLOC_HISTORY_BUFFER			(1u << 14)
+#define WDDMSEG_ALLOC_ACCESSED_PHYSICALLY		(1u << 15)
+#define WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION	(1u << 16)
+#define WDDMSEG_ALLOC_HARDWARE_PROTECTED		(1u << 17)
+#define WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND		(1u << 18)
+
+/** WDDMSEG_SEGMENT_SYSTEM - segment id 0: system memory */
+#define WDDMSEG_SEGMENT_SYSTEM		0
+
+/**
+ * WDDMSEG_SEGMENT_BIT - a segment id as a bit of a segment set
+ * @id: segment id, 1..segment_count
+ *
+ * As in WDDM segment sets, bit 0 is segment 1.
+ */
+#define WDDMSEG_SEGMENT_BIT(id)		(1u << ((id) - 1))
+
+/**
+ * WDDMSEG_MAX_PREFERRED - entries of &drm_wddmseg_gem_create.preferred
+ */
+#define WDDMSEG_MAX_PREFERRED		8
+
+/**
+ * struct drm_wddmseg_gem_create - create an allocation
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_GEM_CREATE, the analogue of a WDDM
+ * allocation described by DXGK_ALLOCATIONINFO. The allocation is made
+ * resident at once, in the first segment of @preferred that has room,
+ * evicting least recently used allocations from the preferred segments if
+ * none has, and in system memory as the last resort. It is zero-filled.
+ */
+struct drm_wddmseg_gem_create {
+	/** @size: in: bytes, rounded up to the page size. */
+	__u64 size;
+	/** @flags: in: DXGK_ALLOCATIONINFOFLAGS value (WDDMSEG_ALLOC_*). */
+	__u32 flags;
+	/** @handle: out: GEM handle. */
+	__u32 handle;
 	/**
-	 * @reserved: must be zero on input; room for usage counters
-	 * (committed and resident bytes, evictions, allocations).
+	 * @supported_segments: in: segment set (WDDMSEG_SEGMENT_BIT) the
+	 * allocation may be placed in; 0 means system memory only.
 	 */
-	__u64 reserved[8];
+	__u32 supported_segments;
+	/**
+	 * @eviction_segments: in: subset of @supported_segments to evict to
+	 * before falling back to system memory; segments with the
+	 * PitchAlignment flag are never eviction targets.
+	 */
+	__u32 eviction_segments;
+	/**
+	 * @preferred: in: segment ids in order of preference, terminated by 0
+	 * or the end of the array; each must be in @supported_segments. An
+	 * empty list means the supported segments in id order.
+	 */
+	__u8 preferred[WDDMSEG_MAX_PREFERRED];
+	/**
+	 * @bank_hint: in: 0, or 1 + the index of the bank of @preferred[0]
+	 * the allocation should be placed in (HintedBank); that segment must
+	 * use banking.
+	 */
+	__u32 bank_hint;
+	/** @alignment: in: bytes, a power of two, or 0 for the page size. */
+	__u32 alignment;
+	/** @user_ptr: in: must be 0 (ExistingSysMem is not supported yet). */
+	__u64 user_ptr;
+	/** @reserved: must be zero. */
+	__u64 reserved[4];
+};
+
+/**
+ * struct drm_wddmseg_gem_mmap_offset - fake offset to mmap an allocation
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET, the analogue of
+ * pfnLockCb. Only allocations with CpuVisible or CpuVisibleOnDemand can be
+ * mapped.
+ */
+struct drm_wddmseg_gem_mmap_offset {
+	/** @handle: in: GEM handle. */
+	__u32 handle;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @offset: out: offset to pass to mmap() on the DRM file. */
+	__u64 offset;
+};
+
+/* Values of &drm_wddmseg_gem_info.state */
+#define WDDMSEG_STATE_PINNED		(1u << 0)	/* never evicted */
+#define WDDMSEG_STATE_RESIDENT		(1u << 1)	/* in a device segment */
+
+/**
+ * struct drm_wddmseg_gem_info - where an allocation lives
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_GEM_INFO.
+ */
+struct drm_wddmseg_gem_info {
+	/** @handle: in: GEM handle. */
+	__u32 handle;
+	/** @segment_id: out: current segment, 0 for system memory. */
+	__u32 segment_id;
+	/** @offset: out: byte offset inside the segment. */
+	__u64 offset;
+	/** @size: out: bytes. */
+	__u64 size;
+	/** @flags: out: the allocation's DXGK_ALLOCATIONINFOFLAGS value. */
+	__u32 flags;
+	/** @state: out: WDDMSEG_STATE_* bits. */
+	__u32 state;
+	/** @eviction_count: out: times the allocation was evicted. */
+	__u64 eviction_count;
+	/** @move_count: out: times its content moved between segments. */
+	__u64 move_count;
+	/** @reserved: must be zero. */
+	__u64 reserved[4];
+};
+
+/**
+ * struct drm_wddmseg_gem_residency - make resident or evict
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT (D3DKMTMakeResident) and
+ * DRM_IOCTL_WDDMSEG_GEM_EVICT (D3DKMTEvict). MAKE_RESIDENT moves the
+ * allocation into @segment_id (which must be in its supported set),
+ * evicting others as needed, or with @segment_id 0 into the first preferred
+ * segment that can take it. EVICT moves it to system memory; @segment_id
+ * must be 0. Pinned allocations cannot move (-EBUSY).
+ */
+struct drm_wddmseg_gem_residency {
+	/** @handle: in: GEM handle. */
+	__u32 handle;
+	/** @segment_id: in: target segment, see above. */
+	__u32 segment_id;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
+};
+
+/**
+ * struct drm_wddmseg_gem_wait - wait until an allocation is idle
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_GEM_WAIT. Returns 0 once every pending
+ * operation on the allocation (moves, clears) has completed, -ETIME if that
+ * did not happen within @timeout_ns (0 polls).
+ */
+struct drm_wddmseg_gem_wait {
+	/** @handle: in: GEM handle. */
+	__u32 handle;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @timeout_ns: in: relative timeout in nanoseconds. */
+	__s64 timeout_ns;
+};
+
+/* Values of &drm_wddmseg_query_budget.group */
+#define WDDMSEG_BUDGET_LOCAL		0	/* D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL */
+#define WDDMSEG_BUDGET_NON_LOCAL	1	/* ..._GROUP_NON_LOCAL */
+
+/**
+ * struct drm_wddmseg_query_budget - per-process usage of a segment group
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_QUERY_BUDGET, modelled on
+ * D3DKMTQueryVideoMemoryInfo. A segment belongs to the local group if its
+ * flags have LocalBudgetGroup, to the non-local group if they have
+ * NonLocalBudgetGroup; without either, memory segments are local and
+ * apertures non-local. Usage counts the allocations of this DRM file that
+ * are resident in the group's segments.
+ */
+struct drm_wddmseg_query_budget {
+	/** @group: in: WDDMSEG_BUDGET_LOCAL or WDDMSEG_BUDGET_NON_LOCAL. */
+	__u32 group;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @budget: out: bytes the process may use (the group's capacity). */
+	__u64 budget;
+	/** @current_usage: out: bytes of this file resident in the group. */
+	__u64 current_usage;
+	/** @available: out: bytes still free in the group's segments. */
+	__u64 available;
+	/** @reserved: must be zero. */
+	__u64 reserved[4];
 };
 
 #if defined(__cplusplus)

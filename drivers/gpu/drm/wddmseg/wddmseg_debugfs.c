@@ -7,6 +7,7 @@
 
 #include <drm/drm_debugfs.h>
 #include <drm/drm_file.h>
+#include <drm/drm_print.h>
 
 #include "wddmseg_drv.h"
 #include "wddmseg_hw.h"
@@ -44,8 +45,23 @@ static int wddmseg_segments_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
+/* Per segment: usage counters, then every allocation and hole. */
+static int wddmseg_mm_show(struct seq_file *m, void *unused)
+{
+	struct drm_info_node *node = m->private;
+	struct wddmseg_device *wdev = to_wddmseg(node->minor->dev);
+	struct drm_printer p = drm_seq_file_printer(m);
+	u32 i;
+
+	for (i = 0; i < wdev->desc.segment_count; i++)
+		if (wdev->mgr[i])
+			ttm_resource_manager_debug(&wdev->mgr[i]->manager, &p);
+	return 0;
+}
+
 static const struct drm_info_list wddmseg_debugfs_list[] = {
 	{ "segments", wddmseg_segments_show, 0, NULL },
+	{ "mm", wddmseg_mm_show, 0, NULL },
 };
 
 void wddmseg_debugfs_init(struct drm_minor *minor)

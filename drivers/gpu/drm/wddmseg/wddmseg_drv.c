@@ -13,7 +13,10 @@
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gem_ttm_helper.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
 #include "wddmseg_drv.h"
@@ -24,21 +27,30 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(WDDMSEG_QUERY_SEGMENT, wddmseg_ioctl_query_segment,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_GEM_CREATE, wddmseg_ioctl_gem_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_GEM_MMAP_OFFSET, wddmseg_ioctl_gem_mmap_offset,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_GEM_INFO, wddmseg_ioctl_gem_info,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_GEM_MAKE_RESIDENT,
+			  wddmseg_ioctl_gem_make_resident, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_GEM_EVICT, wddmseg_ioctl_gem_evict,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_GEM_WAIT, wddmseg_ioctl_gem_wait,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_QUERY_BUDGET, wddmseg_ioctl_query_budget,
+			  DRM_RENDER_ALLOW),
 };
 
-static const struct file_operations wddmseg_fops = {
-	.owner = THIS_MODULE,
-	.open = drm_open,
-	.release = drm_release,
-	.unlocked_ioctl = drm_ioctl,
-	.compat_ioctl = drm_compat_ioctl,
-	.poll = drm_poll,
-	.read = drm_read,
-	.llseek = noop_llseek,
-};
+DEFINE_DRM_GEM_FOPS(wddmseg_fops);
 
 static const struct drm_driver wddmseg_drm_driver = {
-	.driver_features = DRIVER_RENDER,
+	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.open = wddmseg_open,
+	.postclose = wddmseg_postclose,
+	.dumb_create = wddmseg_dumb_create,
+	.dumb_map_offset = drm_gem_ttm_dumb_map_offset,
 	.ioctls = wddmseg_ioctls,
 	.num_ioctls = ARRAY_SIZE(wddmseg_ioctls),
 	.fops = &wddmseg_fops,
@@ -98,6 +110,48 @@ static int wddmseg_load_segments(struct wddmseg_device *wdev)
 	return 0;
 }
 
+static void wddmseg_unmap_bars(struct drm_device *drm, void *unused)
+{
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+
+	if (wdev->window)
+		iounmap(wdev->window);
+	if (wdev->vram_bar)
+		iounmap(wdev->vram_bar);
+	iounmap(wdev->mmio);
+}
+
+/*
+ * The BAR mappings live as long as the DRM device, not the PCI binding:
+ * buffer objects may outlive an unbind (open files) and are evicted, which
+ * touches VRAM and registers, when the last reference goes.
+ */
+static int wddmseg_map_bars(struct wddmseg_device *wdev)
+{
+	struct pci_dev *pdev = to_pci_dev(wdev->drm.dev);
+
+	wdev->mmio = ioremap(pci_resource_start(pdev, WDDMSEG_BAR_MMIO),
+			     WDDMSEG_MMIO_SIZE);
+	if (!wdev->mmio)
+		return -ENOMEM;
+	wdev->vram_bar = ioremap_wc(pci_resource_start(pdev, WDDMSEG_BAR_VRAM),
+				    pci_resource_len(pdev, WDDMSEG_BAR_VRAM));
+	/* Uncached: what the window shows changes under it. */
+	wdev->window = ioremap(pci_resource_start(pdev, WDDMSEG_BAR_WINDOW),
+			       WDDMSEG_WINDOW_SIZE);
+	if (!wdev->vram_bar || !wdev->window ||
+	    pci_resource_len(pdev, WDDMSEG_BAR_WINDOW) < WDDMSEG_WINDOW_SIZE) {
+		wddmseg_unmap_bars(&wdev->drm, NULL);
+		return -ENOMEM;
+	}
+	return drmm_add_action_or_reset(&wdev->drm, wddmseg_unmap_bars, NULL);
+}
+
+static void wddmseg_release_ttm(struct drm_device *drm, void *unused)
+{
+	wddmseg_ttm_fini(to_wddmseg(drm));
+}
+
 static int wddmseg_pci_probe(struct pci_dev *pdev,
 			     const struct pci_device_id *ent)
 {
@@ -108,22 +162,36 @@ static int wddmseg_pci_probe(struct pci_dev *pdev,
 	if (ret)
 		return ret;
 
-	ret = pcim_iomap_regions(pdev, BIT(WDDMSEG_BAR_MMIO), WDDMSEG_DRIVER_NAME);
+	/* Managed by pcim: released when the driver unbinds. */
+	ret = pci_request_regions(pdev, WDDMSEG_DRIVER_NAME);
 	if (ret)
 		return ret;
+
+	/* The device reads aperture pages by DMA. */
+	pci_set_master(pdev);
 
 	wdev = devm_drm_dev_alloc(&pdev->dev, &wddmseg_drm_driver,
 				  struct wddmseg_device, drm);
 	if (IS_ERR(wdev))
 		return PTR_ERR(wdev);
-	wdev->mmio = pcim_iomap_table(pdev)[WDDMSEG_BAR_MMIO];
 	pci_set_drvdata(pdev, wdev);
+
+	ret = wddmseg_map_bars(wdev);
+	if (ret)
+		return ret;
 
 	ret = wddmseg_identify(wdev);
 	if (ret)
 		return ret;
 
 	ret = wddmseg_load_segments(wdev);
+	if (ret)
+		return ret;
+
+	ret = wddmseg_ttm_init(wdev);
+	if (ret)
+		return ret;
+	ret = drmm_add_action_or_reset(&wdev->drm, wddmseg_release_ttm, NULL);
 	if (ret)
 		return ret;
 

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Validation of allocation requests: DXGK_ALLOCATIONINFOFLAGS and the
+ * segment sets of DXGK_ALLOCATIONINFO against the adapter's segments.
+ *
+ * A pure function over the descriptor table and the ioctl arguments, so it
+ * can be tested without a device. Every flag is either honoured by the
+ * driver or refused here with the reason; none is silently ignored.
+ * Documentation/gpu/wddmseg.rst lists the rules by name.
+ */
+
+#include <linux/bits.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/sizes.h>
+
+#include "wddmseg_drv.h"
+#include "wddmseg_hw.h"
+
+#define WDDMSEG_ALLOC_KNOWN_MASK	((u32)GENMASK(18, 0))
+
+static __printf(4, 5) int
+wddmseg_refuse(struct wddmseg_violation *v, int err, const char *rule,
+	       const char *fmt, ...)
+{
+	va_list args;
+
+	v->segment_id = 0;
+	v->rule = rule;
+	va_start(args, fmt);
+	vsnprintf(v->detail, sizeof(v->detail), fmt, args);
+	va_end(args);
+	return err;
+}
+
+static int wddmseg_alloc_flags_check(u32 f, struct wddmseg_violation *v)
+{
+	const u32 cpu = WDDMSEG_ALLOC_CPU_VISIBLE |
+			WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND;
+
+	if (f & ~WDDMSEG_ALLOC_KNOWN_MASK)
+		return wddmseg_refuse(v, -EINVAL, "alloc-reserved",
+				      "reserved allocation flag bits 0x%08x",
+				      f & ~WDDMSEG_ALLOC_KNOWN_MASK);
+	if (f & WDDMSEG_ALLOC_EXISTING_KERNEL_SYSMEM)
+		return wddmseg_refuse(v, -EINVAL, "existing-kernel-sysmem",
+				      "ExistingKernelSysMem names kernel memory and cannot come from userspace");
+	if (f & (WDDMSEG_ALLOC_LINK_MIRRORED | WDDMSEG_ALLOC_LINK_INSTANCED))
+		return wddmseg_refuse(v, -EINVAL, "link",
+				      "LinkMirrored/LinkInstanced need a linked multi-adapter; this is a single adapter");
+	if (f & WDDMSEG_ALLOC_USE_ALTERNATE_VA)
+		return wddmseg_refuse(v, -EINVAL, "alternate-va",
+				      "UseAlternateVA is only valid for a primary allocation");
+	if ((f & WDDMSEG_ALLOC_PROTECTED) &&
+	    (f & (WDDMSEG_ALLOC_PERMANENT_SYSMEM | WDDMSEG_ALLOC_EXISTING_SYSMEM | cpu)))
+		return wddmseg_refuse(v, -EINVAL, "protected",
+				      "Protected cannot be combined with PermanentSysMem, ExistingSysMem or CPU visibility (flags 0x%08x)",
+				      f);
+	if ((f & WDDMSEG_ALLOC_HARDWARE_PROTECTED) && (f & cpu))
+		return wddmseg_refuse(v, -EINVAL, "hardware-protected",
+				      "HardwareProtected content cannot be CPU visible (flags 0x%08x)",
+				      f);
+	if ((f & (WDDMSEG_ALLOC_PERMANENT_SYSMEM | WDDMSEG_ALLOC_CACHED |
+		  WDDMSEG_ALLOC_HISTORY_BUFFER)) &&
+	    !(f & WDDMSEG_ALLOC_CPU_VISIBLE))
+		return wddmseg_refuse(v, -EINVAL, "needs-cpu-visible",
+				      "PermanentSysMem, Cached and HistoryBuffer need CpuVisible (flags 0x%08x)",
+				      f);
+	if ((f & WDDMSEG_ALLOC_EXISTING_SYSMEM) &&
+	    (f & WDDMSEG_ALLOC_PERMANENT_SYSMEM))
+		return wddmseg_refuse(v, -EINVAL, "existing-sysmem",
+				      "ExistingSysMem cannot be combined with PermanentSysMem");
+	if ((f & WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION) &&
+	    !(f & WDDMSEG_ALLOC_ACCESSED_PHYSICALLY))
+		return wddmseg_refuse(v, -EINVAL, "residency-notification",
+				      "ExplicitResidencyNotification needs AccessedPhysically");
+	if ((f & (WDDMSEG_ALLOC_OVERLAY | WDDMSEG_ALLOC_CAPTURE)) ==
+	    (WDDMSEG_ALLOC_OVERLAY | WDDMSEG_ALLOC_CAPTURE))
+		return wddmseg_refuse(v, -EINVAL, "overlay-capture",
+				      "an allocation is an Overlay or a Capture, not both");
+
+	/* Valid WDDM, but not implemented by this driver (yet). */
+	if (f & WDDMSEG_ALLOC_SWIZZLED)
+		return wddmseg_refuse(v, -EOPNOTSUPP, "unsupported",
+				      "Swizzled: the device has no swizzling aperture");
+	if (f & WDDMSEG_ALLOC_PERMANENT_SYSMEM)
+		return wddmseg_refuse(v, -EOPNOTSUPP, "unsupported",
+				      "PermanentSysMem is not implemented yet");
+	if (f & WDDMSEG_ALLOC_EXISTING_SYSMEM)
+		return wddmseg_refuse(v, -EOPNOTSUPP, "unsupported",
+				      "ExistingSysMem (user pointer) is not implemented yet");
+	if (f & WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION)
+		return wddmseg_refuse(v, -EOPNOTSUPP, "unsupported",
+				      "ExplicitResidencyNotification is not implemented yet");
+	return 0;
+}
+
+static int wddmseg_alloc_sets_check(const struct wddmseg_adapter_desc *d,
+				    const struct drm_wddmseg_gem_create *a,
+				    struct wddmseg_violation *v)
+{
+	u32 all = GENMASK(d->segment_count - 1, 0);
+	u32 seen = 0, id, i;
+
+	if (a->supported_segments & ~all)
+		return wddmseg_refuse(v, -EINVAL, "segment-set",
+				      "supported set 0x%x names segments beyond %u",
+				      a->supported_segments, d->segment_count);
+	if (a->eviction_segments & ~a->supported_segments)
+		return wddmseg_refuse(v, -EINVAL, "segment-set",
+				      "eviction set 0x%x is not a subset of the supported set 0x%x",
+				      a->eviction_segments, a->supported_segments);
+
+	for (i = 0; i < WDDMSEG_MAX_PREFERRED && a->preferred[i]; i++) {
+		id = a->preferred[i];
+		if (id > d->segment_count ||
+		    !(a->supported_segments & WDDMSEG_SEGMENT_BIT(id)))
+			return wddmseg_refuse(v, -EINVAL, "preferred",
+					      "preferred segment %u is not in the supported set 0x%x",
+					      id, a->supported_segments);
+		if (seen & WDDMSEG_SEGMENT_BIT(id))
+			return wddmseg_refuse(v, -EINVAL, "preferred",
+					      "preferred segment %u is listed twice", id);
+		seen |= WDDMSEG_SEGMENT_BIT(id);
+	}
+	for (; i < WDDMSEG_MAX_PREFERRED; i++)
+		if (a->preferred[i])
+			return wddmseg_refuse(v, -EINVAL, "preferred",
+					      "preferred list has entries after its terminating 0");
+
+	for (id = 1; id <= d->segment_count; id++) {
+		const struct wddmseg_segment_desc *s = &d->seg[id - 1];
+
+		if (!(a->supported_segments & WDDMSEG_SEGMENT_BIT(id)))
+			continue;
+		if ((s->flags & DXGK_SEGFLAG_AGP))
+			return wddmseg_refuse(v, -EINVAL, "segment-set",
+					      "segment %u is an AGP aperture, which this bus cannot provide",
+					      id);
+		if ((a->flags & WDDMSEG_ALLOC_CPU_VISIBLE) &&
+		    !wddmseg_segment_is_aperture(s) &&
+		    !(s->flags & DXGK_SEGFLAG_CPU_VISIBLE))
+			return wddmseg_refuse(v, -EINVAL, "cpu-visible-set",
+					      "CpuVisible allocation cannot live in segment %u, which the CPU cannot see",
+					      id);
+		if ((a->flags & WDDMSEG_ALLOC_HARDWARE_PROTECTED) &&
+		    !(s->flags & DXGK_SEGFLAG_VPR_SUPPORTED))
+			return wddmseg_refuse(v, -EINVAL, "hardware-protected",
+					      "HardwareProtected allocation cannot live in segment %u without VprSupported",
+					      id);
+	}
+
+	if ((a->flags & WDDMSEG_ALLOC_HARDWARE_PROTECTED) && !a->supported_segments)
+		return wddmseg_refuse(v, -EINVAL, "hardware-protected",
+				      "HardwareProtected needs a VprSupported segment in the supported set");
+	if ((a->flags & (WDDMSEG_ALLOC_OVERLAY | WDDMSEG_ALLOC_CAPTURE)) &&
+	    !a->supported_segments)
+		return wddmseg_refuse(v, -EINVAL, "pinned",
+				      "Overlay and Capture allocations are pinned in a segment: the supported set is empty");
+
+	if (a->bank_hint) {
+		const struct wddmseg_segment_desc *s;
+
+		if (!a->preferred[0])
+			return wddmseg_refuse(v, -EINVAL, "bank-hint",
+					      "a bank hint needs a preferred segment");
+		s = &d->seg[a->preferred[0] - 1];
+		if (!(s->flags & DXGK_SEGFLAG_USE_BANKING) ||
+		    a->bank_hint > s->nb_banks)
+			return wddmseg_refuse(v, -EINVAL, "bank-hint",
+					      "bank %u does not exist in segment %u (%u banks)",
+					      a->bank_hint - 1, a->preferred[0],
+					      (s->flags & DXGK_SEGFLAG_USE_BANKING) ?
+					      s->nb_banks : 0);
+	}
+	return 0;
+}
+
+/**
+ * wddmseg_alloc_validate - check an allocation request
+ * @desc: the adapter's validated segment table
+ * @args: the request, as copied from userspace
+ * @max_size: largest size the caller accepts for system-memory-only
+ *	allocations
+ * @v: on failure, the broken rule (segment_id is always 0)
+ *
+ * Return: 0, -EINVAL for a request WDDM forbids or that does not fit the
+ * adapter, -EOPNOTSUPP for valid WDDM the driver does not implement.
+ */
+int wddmseg_alloc_validate(const struct wddmseg_adapter_desc *desc,
+			   const struct drm_wddmseg_gem_create *args,
+			   u64 max_size, struct wddmseg_violation *v)
+{
+	u64 largest = 0;
+	u32 id;
+	int ret;
+
+	if (memchr_inv(args->reserved, 0, sizeof(args->reserved)) || args->handle)
+		return wddmseg_refuse(v, -EINVAL, "reserved",
+				      "reserved fields and handle must be zero");
+	if (args->user_ptr && !(args->flags & WDDMSEG_ALLOC_EXISTING_SYSMEM))
+		return wddmseg_refuse(v, -EINVAL, "user-ptr",
+				      "user_ptr is only used with ExistingSysMem");
+	if (args->alignment && !is_power_of_2(args->alignment))
+		return wddmseg_refuse(v, -EINVAL, "alignment",
+				      "alignment %u is not a power of two",
+				      args->alignment);
+
+	ret = wddmseg_alloc_flags_check(args->flags, v);
+	if (ret)
+		return ret;
+	ret = wddmseg_alloc_sets_check(desc, args, v);
+	if (ret)
+		return ret;
+
+	for (id = 1; id <= desc->segment_count; id++)
+		if (args->supported_segments & WDDMSEG_SEGMENT_BIT(id))
+			largest = max(largest, desc->seg[id - 1].commit_limit);
+	if (!args->supported_segments)
+		largest = max_size;
+	if (!args->size || args->size > largest)
+		return wddmseg_refuse(v, -EINVAL, "size",
+				      "size %llu must be non-zero and fit the largest allowed segment (%llu bytes)",
+				      args->size, largest);
+	if (args->alignment > largest)
+		return wddmseg_refuse(v, -EINVAL, "alignment",
+				      "alignment %u exceeds every allowed segment",
+				      args->alignment);
+	return 0;
+}

@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Allocations: GEM objects backed by TTM buffer objects, placed according
+ * to WDDM allocation flags and segment sets.
+ *
+ * WDDM                          here
+ * PreferredSegment              the order of ttm_placement.placement
+ * SupportedSegmentSet           what placements may contain
+ * EvictionSegmentSet            evict_flags: these, then system memory
+ * HintedBank                    a first place limited to the bank's range
+ * FromEndOfSegment              TTM_PL_FLAG_TOPDOWN
+ * Overlay, Capture              pinned, confined to the last 20%
+ * CpuVisible                    placements the CPU can map; mmap allowed
+ * CpuVisibleOnDemand            any placement; a CPU fault migrates
+ * pfnLockCb                     mmap of the GEM object
+ * D3DKMTMakeResident / Evict    ioctls that validate into one segment or
+ *                               into system memory
+ */
+
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gem_ttm_helper.h>
+#include <drm/drm_print.h>
+
+#include "wddmseg_drv.h"
+#include "wddmseg_hw.h"
+
+static bool wddmseg_bo_pinned_kind(const struct wddmseg_bo *bo)
+{
+	return bo->flags & (WDDMSEG_ALLOC_OVERLAY | WDDMSEG_ALLOC_CAPTURE);
+}
+
+static struct wddmseg_device *bo_wdev(struct wddmseg_bo *bo)
+{
+	return bdev_to_wddmseg(bo->tbo.bdev);
+}
+
+/* Fill @pl for segment @id (0: system memory). @bank: 1 + bank, or 0. */
+static void wddmseg_place(struct wddmseg_bo *bo, struct ttm_place *pl, u32 id,
+			  u32 bank)
+{
+	struct wddmseg_device *wdev = bo_wdev(bo);
+	const struct wddmseg_segment_desc *seg;
+	u64 pages;
+
+	memset(pl, 0, sizeof(*pl));
+	if (id == WDDMSEG_SEGMENT_SYSTEM) {
+		pl->mem_type = TTM_PL_SYSTEM;
+		return;
+	}
+
+	seg = &wdev->desc.seg[id - 1];
+	pages = seg->size >> PAGE_SHIFT;
+	pl->mem_type = wdev->mem_type[id - 1];
+	if (bo->flags & WDDMSEG_ALLOC_FROM_END_OF_SEGMENT)
+		pl->flags |= TTM_PL_FLAG_TOPDOWN;
+	if (bo->flags & WDDMSEG_ALLOC_ACCESSED_PHYSICALLY)
+		pl->flags |= TTM_PL_FLAG_CONTIGUOUS;
+	/* Overlays and captures may only take the last 20% of a segment. */
+	if (wddmseg_bo_pinned_kind(bo))
+		pl->fpfn = pages - pages / 5;
+	if (bank) {
+		u64 start = bank > 1 ? seg->bank_end[bank - 2] >> PAGE_SHIFT : 0;
+		u64 end = seg->bank_end[bank - 1] >> PAGE_SHIFT;
+
+		pl->fpfn = max_t(u64, pl->fpfn, start);
+		pl->lpfn = end;
+	}
+}
+
+static bool wddmseg_bo_may_use(struct wddmseg_bo *bo, u32 id, bool cpu_access)
+{
+	if (!(bo->supported & WDDMSEG_SEGMENT_BIT(id)))
+		return false;
+	return !cpu_access || wddmseg_segment_cpu_visible(bo_wdev(bo), id);
+}
+
+/**
+ * wddmseg_bo_placement - where validation may put an allocation
+ * @bo: allocation
+ * @cpu_access: only placements the CPU can map (fault migration)
+ *
+ * Placement (no eviction): the hinted bank, then the preferred segments in
+ * order. Busy placement (evicting least recently used allocations): the
+ * same, then system memory as the last resort, except for pinned
+ * allocations which must live in a segment.
+ */
+void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access)
+{
+	u32 n = 0, segments, i, id;
+
+	for (i = 0; bo->preferred[i]; i++) {
+		id = bo->preferred[i];
+		if (!wddmseg_bo_may_use(bo, id, cpu_access))
+			continue;
+		if (i == 0 && bo->bank_hint && !cpu_access)
+			wddmseg_place(bo, &bo->places[n++], id, bo->bank_hint);
+		wddmseg_place(bo, &bo->places[n++], id, 0);
+	}
+	segments = n;
+
+	if (!wddmseg_bo_pinned_kind(bo) || !segments)
+		wddmseg_place(bo, &bo->places[n++], WDDMSEG_SEGMENT_SYSTEM, 0);
+
+	/* Try system memory without eviction only if it is all there is. */
+	bo->placement.placement = bo->places;
+	bo->placement.num_placement = segments ? segments : n;
+	bo->placement.busy_placement = bo->places;
+	bo->placement.num_busy_placement = n;
+}
+
+/**
+ * wddmseg_bo_evict_placement - where an evicted allocation goes
+ * @bo: allocation being evicted
+ * @from: segment it is evicted from
+ * @placement: filled in
+ *
+ * Its eviction segments (never @from, never a PitchAlignment segment) if
+ * they have room, else system memory. The busy list is system memory only,
+ * so that an eviction never evicts in turn.
+ */
+void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
+				struct ttm_placement *placement)
+{
+	struct wddmseg_device *wdev = bo_wdev(bo);
+	static const struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
+	bool cpu = bo->flags & WDDMSEG_ALLOC_CPU_VISIBLE;
+	u32 n = 0, id;
+
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
+
+		if (id == from || !(bo->eviction & WDDMSEG_SEGMENT_BIT(id)) ||
+		    (seg->flags & DXGK_SEGFLAG_PITCH_ALIGNMENT) ||
+		    !wddmseg_bo_may_use(bo, id, cpu))
+			continue;
+		wddmseg_place(bo, &bo->evict_places[n++], id, 0);
+	}
+	wddmseg_place(bo, &bo->evict_places[n++], WDDMSEG_SEGMENT_SYSTEM, 0);
+
+	placement->placement = bo->evict_places;
+	placement->num_placement = n;
+	placement->busy_placement = &sys;
+	placement->num_busy_placement = 1;
+}
+
+/**
+ * wddmseg_bo_moved - account a placement change
+ * @bo: allocation
+ * @old: previous resource, or NULL
+ * @new: new resource, or NULL when the allocation is released
+ * @evict: the move is an eviction
+ */
+void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
+		      struct ttm_resource *new, bool evict)
+{
+	struct wddmseg_device *wdev = bo_wdev(bo);
+	u32 old_id = old ? wddmseg_mem_type_segment(wdev, old->mem_type) : 0;
+	u32 new_id = new ? wddmseg_mem_type_segment(wdev, new->mem_type) : 0;
+	u64 size = bo->tbo.base.size;
+
+	if (evict && old_id) {
+		atomic64_inc(&wdev->mgr[old_id - 1]->evictions);
+		atomic64_inc(&bo->evictions);
+	}
+	if (old && new && old->mem_type != new->mem_type)
+		atomic64_inc(&bo->moves);
+
+	if (bo->group >= 0)
+		atomic64_sub(size, &bo->owner->resident[bo->group]);
+	bo->group = new_id ? wddmseg_budget_group(&wdev->desc.seg[new_id - 1]) : -1;
+	if (bo->group >= 0)
+		atomic64_add(size, &bo->owner->resident[bo->group]);
+}
+
+static void wddmseg_file_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct wddmseg_file, refcount));
+}
+
+static void wddmseg_bo_destroy(struct ttm_buffer_object *tbo)
+{
+	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
+
+	drm_gem_object_release(&tbo->base);
+	if (bo->owner)
+		kref_put(&bo->owner->refcount, wddmseg_file_release);
+	kfree(bo);
+}
+
+static void wddmseg_gem_free(struct drm_gem_object *obj)
+{
+	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
+	struct wddmseg_device *wdev = bo_wdev(bo);
+
+	if (bo->tbo.pin_count) {
+		u32 id;
+
+		/* Last reference: nobody else can hold the reservation. */
+		WARN_ON(ttm_bo_reserve(&bo->tbo, false, false, NULL));
+		id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+		if (id)
+			atomic64_sub(bo->tbo.resource->num_pages,
+				     &wdev->mgr[id - 1]->pinned_pages);
+		ttm_bo_unpin(&bo->tbo);
+		ttm_bo_unreserve(&bo->tbo);
+	}
+	ttm_bo_put(&bo->tbo);
+}
+
+static vm_fault_t wddmseg_bo_fault_migrate(struct wddmseg_bo *bo)
+{
+	struct wddmseg_device *wdev = bo_wdev(bo);
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	u32 id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	int ret;
+
+	if (wddmseg_segment_cpu_visible(wdev, id))
+		return 0;
+	/* Only CpuVisibleOnDemand allocations can be away from the CPU. */
+	if (!(bo->flags & WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND) ||
+	    bo->tbo.pin_count) {
+		drm_dbg(&wdev->drm, "fault on an allocation the CPU cannot reach in segment %u\n",
+			id);
+		return VM_FAULT_SIGBUS;
+	}
+
+	wddmseg_bo_placement(bo, true);
+	ret = ttm_bo_validate(&bo->tbo, &bo->placement, &ctx);
+	wddmseg_bo_placement(bo, false);
+	if (ret) {
+		drm_dbg(&wdev->drm, "fault migration out of segment %u failed: %d\n",
+			id, ret);
+		return ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	}
+	return 0;
+}
+
+static vm_fault_t wddmseg_gem_fault(struct vm_fault *vmf)
+{
+	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
+	struct drm_device *drm = tbo->base.dev;
+	vm_fault_t ret;
+	int idx;
+
+	ret = ttm_bo_vm_reserve(tbo, vmf);
+	if (ret)
+		return ret;
+
+	if (drm_dev_enter(drm, &idx)) {
+		ret = wddmseg_bo_fault_migrate(to_wddmseg_bo(tbo));
+		if (!ret)
+			ret = ttm_bo_vm_fault_reserved(vmf, vmf->vma->vm_page_prot,
+						       TTM_BO_VM_NUM_PREFAULT);
+		drm_dev_exit(idx);
+	} else {
+		ret = ttm_bo_vm_dummy_page(vmf, vmf->vma->vm_page_prot);
+	}
+	if (ret == VM_FAULT_RETRY && !(vmf->flags & FAULT_FLAG_RETRY_NOWAIT))
+		return ret;
+
+	dma_resv_unlock(tbo->base.resv);
+	return ret;
+}
+
+static const struct vm_operations_struct wddmseg_gem_vm_ops = {
+	.fault = wddmseg_gem_fault,
+	.open = ttm_bo_vm_open,
+	.close = ttm_bo_vm_close,
+	.access = ttm_bo_vm_access,
+};
+
+const struct drm_gem_object_funcs wddmseg_gem_funcs = {
+	.free = wddmseg_gem_free,
+	.mmap = drm_gem_ttm_mmap,
+	.vm_ops = &wddmseg_gem_vm_ops,
+	.print_info = drm_gem_ttm_print_info,
+};
+
+static u32 wddmseg_bo_page_alignment(struct wddmseg_device *wdev,
+				     u32 supported, u32 alignment)
+{
+	u32 id, align = max_t(u32, alignment, PAGE_SIZE);
+
+	for (id = 1; id <= wdev->desc.segment_count; id++)
+		if ((supported & WDDMSEG_SEGMENT_BIT(id)) &&
+		    (wdev->desc.seg[id - 1].flags & DXGK_SEGFLAG_USE_64KB_PAGES))
+			align = max_t(u32, align, SZ_64K);
+	return align >> PAGE_SHIFT;
+}
+
+static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
+			     const struct drm_wddmseg_gem_create *args,
+			     u32 *handle)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct wddmseg_file *wfile = file->driver_priv;
+	u64 size = PAGE_ALIGN(args->size);
+	struct wddmseg_bo *bo;
+	u32 i, n = 0, id;
+	int ret;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return -ENOMEM;
+
+	bo->flags = args->flags;
+	bo->supported = args->supported_segments;
+	bo->eviction = args->eviction_segments;
+	bo->bank_hint = args->bank_hint;
+	bo->group = -1;
+	for (i = 0; i < WDDMSEG_MAX_PREFERRED && args->preferred[i]; i++)
+		bo->preferred[n++] = args->preferred[i];
+	/* Supported segments not listed as preferred come after, in id order. */
+	for (id = 1; id <= wdev->desc.segment_count; id++)
+		if ((bo->supported & WDDMSEG_SEGMENT_BIT(id)) &&
+		    !memchr(bo->preferred, id, n))
+			bo->preferred[n++] = id;
+	bo->preferred[n] = 0;
+
+	kref_get(&wfile->refcount);
+	bo->owner = wfile;
+
+	drm_gem_private_object_init(&wdev->drm, &bo->tbo.base, size);
+	bo->tbo.base.funcs = &wddmseg_gem_funcs;
+	wddmseg_bo_placement(bo, false);
+
+	/* On failure this calls wddmseg_bo_destroy(). */
+	ret = ttm_bo_init_reserved(&wdev->bdev, &bo->tbo, ttm_bo_type_device,
+				   &bo->placement,
+				   wddmseg_bo_page_alignment(wdev, bo->supported,
+							     args->alignment),
+				   &ctx, NULL, NULL, wddmseg_bo_destroy);
+	if (ret)
+		return ret == -ENOMEM && bo->supported ? -ENOSPC : ret;
+
+	atomic64_set(&bo->moves, 0);
+	if (wddmseg_bo_pinned_kind(bo)) {
+		id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+		ttm_bo_pin(&bo->tbo);
+		if (id)
+			atomic64_add(bo->tbo.resource->num_pages,
+				     &wdev->mgr[id - 1]->pinned_pages);
+	}
+	ttm_bo_unreserve(&bo->tbo);
+
+	ret = drm_gem_handle_create(file, &bo->tbo.base, handle);
+	drm_gem_object_put(&bo->tbo.base);
+	return ret;
+}
+
+int wddmseg_ioctl_gem_create(struct drm_device *drm, void *data,
+			     struct drm_file *file)
+{
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+	struct drm_wddmseg_gem_create *args = data;
+	struct wddmseg_violation v;
+	int ret, idx;
+
+	ret = wddmseg_alloc_validate(&wdev->desc, args,
+				     (u64)totalram_pages() << (PAGE_SHIFT - 1), &v);
+	if (ret) {
+		drm_dbg(drm, "gem_create: rule %s: %s\n", v.rule, v.detail);
+		return ret;
+	}
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ret = wddmseg_bo_create(wdev, file, args, &args->handle);
+	drm_dev_exit(idx);
+	if (ret)
+		drm_dbg(drm, "gem_create: %llu bytes, flags 0x%x: %d\n",
+			args->size, args->flags, ret);
+	return ret;
+}
+
+int wddmseg_dumb_create(struct drm_file *file, struct drm_device *drm,
+			struct drm_mode_create_dumb *args)
+{
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+	struct drm_wddmseg_gem_create create = {
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE,
+	};
+	u32 id, cpp = DIV_ROUND_UP(args->bpp, 8);
+	u64 pitch;
+	int ret;
+
+	if (!args->width || !args->height || !cpp || args->bpp > 32)
+		return -EINVAL;
+	pitch = ALIGN((u64)args->width * cpp, 64);
+	if (pitch > U32_MAX || pitch * args->height > SZ_1G)
+		return -EINVAL;
+
+	/* Every segment the CPU can see, scanout-capable ones first. */
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
+
+		if (!(seg->flags & DXGK_SEGFLAG_AGP) &&
+		    wddmseg_segment_cpu_visible(wdev, id))
+			create.supported_segments |= WDDMSEG_SEGMENT_BIT(id);
+	}
+	create.eviction_segments = create.supported_segments;
+	for (id = 1; id <= wdev->desc.segment_count; id++)
+		if ((wdev->desc.seg[id - 1].flags & DXGK_SEGFLAG_DIRECT_FLIP) &&
+		    (create.supported_segments & WDDMSEG_SEGMENT_BIT(id))) {
+			create.preferred[0] = id;
+			break;
+		}
+
+	create.size = pitch * args->height;
+	ret = wddmseg_ioctl_gem_create(drm, &create, file);
+	if (ret)
+		return ret;
+	args->pitch = pitch;
+	args->size = create.size;
+	args->handle = create.handle;
+	return 0;
+}
+
+static struct wddmseg_bo *wddmseg_bo_lookup(struct drm_file *file, u32 handle)
+{
+	struct drm_gem_object *obj = drm_gem_object_lookup(file, handle);
+
+	return obj ? gem_to_wddmseg_bo(obj) : NULL;
+}
+
+int wddmseg_ioctl_gem_mmap_offset(struct drm_device *drm, void *data,
+				  struct drm_file *file)
+{
+	struct drm_wddmseg_gem_mmap_offset *args = data;
+	struct wddmseg_bo *bo;
+	int ret = 0;
+
+	if (args->pad) {
+		drm_dbg(drm, "gem_mmap_offset: pad must be zero\n");
+		return -EINVAL;
+	}
+	bo = wddmseg_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+
+	if (!(bo->flags & (WDDMSEG_ALLOC_CPU_VISIBLE |
+			   WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND))) {
+		drm_dbg(drm, "gem_mmap_offset: allocation flags 0x%x allow no CPU access (needs CpuVisible or CpuVisibleOnDemand)\n",
+			bo->flags);
+		ret = -EINVAL;
+	} else {
+		args->offset = drm_vma_node_offset_addr(&bo->tbo.base.vma_node);
+	}
+	drm_gem_object_put(&bo->tbo.base);
+	return ret;
+}
+
+int wddmseg_ioctl_gem_info(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+	struct drm_wddmseg_gem_info *args = data;
+	struct wddmseg_bo *bo;
+	u32 handle = args->handle;
+	int ret;
+
+	if (memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
+		drm_dbg(drm, "gem_info: reserved fields must be zero\n");
+		return -EINVAL;
+	}
+	bo = wddmseg_bo_lookup(file, handle);
+	if (!bo)
+		return -ENOENT;
+
+	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
+	if (!ret) {
+		struct ttm_resource *res = bo->tbo.resource;
+
+		memset(args, 0, sizeof(*args));
+		args->handle = handle;
+		args->segment_id = wddmseg_mem_type_segment(wdev, res->mem_type);
+		if (args->segment_id)
+			args->offset = (u64)res->start << PAGE_SHIFT;
+		args->size = bo->tbo.base.size;
+		args->flags = bo->flags;
+		if (bo->tbo.pin_count)
+			args->state |= WDDMSEG_STATE_PINNED;
+		if (args->segment_id)
+			args->state |= WDDMSEG_STATE_RESIDENT;
+		args->eviction_count = atomic64_read(&bo->evictions);
+		args->move_count = atomic64_read(&bo->moves);
+		ttm_bo_unreserve(&bo->tbo);
+	}
+	drm_gem_object_put(&bo->tbo.base);
+	return ret;
+}
+
+/* Validate @bo into exactly @id (0: system memory), evicting as needed. */
+static int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_placement placement;
+	struct ttm_place place;
+	int ret;
+
+	wddmseg_place(bo, &place, id, 0);
+	placement.placement = &place;
+	placement.num_placement = 1;
+	placement.busy_placement = &place;
+	placement.num_busy_placement = 1;
+
+	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
+	if (ret)
+		return ret;
+	if (bo->tbo.pin_count)
+		ret = -EBUSY;
+	else
+		ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
+	ttm_bo_unreserve(&bo->tbo);
+	return ret == -ENOMEM && id ? -ENOSPC : ret;
+}
+
+int wddmseg_ioctl_gem_make_resident(struct drm_device *drm, void *data,
+				    struct drm_file *file)
+{
+	struct drm_wddmseg_gem_residency *args = data;
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct wddmseg_bo *bo;
+	int ret, idx;
+
+	if (memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
+		drm_dbg(drm, "make_resident: reserved fields must be zero\n");
+		return -EINVAL;
+	}
+	bo = wddmseg_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+
+	if (args->segment_id &&
+	    (args->segment_id > to_wddmseg(drm)->desc.segment_count ||
+	     !(bo->supported & WDDMSEG_SEGMENT_BIT(args->segment_id)))) {
+		drm_dbg(drm, "make_resident: segment %u is not in the allocation's supported set 0x%x\n",
+			args->segment_id, bo->supported);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (args->segment_id) {
+		ret = wddmseg_bo_move_to(bo, args->segment_id);
+	} else {
+		ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
+		if (!ret) {
+			ret = ttm_bo_validate(&bo->tbo, &bo->placement, &ctx);
+			ttm_bo_unreserve(&bo->tbo);
+		}
+	}
+	drm_dev_exit(idx);
+	if (ret)
+		drm_dbg(drm, "make_resident: segment %u: %d\n", args->segment_id, ret);
+out:
+	drm_gem_object_put(&bo->tbo.base);
+	return ret;
+}
+
+int wddmseg_ioctl_gem_evict(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct drm_wddmseg_gem_residency *args = data;
+	struct wddmseg_bo *bo;
+	int ret, idx;
+
+	if (args->segment_id || memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
+		drm_dbg(drm, "evict: segment_id and reserved fields must be zero\n");
+		return -EINVAL;
+	}
+	bo = wddmseg_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	if (drm_dev_enter(drm, &idx)) {
+		ret = wddmseg_bo_move_to(bo, WDDMSEG_SEGMENT_SYSTEM);
+		drm_dev_exit(idx);
+	} else {
+		ret = -ENODEV;
+	}
+	if (ret)
+		drm_dbg(drm, "evict: %d%s\n", ret,
+			ret == -EBUSY ? " (pinned allocation)" : "");
+	drm_gem_object_put(&bo->tbo.base);
+	return ret;
+}
+
+int wddmseg_ioctl_gem_wait(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct drm_wddmseg_gem_wait *args = data;
+	struct wddmseg_bo *bo;
+	long ret;
+
+	if (args->pad || args->timeout_ns < 0) {
+		drm_dbg(drm, "gem_wait: pad must be zero and timeout_ns not negative\n");
+		return -EINVAL;
+	}
+	bo = wddmseg_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+
+	ret = dma_resv_wait_timeout(bo->tbo.base.resv, DMA_RESV_USAGE_BOOKKEEP,
+				    true, nsecs_to_jiffies(args->timeout_ns));
+	if (!ret)
+		ret = dma_resv_test_signaled(bo->tbo.base.resv,
+					     DMA_RESV_USAGE_BOOKKEEP) ? 0 : -ETIME;
+	else if (ret > 0)
+		ret = 0;
+	drm_gem_object_put(&bo->tbo.base);
+	return ret;
+}
+
+int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+	struct drm_wddmseg_query_budget *args = data;
+	struct wddmseg_file *wfile = file->driver_priv;
+	u32 id, group = args->group;
+
+	if (args->pad || memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
+	    args->budget || args->current_usage || args->available ||
+	    (group != WDDMSEG_BUDGET_LOCAL && group != WDDMSEG_BUDGET_NON_LOCAL)) {
+		drm_dbg(drm, "query_budget: bad group %u or non-zero output/reserved fields\n",
+			group);
+		return -EINVAL;
+	}
+
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
+		struct wddmseg_mgr *mgr = wdev->mgr[id - 1];
+
+		if (wddmseg_budget_group(seg) != group)
+			continue;
+		args->budget += seg->commit_limit;
+		spin_lock(&mgr->lock);
+		args->available += (mgr->commit_limit - mgr->committed) << PAGE_SHIFT;
+		spin_unlock(&mgr->lock);
+	}
+	args->current_usage = atomic64_read(&wfile->resident[group]);
+	return 0;
+}
+
+int wddmseg_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct wddmseg_file *wfile = kzalloc(sizeof(*wfile), GFP_KERNEL);
+
+	if (!wfile)
+		return -ENOMEM;
+	kref_init(&wfile->refcount);
+	file->driver_priv = wfile;
+	return 0;
+}
+
+void wddmseg_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct wddmseg_file *wfile = file->driver_priv;
+
+	kref_put(&wfile->refcount, wddmseg_file_release);
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One TTM resource manager per WDDM segment.
+ *
+ * A segment is a linear range of pages (drm_mm). Placement ranges
+ * (ttm_place.fpfn/lpfn) express banks and the Overlay/Capture 20% rule,
+ * TTM_PL_FLAG_TOPDOWN expresses FromEndOfSegment. An aperture may have a
+ * CommitLimit below its Size: the address space is Size, but no more than
+ * CommitLimit bytes are allocated at once, and allocation fails with
+ * -ENOSPC (which makes TTM evict) when a request would exceed it.
+ */
+
+#include <linux/slab.h>
+
+#include <drm/drm_print.h>
+
+#include "wddmseg_drv.h"
+
+struct wddmseg_mgr_node {
+	struct ttm_resource base;
+	struct drm_mm_node mm;
+};
+
+static struct wddmseg_mgr *to_mgr(struct ttm_resource_manager *man)
+{
+	return container_of(man, struct wddmseg_mgr, manager);
+}
+
+static struct wddmseg_mgr_node *to_node(struct ttm_resource *res)
+{
+	return container_of(res, struct wddmseg_mgr_node, base);
+}
+
+static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
+			     struct ttm_buffer_object *bo,
+			     const struct ttm_place *place,
+			     struct ttm_resource **res)
+{
+	struct wddmseg_mgr *mgr = to_mgr(man);
+	enum drm_mm_insert_mode mode = DRM_MM_INSERT_BEST;
+	struct wddmseg_mgr_node *node;
+	unsigned long lpfn = place->lpfn ? place->lpfn : man->size;
+	int ret;
+
+	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	if (!node)
+		return -ENOMEM;
+
+	if (place->flags & TTM_PL_FLAG_TOPDOWN)
+		mode = DRM_MM_INSERT_HIGH;
+
+	ttm_resource_init(bo, place, &node->base);
+
+	spin_lock(&mgr->lock);
+	if (mgr->committed + node->base.num_pages > mgr->commit_limit) {
+		ret = -ENOSPC;
+	} else {
+		ret = drm_mm_insert_node_in_range(&mgr->mm, &node->mm,
+						  node->base.num_pages,
+						  bo->page_alignment, 0,
+						  place->fpfn, lpfn, mode);
+		if (!ret)
+			mgr->committed += node->base.num_pages;
+	}
+	spin_unlock(&mgr->lock);
+
+	if (ret) {
+		ttm_resource_fini(man, &node->base);
+		kfree(node);
+		return ret;
+	}
+
+	node->base.start = node->mm.start;
+	atomic64_inc(&mgr->allocations);
+	*res = &node->base;
+	return 0;
+}
+
+static void wddmseg_mgr_free(struct ttm_resource_manager *man,
+			     struct ttm_resource *res)
+{
+	struct wddmseg_mgr_node *node = to_node(res);
+	struct wddmseg_mgr *mgr = to_mgr(man);
+
+	spin_lock(&mgr->lock);
+	drm_mm_remove_node(&node->mm);
+	mgr->committed -= res->num_pages;
+	spin_unlock(&mgr->lock);
+
+	atomic64_dec(&mgr->allocations);
+	ttm_resource_fini(man, res);
+	kfree(node);
+}
+
+static bool wddmseg_mgr_intersects(struct ttm_resource_manager *man,
+				   struct ttm_resource *res,
+				   const struct ttm_place *place, size_t size)
+{
+	u64 start = to_node(res)->mm.start;
+
+	/* Evicting res only helps if it overlaps the requested range. */
+	return start < (place->lpfn ? place->lpfn : man->size) &&
+	       start + PFN_UP(size) > place->fpfn;
+}
+
+static bool wddmseg_mgr_compatible(struct ttm_resource_manager *man,
+				   struct ttm_resource *res,
+				   const struct ttm_place *place, size_t size)
+{
+	u64 start = to_node(res)->mm.start;
+
+	return start >= place->fpfn &&
+	       (!place->lpfn || start + PFN_UP(size) <= place->lpfn);
+}
+
+static void wddmseg_mgr_debug(struct ttm_resource_manager *man,
+			      struct drm_printer *p)
+{
+	struct wddmseg_mgr *mgr = to_mgr(man);
+
+	spin_lock(&mgr->lock);
+	drm_printf(p, "segment %u: committed %llu of %llu pages\n",
+		   mgr->segment_id, mgr->committed, mgr->commit_limit);
+	drm_printf(p, "  %lld allocations, %lld pinned pages, %lld evictions\n",
+		   atomic64_read(&mgr->allocations),
+		   atomic64_read(&mgr->pinned_pages),
+		   atomic64_read(&mgr->evictions));
+	drm_mm_print(&mgr->mm, p);
+	spin_unlock(&mgr->lock);
+}
+
+static const struct ttm_resource_manager_func wddmseg_mgr_func = {
+	.alloc = wddmseg_mgr_alloc,
+	.free = wddmseg_mgr_free,
+	.intersects = wddmseg_mgr_intersects,
+	.compatible = wddmseg_mgr_compatible,
+	.debug = wddmseg_mgr_debug,
+};
+
+/**
+ * wddmseg_mgr_init - create the resource manager of a segment
+ * @wdev: device whose TTM device is initialized
+ * @segment_id: segment, 1..segment_count
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int wddmseg_mgr_init(struct wddmseg_device *wdev, u32 segment_id)
+{
+	const struct wddmseg_segment_desc *seg = &wdev->desc.seg[segment_id - 1];
+	struct wddmseg_mgr *mgr;
+	u64 pages = seg->size >> PAGE_SHIFT;
+
+	mgr = kzalloc(sizeof(*mgr), GFP_KERNEL);
+	if (!mgr)
+		return -ENOMEM;
+
+	mgr->wdev = wdev;
+	mgr->segment_id = segment_id;
+	mgr->desc = seg;
+	spin_lock_init(&mgr->lock);
+	drm_mm_init(&mgr->mm, 0, pages);
+	mgr->commit_limit = seg->commit_limit >> PAGE_SHIFT;
+
+	mgr->manager.use_tt = wddmseg_segment_is_aperture(seg);
+	mgr->manager.func = &wddmseg_mgr_func;
+	ttm_resource_manager_init(&mgr->manager, &wdev->bdev, pages);
+	ttm_set_driver_manager(&wdev->bdev, wdev->mem_type[segment_id - 1],
+			       &mgr->manager);
+	ttm_resource_manager_set_used(&mgr->manager, true);
+	wdev->mgr[segment_id - 1] = mgr;
+	return 0;
+}
+
+/**
+ * wddmseg_mgr_fini - evict everything from a segment and free its manager
+ * @wdev: device
+ * @segment_id: segment whose manager wddmseg_mgr_init() created
+ */
+void wddmseg_mgr_fini(struct wddmseg_device *wdev, u32 segment_id)
+{
+	struct wddmseg_mgr *mgr = wdev->mgr[segment_id - 1];
+	int ret;
+
+	if (!mgr)
+		return;
+
+	ttm_resource_manager_set_used(&mgr->manager, false);
+	ret = ttm_resource_manager_evict_all(&wdev->bdev, &mgr->manager);
+	if (ret)
+		drm_err(&wdev->drm, "segment %u: eviction at teardown failed: %d\n",
+			segment_id, ret);
+
+	spin_lock(&mgr->lock);
+	drm_mm_takedown(&mgr->mm);
+	spin_unlock(&mgr->lock);
+
+	ttm_resource_manager_cleanup(&mgr->manager);
+	ttm_set_driver_manager(&wdev->bdev, wdev->mem_type[segment_id - 1], NULL);
+	wdev->mgr[segment_id - 1] = NULL;
+	kfree(mgr);
+}
+
+/**
+ * wddmseg_mem_type_segment - segment id of a TTM memory type
+ * @wdev: device
+ * @mem_type: TTM memory type
+ *
+ * Return: the segment id, or WDDMSEG_SEGMENT_SYSTEM for system memory.
+ */
+u32 wddmseg_mem_type_segment(struct wddmseg_device *wdev, u32 mem_type)
+{
+	u32 i;
+
+	for (i = 0; i < wdev->desc.segment_count; i++)
+		if (wdev->mem_type[i] == mem_type)
+			return i + 1;
+	return WDDMSEG_SEGMENT_SYSTEM;
+}
