@@ -85,14 +85,15 @@ static bool wddmseg_bo_may_use(struct wddmseg_bo *bo, u32 id, bool cpu_access)
  * @bo: allocation
  * @cpu_access: only placements the CPU can map (fault migration)
  *
- * Placement (no eviction): the hinted bank, then the preferred segments in
- * order. Busy placement (evicting least recently used allocations): the
- * same, then system memory as the last resort, except for pinned
- * allocations which must live in a segment.
+ * The hinted bank, then the preferred segments in order, first without and
+ * then with eviction of least recently used allocations; system memory
+ * only when no segment qualifies. System memory as the last resort is
+ * wddmseg_bo_validate()'s job: in a TTM busy list it would make an
+ * allocation already in system memory count as placed.
  */
 void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access)
 {
-	u32 n = 0, segments, i, id;
+	u32 n = 0, i, id;
 
 	for (i = 0; bo->preferred[i]; i++) {
 		id = bo->preferred[i];
@@ -102,16 +103,32 @@ void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access)
 			wddmseg_place(bo, &bo->places[n++], id, bo->bank_hint);
 		wddmseg_place(bo, &bo->places[n++], id, 0);
 	}
-	segments = n;
-
-	if (!wddmseg_bo_pinned_kind(bo) || !segments)
+	if (!n)
 		wddmseg_place(bo, &bo->places[n++], WDDMSEG_SEGMENT_SYSTEM, 0);
 
-	/* Try system memory without eviction only if it is all there is. */
 	bo->placement.placement = bo->places;
-	bo->placement.num_placement = segments ? segments : n;
+	bo->placement.num_placement = n;
 	bo->placement.busy_placement = bo->places;
 	bo->placement.num_busy_placement = n;
+}
+
+/* Validate into @bo's placement, else (unless pinned) into system memory. */
+static int wddmseg_bo_validate(struct wddmseg_bo *bo,
+			       struct ttm_operation_ctx *ctx)
+{
+	static const struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
+	struct ttm_placement placement = {
+		.placement = &sys, .num_placement = 1,
+		.busy_placement = &sys, .num_busy_placement = 1,
+	};
+	int ret;
+
+	ret = ttm_bo_validate(&bo->tbo, &bo->placement, ctx);
+	/* 6.1 reports "no space even after eviction" as -ENOMEM. */
+	if (ret != -ENOMEM || wddmseg_bo_pinned_kind(bo) ||
+	    bo->places[0].mem_type == TTM_PL_SYSTEM)
+		return ret;
+	return ttm_bo_validate(&bo->tbo, &placement, ctx);
 }
 
 /**
@@ -164,7 +181,7 @@ void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
 	u32 new_id = new ? wddmseg_mem_type_segment(wdev, new->mem_type) : 0;
 	u64 size = bo->tbo.base.size;
 
-	if (evict && old_id) {
+	if ((evict || bo->evicting) && old_id) {
 		atomic64_inc(&wdev->mgr[old_id - 1]->evictions);
 		atomic64_inc(&bo->evictions);
 	}
@@ -231,7 +248,7 @@ static vm_fault_t wddmseg_bo_fault_migrate(struct wddmseg_bo *bo)
 	}
 
 	wddmseg_bo_placement(bo, true);
-	ret = ttm_bo_validate(&bo->tbo, &bo->placement, &ctx);
+	ret = wddmseg_bo_validate(bo, &ctx);
 	wddmseg_bo_placement(bo, false);
 	if (ret) {
 		drm_dbg(&wdev->drm, "fault migration out of segment %u failed: %d\n",
@@ -328,16 +345,32 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 
 	drm_gem_private_object_init(&wdev->drm, &bo->tbo.base, size);
 	bo->tbo.base.funcs = &wddmseg_gem_funcs;
-	wddmseg_bo_placement(bo, false);
 
-	/* On failure this calls wddmseg_bo_destroy(). */
+	/*
+	 * Start in system memory (no move), then validate, so that a failed
+	 * placement can fall back instead of destroying the object. On
+	 * failure ttm_bo_init_reserved() calls wddmseg_bo_destroy().
+	 */
+	wddmseg_place(bo, &bo->places[0], WDDMSEG_SEGMENT_SYSTEM, 0);
+	bo->placement.placement = bo->places;
+	bo->placement.num_placement = 1;
+	bo->placement.busy_placement = bo->places;
+	bo->placement.num_busy_placement = 1;
 	ret = ttm_bo_init_reserved(&wdev->bdev, &bo->tbo, ttm_bo_type_device,
 				   &bo->placement,
 				   wddmseg_bo_page_alignment(wdev, bo->supported,
 							     args->alignment),
 				   &ctx, NULL, NULL, wddmseg_bo_destroy);
 	if (ret)
-		return ret == -ENOMEM && bo->supported ? -ENOSPC : ret;
+		return ret;
+
+	wddmseg_bo_placement(bo, false);
+	ret = wddmseg_bo_validate(bo, &ctx);
+	if (ret) {
+		ttm_bo_unreserve(&bo->tbo);
+		drm_gem_object_put(&bo->tbo.base);
+		return ret == -ENOMEM ? -ENOSPC : ret;
+	}
 
 	atomic64_set(&bo->moves, 0);
 	if (wddmseg_bo_pinned_kind(bo)) {
@@ -513,10 +546,14 @@ static int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id)
 	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret)
 		return ret;
-	if (bo->tbo.pin_count)
+	if (bo->tbo.pin_count) {
 		ret = -EBUSY;
-	else
+	} else {
+		/* Moving to system memory on request is an eviction too. */
+		bo->evicting = id == WDDMSEG_SEGMENT_SYSTEM;
 		ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
+		bo->evicting = false;
+	}
 	ttm_bo_unreserve(&bo->tbo);
 	return ret == -ENOMEM && id ? -ENOSPC : ret;
 }
@@ -554,7 +591,8 @@ int wddmseg_ioctl_gem_make_resident(struct drm_device *drm, void *data,
 	} else {
 		ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 		if (!ret) {
-			ret = ttm_bo_validate(&bo->tbo, &bo->placement, &ctx);
+			ret = bo->tbo.pin_count ? -EBUSY :
+			      wddmseg_bo_validate(bo, &ctx);
 			ttm_bo_unreserve(&bo->tbo);
 		}
 	}

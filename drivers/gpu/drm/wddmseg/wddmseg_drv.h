@@ -181,6 +181,7 @@ static inline struct wddmseg_device *bdev_to_wddmseg(struct ttm_device *bdev)
  * @places: storage for @placement
  * @placement: where validation may put the allocation
  * @evict_places: storage for the placement of an eviction
+ * @evicting: an explicit eviction (GEM_EVICT) is moving the allocation
  * @evictions: times evicted
  * @moves: times its content moved
  */
@@ -196,6 +197,7 @@ struct wddmseg_bo {
 	struct ttm_place places[WDDMSEG_MAX_SEGMENTS + 2];
 	struct ttm_placement placement;
 	struct ttm_place evict_places[WDDMSEG_MAX_SEGMENTS + 1];
+	bool evicting;
 	atomic64_t evictions;
 	atomic64_t moves;
 };
