@@ -29,6 +29,7 @@
 
 #include "wddmseg_drv.h"
 #include "wddmseg_hw.h"
+#include "wddmseg_trace.h"
 
 static bool wddmseg_bo_pinned_kind(const struct wddmseg_bo *bo)
 {
@@ -188,6 +189,13 @@ void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
 	if (old && new && old->mem_type != new->mem_type)
 		atomic64_inc(&bo->moves);
 
+	if (old && new)
+		trace_wddmseg_bo_move(bo, size, old_id,
+				      old_id ? (u64)old->start << PAGE_SHIFT : 0,
+				      new_id,
+				      new_id ? (u64)new->start << PAGE_SHIFT : 0,
+				      evict || bo->evicting);
+
 	if (bo->group >= 0)
 		atomic64_sub(size, &bo->owner->resident[bo->group]);
 	bo->group = new_id ? wddmseg_budget_group(&wdev->desc.seg[new_id - 1]) : -1;
@@ -204,6 +212,7 @@ static void wddmseg_bo_destroy(struct ttm_buffer_object *tbo)
 {
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
 
+	trace_wddmseg_bo_destroy(bo, tbo->base.size);
 	drm_gem_object_release(&tbo->base);
 	if (bo->owner)
 		kref_put(&bo->owner->refcount, wddmseg_file_release);
@@ -373,6 +382,9 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	}
 
 	atomic64_set(&bo->moves, 0);
+	trace_wddmseg_bo_create(bo, size, bo->flags, bo->supported,
+				wddmseg_mem_type_segment(wdev,
+							 bo->tbo.resource->mem_type));
 	if (wddmseg_bo_pinned_kind(bo)) {
 		id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
 		ttm_bo_pin(&bo->tbo);
