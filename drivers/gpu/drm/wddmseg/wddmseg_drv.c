@@ -195,6 +195,10 @@ static int wddmseg_pci_probe(struct pci_dev *pdev,
 	if (ret)
 		return ret;
 
+	ret = wddmseg_sysfs_init(wdev);
+	if (ret)
+		return ret;
+
 	return drm_dev_register(&wdev->drm, 0);
 }
 

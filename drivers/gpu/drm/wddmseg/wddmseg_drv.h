@@ -266,6 +266,9 @@ int wddmseg_ioctl_query_adapter(struct drm_device *drm, void *data,
 int wddmseg_ioctl_query_segment(struct drm_device *drm, void *data,
 				struct drm_file *file);
 
+/* wddmseg_sysfs.c */
+int wddmseg_sysfs_init(struct wddmseg_device *wdev);
+
 /* wddmseg_debugfs.c */
 void wddmseg_debugfs_init(struct drm_minor *minor);
 

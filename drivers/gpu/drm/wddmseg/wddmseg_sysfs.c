@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sysfs: per-segment usage under the PCI device, in a "wddmseg" group.
+ * Each file lists one value per segment, in segment id order.
+ */
+
+#include <linux/device.h>
+#include <linux/sysfs.h>
+
+#include <drm/drm_drv.h>
+
+#include "wddmseg_drv.h"
+
+typedef u64 (*wddmseg_mgr_value)(struct wddmseg_mgr *mgr);
+
+static ssize_t wddmseg_mgr_show(struct device *dev, char *buf,
+				wddmseg_mgr_value value)
+{
+	struct wddmseg_device *wdev = dev_get_drvdata(dev);
+	ssize_t len = 0;
+	u32 i;
+
+	for (i = 0; i < wdev->desc.segment_count; i++)
+		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "",
+				     value(wdev->mgr[i]));
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static u64 wddmseg_usage_bytes(struct wddmseg_mgr *mgr)
+{
+	return ttm_resource_manager_usage(&mgr->manager);
+}
+
+static u64 wddmseg_commit_limit(struct wddmseg_mgr *mgr)
+{
+	return mgr->commit_limit << PAGE_SHIFT;
+}
+
+static u64 wddmseg_allocations(struct wddmseg_mgr *mgr)
+{
+	return atomic64_read(&mgr->allocations);
+}
+
+static u64 wddmseg_pinned_bytes(struct wddmseg_mgr *mgr)
+{
+	return (u64)atomic64_read(&mgr->pinned_pages) << PAGE_SHIFT;
+}
+
+static u64 wddmseg_evictions(struct wddmseg_mgr *mgr)
+{
+	return atomic64_read(&mgr->evictions);
+}
+
+#define WDDMSEG_MGR_ATTR(name)						\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return wddmseg_mgr_show(dev, buf, wddmseg_##name);		\
+}									\
+static DEVICE_ATTR_RO(name)
+
+WDDMSEG_MGR_ATTR(usage_bytes);
+WDDMSEG_MGR_ATTR(commit_limit);
+WDDMSEG_MGR_ATTR(allocations);
+WDDMSEG_MGR_ATTR(pinned_bytes);
+WDDMSEG_MGR_ATTR(evictions);
+
+static struct attribute *wddmseg_attrs[] = {
+	&dev_attr_usage_bytes.attr,
+	&dev_attr_commit_limit.attr,
+	&dev_attr_allocations.attr,
+	&dev_attr_pinned_bytes.attr,
+	&dev_attr_evictions.attr,
+	NULL
+};
+
+static const struct attribute_group wddmseg_attr_group = {
+	.name = "wddmseg",
+	.attrs = wddmseg_attrs,
+};
+
+/**
+ * wddmseg_sysfs_init - add the usage files to the PCI device
+ * @wdev: device whose segment managers exist
+ *
+ * The group is device-managed: it goes away when the driver unbinds, before
+ * the managers do.
+ */
+int wddmseg_sysfs_init(struct wddmseg_device *wdev)
+{
+	return devm_device_add_group(wdev->drm.dev, &wddmseg_attr_group);
+}
