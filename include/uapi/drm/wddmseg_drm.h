@@ -321,6 +321,32 @@ struct drm_wddmseg_gem_wait {
 	__s64 timeout_ns;
 };
 
+/**
+ * DRM_WDDMSEG_EVENT_RESIDENCY - &drm_event.type of a residency notification
+ */
+#define DRM_WDDMSEG_EVENT_RESIDENCY	0x80000000
+
+/**
+ * struct drm_wddmseg_event_residency - an allocation changed residency
+ *
+ * Read from the DRM file that created an allocation with the
+ * ExplicitResidencyNotification flag, each time the allocation moves
+ * between segments (made resident, evicted, migrated). The analogue of
+ * WDDM's NotifyResidency paging operation.
+ */
+struct drm_wddmseg_event_residency {
+	/** @base: type DRM_WDDMSEG_EVENT_RESIDENCY, length of this struct. */
+	struct drm_event base;
+	/** @handle: the allocation's handle in the creating file. */
+	__u32 handle;
+	/** @segment_id: segment it now lives in, 0 for system memory. */
+	__u32 segment_id;
+	/** @offset: byte offset inside that segment. */
+	__u64 offset;
+	/** @sequence: 1 for the first notification, then counting up. */
+	__u64 sequence;
+};
+
 /* Values of &drm_wddmseg_query_budget.group */
 #define WDDMSEG_BUDGET_LOCAL		0	/* D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL */
 #define WDDMSEG_BUDGET_NON_LOCAL	1	/* ..._GROUP_NON_LOCAL */

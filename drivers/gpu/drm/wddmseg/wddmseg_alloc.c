@@ -90,9 +90,6 @@ static int wddmseg_alloc_flags_check(u32 f, struct wddmseg_violation *v)
 	if (f & WDDMSEG_ALLOC_EXISTING_SYSMEM)
 		return wddmseg_refuse(v, -EOPNOTSUPP, "unsupported",
 				      "ExistingSysMem (user pointer) is not implemented yet");
-	if (f & WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION)
-		return wddmseg_refuse(v, -EOPNOTSUPP, "unsupported",
-				      "ExplicitResidencyNotification is not implemented yet");
 	return 0;
 }
 

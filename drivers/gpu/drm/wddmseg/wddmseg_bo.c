@@ -167,6 +167,55 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
 	placement->num_busy_placement = 1;
 }
 
+static struct wddmseg_residency_event *
+wddmseg_residency_event_alloc(struct wddmseg_bo *bo)
+{
+	struct wddmseg_residency_event *e = kzalloc(sizeof(*e), GFP_KERNEL);
+
+	if (e) {
+		e->event.base.type = DRM_WDDMSEG_EVENT_RESIDENCY;
+		e->event.base.length = sizeof(e->event);
+	}
+	return e;
+}
+
+/*
+ * Send the pending residency event of @bo and reserve the next one on the
+ * same file. If the file was closed, drm_events_release() has unlinked the
+ * pending event and cleared its file_priv: then it is ours to free.
+ */
+static void wddmseg_bo_notify_residency(struct wddmseg_bo *bo, u32 segment_id,
+					u64 offset)
+{
+	struct drm_device *drm = bo->tbo.base.dev;
+	struct wddmseg_residency_event *next, *e;
+	unsigned long irqflags;
+
+	next = wddmseg_residency_event_alloc(bo);
+
+	spin_lock_irqsave(&drm->event_lock, irqflags);
+	e = bo->residency_event;
+	bo->residency_event = NULL;
+	if (e && e->base.file_priv) {
+		e->event.segment_id = segment_id;
+		e->event.offset = offset;
+		e->event.sequence = ++bo->residency_seq;
+		if (next && !drm_event_reserve_init_locked(drm, e->base.file_priv,
+							   &next->base,
+							   &next->event.base)) {
+			next->event.handle = e->event.handle;
+			bo->residency_event = next;
+			next = NULL;
+		}
+		drm_send_event_locked(drm, &e->base);
+		e = NULL;
+	}
+	spin_unlock_irqrestore(&drm->event_lock, irqflags);
+
+	kfree(e);
+	kfree(next);
+}
+
 /**
  * wddmseg_bo_moved - account a placement change
  * @bo: allocation
@@ -196,6 +245,10 @@ void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
 				      new_id ? (u64)new->start << PAGE_SHIFT : 0,
 				      evict || bo->evicting);
 
+	if (old && new && old->mem_type != new->mem_type && bo->residency_event)
+		wddmseg_bo_notify_residency(bo, new_id,
+					    new_id ? (u64)new->start << PAGE_SHIFT : 0);
+
 	if (bo->group >= 0)
 		atomic64_sub(size, &bo->owner->resident[bo->group]);
 	bo->group = new_id ? wddmseg_budget_group(&wdev->desc.seg[new_id - 1]) : -1;
@@ -213,6 +266,8 @@ static void wddmseg_bo_destroy(struct ttm_buffer_object *tbo)
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
 
 	trace_wddmseg_bo_destroy(bo, tbo->base.size);
+	if (bo->residency_event)
+		drm_event_cancel_free(tbo->base.dev, &bo->residency_event->base);
 	drm_gem_object_release(&tbo->base);
 	if (bo->owner)
 		kref_put(&bo->owner->refcount, wddmseg_file_release);
@@ -320,6 +375,34 @@ static u32 wddmseg_bo_page_alignment(struct wddmseg_device *wdev,
 	return align >> PAGE_SHIFT;
 }
 
+/* Reserve the first residency notification on the creating file. */
+static int wddmseg_bo_arm_residency(struct wddmseg_bo *bo,
+				    struct drm_file *file, u32 handle)
+{
+	struct wddmseg_residency_event *e = wddmseg_residency_event_alloc(bo);
+	int ret;
+
+	if (!e)
+		return -ENOMEM;
+	e->event.handle = handle;
+
+	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
+	if (ret) {
+		kfree(e);
+		return ret;
+	}
+	ret = drm_event_reserve_init(bo->tbo.base.dev, file, &e->base,
+				     &e->event.base);
+	if (ret)
+		kfree(e);
+	else
+		bo->residency_event = e;
+	ttm_bo_unreserve(&bo->tbo);
+	if (ret)
+		drm_gem_handle_delete(file, handle);
+	return ret;
+}
+
 static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 			     const struct drm_wddmseg_gem_create *args,
 			     u32 *handle)
@@ -395,6 +478,8 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	ttm_bo_unreserve(&bo->tbo);
 
 	ret = drm_gem_handle_create(file, &bo->tbo.base, handle);
+	if (!ret && (bo->flags & WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION))
+		ret = wddmseg_bo_arm_residency(bo, file, *handle);
 	drm_gem_object_put(&bo->tbo.base);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 #include <drm/drm_device.h>
+#include <drm/drm_file.h>
 #include <drm/drm_mm.h>
 #include <drm/ttm/ttm_bo_api.h>
 #include <drm/ttm/ttm_bo_driver.h>
@@ -169,6 +170,16 @@ static inline struct wddmseg_device *bdev_to_wddmseg(struct ttm_device *bdev)
 }
 
 /**
+ * struct wddmseg_residency_event - a residency notification being built
+ * @base: DRM pending event, reserved on the creating file
+ * @event: what userspace reads
+ */
+struct wddmseg_residency_event {
+	struct drm_pending_event base;
+	struct drm_wddmseg_event_residency event;
+};
+
+/**
  * struct wddmseg_bo - an allocation: a GEM object backed by a TTM BO
  * @tbo: the TTM buffer object (its base is the GEM object)
  * @flags: DXGK_ALLOCATIONINFOFLAGS value
@@ -181,6 +192,9 @@ static inline struct wddmseg_device *bdev_to_wddmseg(struct ttm_device *bdev)
  * @places: storage for @placement
  * @placement: where validation may put the allocation
  * @evict_places: storage for the placement of an eviction
+ * @residency_event: pending notification for the creating file
+ *	(ExplicitResidencyNotification), protected by the DRM event_lock
+ * @residency_seq: notifications sent so far
  * @evicting: an explicit eviction (GEM_EVICT) is moving the allocation
  * @evictions: times evicted
  * @moves: times its content moved
@@ -197,6 +211,8 @@ struct wddmseg_bo {
 	struct ttm_place places[WDDMSEG_MAX_SEGMENTS + 2];
 	struct ttm_placement placement;
 	struct ttm_place evict_places[WDDMSEG_MAX_SEGMENTS + 1];
+	struct wddmseg_residency_event *residency_event;
+	u64 residency_seq;
 	bool evicting;
 	atomic64_t evictions;
 	atomic64_t moves;
