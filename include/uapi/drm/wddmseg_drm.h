@@ -234,7 +234,10 @@ struct drm_wddmseg_gem_create {
 	__u32 bank_hint;
 	/** @alignment: in: bytes, a power of two, or 0 for the page size. */
 	__u32 alignment;
-	/** @user_ptr: in: must be 0 (ExistingSysMem is not supported yet). */
+	/**
+	 * @user_ptr: in: with ExistingSysMem, the page-aligned user address
+	 * of @size bytes that become the backing store; 0 otherwise.
+	 */
 	__u64 user_ptr;
 	/** @reserved: must be zero. */
 	__u64 reserved[4];

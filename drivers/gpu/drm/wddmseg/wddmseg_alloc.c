@@ -87,10 +87,17 @@ static int wddmseg_alloc_flags_check(u32 f, struct wddmseg_violation *v)
 	if (f & WDDMSEG_ALLOC_PERMANENT_SYSMEM)
 		return wddmseg_refuse(v, -EOPNOTSUPP, "unsupported",
 				      "PermanentSysMem is not implemented yet");
-	if (f & WDDMSEG_ALLOC_EXISTING_SYSMEM)
-		return wddmseg_refuse(v, -EOPNOTSUPP, "unsupported",
-				      "ExistingSysMem (user pointer) is not implemented yet");
 	return 0;
+}
+
+static u32 wddmseg_aperture_set(const struct wddmseg_adapter_desc *d)
+{
+	u32 set = 0, id;
+
+	for (id = 1; id <= d->segment_count; id++)
+		if (wddmseg_segment_is_aperture(&d->seg[id - 1]))
+			set |= WDDMSEG_SEGMENT_BIT(id);
+	return set;
 }
 
 static int wddmseg_alloc_sets_check(const struct wddmseg_adapter_desc *d,
@@ -148,6 +155,11 @@ static int wddmseg_alloc_sets_check(const struct wddmseg_adapter_desc *d,
 					      id);
 	}
 
+	if ((a->flags & WDDMSEG_ALLOC_EXISTING_SYSMEM) &&
+	    (a->supported_segments & ~wddmseg_aperture_set(d)))
+		return wddmseg_refuse(v, -EINVAL, "existing-sysmem",
+				      "ExistingSysMem memory is the backing store: only aperture segments may map it (supported 0x%x)",
+				      a->supported_segments);
 	if ((a->flags & WDDMSEG_ALLOC_HARDWARE_PROTECTED) && !a->supported_segments)
 		return wddmseg_refuse(v, -EINVAL, "hardware-protected",
 				      "HardwareProtected needs a VprSupported segment in the supported set");
@@ -196,9 +208,14 @@ int wddmseg_alloc_validate(const struct wddmseg_adapter_desc *desc,
 	if (memchr_inv(args->reserved, 0, sizeof(args->reserved)) || args->handle)
 		return wddmseg_refuse(v, -EINVAL, "reserved",
 				      "reserved fields and handle must be zero");
-	if (args->user_ptr && !(args->flags & WDDMSEG_ALLOC_EXISTING_SYSMEM))
+	if (!args->user_ptr != !(args->flags & WDDMSEG_ALLOC_EXISTING_SYSMEM))
 		return wddmseg_refuse(v, -EINVAL, "user-ptr",
-				      "user_ptr is only used with ExistingSysMem");
+				      "user_ptr is given exactly when ExistingSysMem is set");
+	if (!PAGE_ALIGNED(args->user_ptr) || (args->user_ptr &&
+					      !PAGE_ALIGNED(args->size)))
+		return wddmseg_refuse(v, -EINVAL, "user-ptr",
+				      "ExistingSysMem needs a page-aligned pointer (0x%llx) and size (%llu)",
+				      args->user_ptr, args->size);
 	if (args->alignment && !is_power_of_2(args->alignment))
 		return wddmseg_refuse(v, -EINVAL, "alignment",
 				      "alignment %u is not a power of two",

@@ -422,6 +422,7 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	bo->supported = args->supported_segments;
 	bo->eviction = args->eviction_segments;
 	bo->bank_hint = args->bank_hint;
+	bo->userptr = args->user_ptr;
 	bo->group = -1;
 	for (i = 0; i < WDDMSEG_MAX_PREFERRED && args->preferred[i]; i++)
 		bo->preferred[n++] = args->preferred[i];
@@ -458,6 +459,9 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 
 	wddmseg_bo_placement(bo, false);
 	ret = wddmseg_bo_validate(bo, &ctx);
+	/* Pin user memory now, so that a bad pointer fails here. */
+	if (!ret && bo->userptr)
+		ret = ttm_tt_populate(&wdev->bdev, bo->tbo.ttm, &ctx);
 	if (ret) {
 		ttm_bo_unreserve(&bo->tbo);
 		drm_gem_object_put(&bo->tbo.base);

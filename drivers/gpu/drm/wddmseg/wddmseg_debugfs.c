@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * debugfs: a read-only listing of the validated segment table.
+ * debugfs: the validated segment table, each segment's allocations, and a
+ * port to read memory as the GPU sees it.
  */
 
+#include <linux/debugfs.h>
+#include <linux/io.h>
 #include <linux/seq_file.h>
 
 #include <drm/drm_debugfs.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 
@@ -59,14 +63,55 @@ static int wddmseg_mm_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
+/*
+ * What the GPU sees: WDDMSEG_PEEK_WORDS words at the GPU address in
+ * peek_addr, read through the device's PEEK port (VRAM directly, apertures
+ * through their page table). "fault" marks words the device could not read.
+ */
+#define WDDMSEG_PEEK_WORDS	16
+
+static int wddmseg_peek_show(struct seq_file *m, void *unused)
+{
+	struct drm_info_node *node = m->private;
+	struct wddmseg_device *wdev = to_wddmseg(node->minor->dev);
+	u64 addr = READ_ONCE(wdev->peek_addr);
+	u32 i, word, status;
+	int idx;
+
+	if (!drm_dev_enter(&wdev->drm, &idx))
+		return -ENODEV;
+	mutex_lock(&wdev->apt_lock);
+	seq_printf(m, "0x%llx:", addr);
+	for (i = 0; i < WDDMSEG_PEEK_WORDS; i++, addr += 4) {
+		writel(WDDMSEG_STATUS_PEEK_FAULT, wdev->mmio + WDDMSEG_REG_STATUS);
+		writel(lower_32_bits(addr), wdev->mmio + WDDMSEG_REG_PEEK_ADDR_LO);
+		writel(upper_32_bits(addr), wdev->mmio + WDDMSEG_REG_PEEK_ADDR_HI);
+		word = readl(wdev->mmio + WDDMSEG_REG_PEEK_DATA);
+		status = readl(wdev->mmio + WDDMSEG_REG_STATUS);
+		if (status & WDDMSEG_STATUS_PEEK_FAULT)
+			seq_puts(m, " fault");
+		else
+			seq_printf(m, " %08x", word);
+	}
+	seq_putc(m, '\n');
+	mutex_unlock(&wdev->apt_lock);
+	drm_dev_exit(idx);
+	return 0;
+}
+
 static const struct drm_info_list wddmseg_debugfs_list[] = {
 	{ "segments", wddmseg_segments_show, 0, NULL },
 	{ "mm", wddmseg_mm_show, 0, NULL },
+	{ "peek", wddmseg_peek_show, 0, NULL },
 };
 
 void wddmseg_debugfs_init(struct drm_minor *minor)
 {
+	struct wddmseg_device *wdev = to_wddmseg(minor->dev);
+
 	drm_debugfs_create_files(wddmseg_debugfs_list,
 				 ARRAY_SIZE(wddmseg_debugfs_list),
 				 minor->debugfs_root, minor);
+	debugfs_create_x64("peek_addr", 0600, minor->debugfs_root,
+			   &wdev->peek_addr);
 }

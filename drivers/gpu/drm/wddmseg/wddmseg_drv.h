@@ -140,7 +140,8 @@ struct wddmseg_file {
  * @window: mapping of BAR4, the movable VRAM access window
  * @window_lock: serializes users of @window and @window_base
  * @window_base: VRAM offset @window currently shows
- * @apt_lock: serializes aperture page table updates (select + write)
+ * @apt_lock: serializes select-then-access register sequences (APT, PEEK)
+ * @peek_addr: GPU address the debugfs peek file reads
  * @ttm_ready: the TTM device and its managers are initialized
  */
 struct wddmseg_device {
@@ -155,7 +156,8 @@ struct wddmseg_device {
 	void __iomem *window;
 	struct mutex window_lock;	/* protects window_base and the window */
 	u64 window_base;
-	struct mutex apt_lock;		/* APT_SEGMENT/APT_PAGE select + write */
+	struct mutex apt_lock;		/* select + access of APT and PEEK */
+	u64 peek_addr;
 	bool ttm_ready;
 };
 
@@ -187,6 +189,7 @@ struct wddmseg_residency_event {
  * @eviction: segment set it is evicted to before system memory
  * @preferred: segment ids in order of preference, 0-terminated
  * @bank_hint: 0, or 1 + bank index of @preferred[0]
+ * @userptr: ExistingSysMem: user address of the backing store, else 0
  * @owner: usage accounting of the file that created the allocation
  * @group: budget group the current placement is charged to, or -1
  * @places: storage for @placement
@@ -206,6 +209,7 @@ struct wddmseg_bo {
 	u32 eviction;
 	u8 preferred[WDDMSEG_MAX_PREFERRED + 1];
 	u32 bank_hint;
+	u64 userptr;
 	struct wddmseg_file *owner;
 	int group;
 	struct ttm_place places[WDDMSEG_MAX_SEGMENTS + 2];

@@ -15,12 +15,16 @@
  * device's aperture page table registers.
  */
 
+#include <linux/dma-mapping.h>
 #include <linux/highmem.h>
 #include <linux/io.h>
+#include <linux/mm.h>
 #include <linux/pci.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_pool.h>
 #include <drm/ttm/ttm_tt.h>
 
 #include "wddmseg_drv.h"
@@ -268,32 +272,113 @@ static void wddmseg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
 	wddmseg_bo_moved(to_wddmseg_bo(tbo), tbo->resource, NULL, false);
 }
 
+/**
+ * struct wddmseg_tt - system pages of an allocation
+ * @ttm: the TTM page array (and DMA addresses)
+ * @userptr: ExistingSysMem: user address of the backing store, else 0
+ * @mm: the address space @userptr belongs to
+ */
+struct wddmseg_tt {
+	struct ttm_tt ttm;
+	u64 userptr;
+	struct mm_struct *mm;
+};
+
 static struct ttm_tt *wddmseg_ttm_tt_create(struct ttm_buffer_object *tbo,
 					    u32 page_flags)
 {
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
 	enum ttm_caching caching = ttm_write_combined;
-	struct ttm_tt *tt;
+	struct wddmseg_tt *wtt;
 
-	if (bo->flags & WDDMSEG_ALLOC_CACHED)
+	/* User memory is normal cached memory: never remap it otherwise. */
+	if (bo->flags & (WDDMSEG_ALLOC_CACHED | WDDMSEG_ALLOC_EXISTING_SYSMEM))
 		caching = ttm_cached;
 
-	tt = kzalloc(sizeof(*tt), GFP_KERNEL);
-	if (!tt)
+	wtt = kzalloc(sizeof(*wtt), GFP_KERNEL);
+	if (!wtt)
 		return NULL;
 
 	/* The device reads these pages through the aperture: DMA-map them. */
-	if (ttm_sg_tt_init(tt, tbo, page_flags, caching)) {
-		kfree(tt);
+	if (ttm_sg_tt_init(&wtt->ttm, tbo, page_flags, caching)) {
+		kfree(wtt);
 		return NULL;
 	}
-	return tt;
+
+	if (bo->userptr) {
+		/* Pages come from the user, not from TTM's pool. */
+		wtt->ttm.page_flags |= TTM_TT_FLAG_EXTERNAL |
+				       TTM_TT_FLAG_EXTERNAL_MAPPABLE;
+		wtt->userptr = bo->userptr;
+		wtt->mm = current->mm;
+		mmgrab(wtt->mm);
+	}
+	return &wtt->ttm;
 }
 
 static void wddmseg_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
 {
+	struct wddmseg_tt *wtt = container_of(tt, struct wddmseg_tt, ttm);
+
+	if (wtt->mm)
+		mmdrop(wtt->mm);
 	ttm_tt_fini(tt);
-	kfree(tt);
+	kfree(wtt);
+}
+
+static void wddmseg_userptr_release(struct ttm_device *bdev, struct ttm_tt *tt,
+				    pgoff_t mapped)
+{
+	pgoff_t i;
+
+	for (i = 0; i < mapped; i++)
+		dma_unmap_page(bdev_to_wddmseg(bdev)->drm.dev, tt->dma_address[i], PAGE_SIZE,
+			       DMA_BIDIRECTIONAL);
+	unpin_user_pages_dirty_lock(tt->pages, tt->num_pages, true);
+}
+
+static int wddmseg_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *tt,
+				   struct ttm_operation_ctx *ctx)
+{
+	struct wddmseg_tt *wtt = container_of(tt, struct wddmseg_tt, ttm);
+	long pinned;
+	pgoff_t i;
+
+	if (!wtt->userptr)
+		return ttm_pool_alloc(&bdev->pool, tt, ctx);
+
+	/* Pinning uses the caller's page tables: only the creator can. */
+	if (current->mm != wtt->mm)
+		return -EFAULT;
+
+	pinned = pin_user_pages_fast(wtt->userptr, tt->num_pages,
+				     FOLL_WRITE | FOLL_LONGTERM, tt->pages);
+	if (pinned != tt->num_pages) {
+		if (pinned > 0)
+			unpin_user_pages(tt->pages, pinned);
+		return pinned < 0 ? pinned : -EFAULT;
+	}
+
+	for (i = 0; i < tt->num_pages; i++) {
+		tt->dma_address[i] = dma_map_page(bdev_to_wddmseg(bdev)->drm.dev, tt->pages[i], 0,
+						  PAGE_SIZE, DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(bdev_to_wddmseg(bdev)->drm.dev, tt->dma_address[i])) {
+			wddmseg_userptr_release(bdev, tt, i);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void wddmseg_ttm_tt_unpopulate(struct ttm_device *bdev,
+				      struct ttm_tt *tt)
+{
+	struct wddmseg_tt *wtt = container_of(tt, struct wddmseg_tt, ttm);
+
+	if (wtt->userptr)
+		wddmseg_userptr_release(bdev, tt, tt->num_pages);
+	else
+		ttm_pool_free(&bdev->pool, tt);
 }
 
 static void wddmseg_evict_flags(struct ttm_buffer_object *tbo,
@@ -328,6 +413,8 @@ static int wddmseg_io_mem_reserve(struct ttm_device *bdev,
 
 static struct ttm_device_funcs wddmseg_ttm_funcs = {
 	.ttm_tt_create = wddmseg_ttm_tt_create,
+	.ttm_tt_populate = wddmseg_ttm_tt_populate,
+	.ttm_tt_unpopulate = wddmseg_ttm_tt_unpopulate,
 	.ttm_tt_destroy = wddmseg_ttm_tt_destroy,
 	.eviction_valuable = ttm_bo_eviction_valuable,
 	.evict_flags = wddmseg_evict_flags,
