@@ -47,6 +47,7 @@ int wddmseg_ioctl_query_segment(struct drm_device *drm, void *data,
 	const struct wddmseg_adapter_desc *d = &to_wddmseg(drm)->desc;
 	struct drm_wddmseg_query_segment *args = data;
 	const struct wddmseg_segment_desc *s;
+	struct wddmseg_mgr *mgr;
 	u32 n;
 
 	if (!wddmseg_all_zero(args->reserved, sizeof(args->reserved))) {
@@ -67,6 +68,14 @@ int wddmseg_ioctl_query_segment(struct drm_device *drm, void *data,
 		return -EFAULT;
 	}
 
+	mgr = to_wddmseg(drm)->mgr[args->segment_id - 1];
+	if (mgr) {
+		args->usage_bytes = ttm_resource_manager_usage(&mgr->manager);
+		args->pinned_bytes = (u64)atomic64_read(&mgr->pinned_pages) <<
+				     PAGE_SHIFT;
+		args->allocation_count = atomic64_read(&mgr->allocations);
+		args->eviction_count = atomic64_read(&mgr->evictions);
+	}
 	args->flags = s->flags;
 	args->base_address = s->base_address;
 	args->cpu_translated_address = s->cpu_translated_address;
