@@ -6,6 +6,12 @@
 #                decoded segment table
 #   make check   build everything and run every test (host and VM); ends
 #                with "N passed, N failed"
+#   make check-debug
+#                the debug-kernel tier: build a KASAN/lockdep/kmemleak/KUnit
+#                kernel with the driver in-tree, run the KUnit suites, the
+#                kselftests and a kmemleak scan under it (tools/debug/)
+#   make bench   allocation and eviction rates of wddmseg next to Debian's
+#                bochs driver, in one VM boot (tools/bench.sh)
 #
 # Both install their Debian build dependencies first (tools/vm/deps.sh).
 
@@ -51,6 +57,14 @@ run: qemu guest
 
 check:
 	bash tools/check.sh
+
+.PHONY: check-debug
+check-debug:
+	bash tools/debug/check-debug.sh
+
+.PHONY: bench
+bench: deps
+	bash tools/bench.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(DRVDIR) clean

@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `make bench`: wddmseg side by side with Debian's bochs DRM driver, in ONE
+# VM boot with both devices: allocation create+destroy rates (4 KiB,
+# 64 KiB, 1 MiB) and eviction throughput, measured by wddmseg-bench
+# (tools/wddmseg/wddmseg-bench.c, which documents what each number means).
+# Prints the table; numbers only, nothing passes or fails. The exit status
+# is non-zero only if the VM or the benchmark could not run.
+#
+# Usage: tools/bench.sh [--no-build] [--seconds S] [--repeats N]
+#   --no-build   use the module, tools, QEMU, kernel and initramfs as built
+#   --seconds    seconds per measurement, all repeats (default 5)
+#   --repeats    repeats per measurement, the table shows the median
+#                (default 5)
+#
+# The VM: TCG, 2 vCPUs, 1 GiB, -device wddmseg,addr=0x4 (default layout:
+# 64 MiB CPU-visible VRAM, 64 MiB invisible VRAM, a 256 MiB aperture) and
+# -device bochs-display,addr=0x5,vgamem=16M (16 MiB VRAM, bochs.ko from
+# the Debian kernel; tools/vm/initramfs.sh puts it in the initramfs). Its
+# fbdev console is unbound before measuring so that nothing but the
+# benchmark touches the bochs buffers (wddmseg-bench also touches most of
+# the guest's free RAM once before timing anything; see its comment).
+# Everything runs under TCG on the
+# build host, so the absolute figures say more about the host and QEMU
+# than about a GPU; the two columns are comparable with each other. Other
+# load on the host shows in the "reference" row and its min..max, and the
+# host's load average is printed before and after.
+#
+# Outputs: build/bench/result.txt (the table and the benchmark's notes),
+# build/vm/bench.{console.log,tap,qemu.log,result}.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$REPO/build/bench
+cd "$REPO"
+
+BUILD=1 SECS=5 REPEATS=5
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--no-build) BUILD=0; shift ;;
+	--seconds) SECS=${2:?}; shift 2 ;;
+	--repeats) REPEATS=${2:?}; shift 2 ;;
+	-h|--help) sed -n '/^# Usage:/,/^#   --repeats/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "bench: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+case "$SECS$REPEATS" in *[!0-9.]*) echo "bench: bad number" >&2; exit 2 ;; esac
+
+log() { echo "bench: $*" >&2; }
+
+mkdir -p "$OUT"
+if [ $BUILD = 1 ]; then
+	log "building (module, tools, QEMU, guest kernel, initramfs)"
+	make -s module tools >"$OUT/build.log" 2>&1 ||
+		{ tail -n 30 "$OUT/build.log" >&2; exit 1; }
+	bash tools/qemu/build.sh "$REPO/build" >>"$OUT/build.log" 2>&1 ||
+		{ tail -n 30 "$OUT/build.log" >&2; exit 1; }
+	bash tools/vm/kernel.sh >>"$OUT/build.log" 2>&1 &&
+		bash tools/vm/initramfs.sh >>"$OUT/build.log" 2>&1 ||
+		{ tail -n 30 "$OUT/build.log" >&2; exit 1; }
+fi
+
+# The guest side, run by /init in mode "script"; its output is the tap file.
+cat >"$OUT/guest.sh" <<EOF
+echo "kernel \$(uname -r)"
+modprobe wddmseg || echo "bench: modprobe wddmseg failed"
+modprobe bochs || echo "bench: modprobe bochs failed"
+# the fbdev console would blit into its own buffer (and pin it) at any time
+for v in /sys/class/vtconsole/vtcon*; do
+	grep -q "frame buffer" "\$v/name" 2>/dev/null && echo 0 >"\$v/bind"
+done
+echo 0 >/sys/class/graphics/fbcon/cursor_blink 2>/dev/null
+for c in /sys/class/drm/card[0-9]*; do
+	case "\${c##*/}" in *-*) continue ;; esac
+	echo "\${c##*/}: \$(readlink -f \$c/device/driver | sed 's|.*/||') \$(readlink -f \$c/device | sed 's|.*/||')"
+done
+wddmseg-bench -v -t $SECS -r $REPEATS wddmseg bochs-drm
+EOF
+
+log "booting one VM with -device wddmseg and -device bochs-display (TCG; about 2 minutes)"
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+rc=0
+bash tools/vm/run-vm.sh --no-build --name bench --mode script \
+	--script "$OUT/guest.sh" --timeout 900 -- \
+	-device wddmseg,addr=0x4 -device bochs-display,addr=0x5,vgamem=16M \
+	>"$OUT/vm.log" 2>&1 || rc=$?
+{
+	tr -d '\r' <"$REPO/build/vm/bench.tap" 2>/dev/null
+	echo "host: $(nproc) CPUs, load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
+} >"$OUT/result.txt" || :
+if [ $rc -ne 0 ] || ! grep -q '^measurement' "$OUT/result.txt"; then
+	log "the VM or the benchmark failed (run-vm.sh exit $rc):"
+	cat "$OUT/vm.log" >&2
+	cat "$OUT/result.txt" >&2
+	exit 1
+fi
+cat "$OUT/result.txt"
+log "saved in build/bench/result.txt; guest console: build/vm/bench.console.log"

@@ -1,0 +1,2348 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wddmseg memory management: GEM_CREATE and its placement rules,
+ * GEM_INFO, GEM_MMAP_OFFSET and CPU mappings, MAKE_RESIDENT, EVICT,
+ * GEM_WAIT, QUERY_BUDGET, the usage counters of QUERY_SEGMENT, dumb
+ * buffers, ExistingSysMem, residency events, and every refusal of
+ * wddmseg_alloc.c with its errno. Content is checked byte by byte through
+ * CPU mappings and, where debugfs has the "peek" port, as the GPU sees it.
+ *
+ * The devices come from the expectation file of the VM harness
+ * ($WDDMSEG_EXPECT, see wddmseg_query.c). Most tests run on the device with
+ * the default layout (1: CPU-visible VRAM, 2: invisible VRAM, 3: aperture
+ * with CommitLimit < Size) and the least VRAM, so that filling segments is
+ * quick; others look for the segment kind they need (banks, VPR, AGP,
+ * PitchAlignment) in any listed device and skip without one.
+ *
+ * When /sys/module/drm/parameters/debug is writable, the refusal tests turn
+ * on drm.debug=0x2 and check in /dev/kmsg that each refusal names the
+ * expected rule of wddmseg_alloc.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "wddmseg_gem.h"
+
+#define SEG_VIS		1	/* default layout: CPU-visible VRAM */
+#define SEG_INV		2	/* invisible VRAM */
+#define SEG_APT		3	/* aperture, CommitLimit < Size */
+#define BIT(id)		WDDMSEG_SEGMENT_BIT(id)
+#define MAX_EXTRA_FDS	16
+#define MAX_HANDLES	64
+
+#define DRM_DEBUG_PARAM	"/sys/module/drm/parameters/debug"
+#define DRM_UT_DRIVER	0x2
+
+static const char *const seg_name[] = {
+	"system", "seg1", "seg2", "seg3", "seg4", "seg5", "seg6",
+};
+
+FIXTURE(alloc) {
+	unsigned int nr_devs;
+	struct gem_dev dev[GEM_MAX_DEVS];
+	struct gem_dev *def;		/* default layout, least VRAM */
+	int fd;				/* render node of def */
+	uint64_t size[4];		/* of def's segments, by id */
+	uint64_t commit[4];
+	int extra_fd[MAX_EXTRA_FDS];
+	unsigned int nr_extra;
+	char debug_saved[32];		/* drm.debug before we changed it */
+};
+
+static void __attribute__((constructor)) skip_without_expect(void)
+{
+	static struct gem_dev devs[GEM_MAX_DEVS];
+	char err[EXPECT_ERR_LEN] = "";
+	unsigned int nr = 0;
+	int ret;
+
+	ret = gem_load_expect(gem_expect_path(), devs, GEM_MAX_DEVS, &nr, err);
+	if (ret == -ENOENT) {
+		ksft_print_header();
+		ksft_exit_skip("no expectation file %s\n", gem_expect_path());
+	}
+	if (!ret && !nr) {
+		ksft_print_header();
+		ksft_exit_skip("%s lists no device\n", gem_expect_path());
+	}
+}
+
+FIXTURE_SETUP(alloc)
+{
+	char err[EXPECT_ERR_LEN] = "";
+	struct drm_wddmseg_query_segment qs;
+	unsigned int i;
+	int ret;
+
+	self->fd = -1;
+	ret = gem_load_expect(gem_expect_path(), self->dev, GEM_MAX_DEVS,
+			      &self->nr_devs, err);
+	if (ret == -ENOENT)
+		SKIP(return, "no expectation file %s", gem_expect_path());
+	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	if (!self->nr_devs)
+		SKIP(return, "%s lists no device", gem_expect_path());
+
+	for (i = 0; i < self->nr_devs; i++) {
+		struct gem_dev *d = &self->dev[i];
+
+		ASSERT_EQ(0, gem_find_nodes(d, err)) TH_LOG("%s", err);
+		if (!layout_is_default_shape(&d->exp.layout))
+			continue;
+		if (!self->def || d->exp.vram < self->def->exp.vram)
+			self->def = d;
+	}
+	if (!self->def)
+		return;		/* tests that need it skip */
+
+	self->fd = open(self->def->render, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->def->render,
+				      strerror(errno));
+	for (i = 1; i <= 3; i++) {
+		ASSERT_EQ(0, query_segment(self->fd, i, &qs));
+		ASSERT_EQ(self->def->exp.layout.seg[i - 1].size, qs.size)
+			TH_LOG("%s segment %u: size differs from the layout",
+			       self->def->exp.bdf, i);
+		self->size[i] = qs.size;
+		self->commit[i] = qs.commit_limit;
+	}
+}
+
+static void drm_debug_restore(FIXTURE_DATA(alloc) *self)
+{
+	int fd;
+
+	if (!self->debug_saved[0])
+		return;
+	fd = open(DRM_DEBUG_PARAM, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, self->debug_saved, strlen(self->debug_saved)) < 0)
+			perror("restore " DRM_DEBUG_PARAM);
+		close(fd);
+	}
+	self->debug_saved[0] = '\0';
+}
+
+FIXTURE_TEARDOWN(alloc)
+{
+	unsigned int i;
+
+	drm_debug_restore(self);
+	for (i = 0; i < self->nr_extra; i++)
+		close(self->extra_fd[i]);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+#define NEED_DEF() do {							\
+	if (_metadata->skip)	/* setup skipped */			\
+		return;							\
+	if (!self->def)							\
+		SKIP(return, "no device with the default layout in %s",	\
+		     gem_expect_path());				\
+} while (0)
+
+/* Another open file on @node, closed by the teardown. */
+static int open_extra(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(alloc) *self, const char *node)
+{
+	int fd;
+
+	ASSERT_LT(self->nr_extra, MAX_EXTRA_FDS);
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", node, strerror(errno));
+	self->extra_fd[self->nr_extra++] = fd;
+	return fd;
+}
+
+/* GEM_INFO that must work. */
+static void info_of(struct __test_metadata *_metadata, int fd, uint32_t h,
+		    struct drm_wddmseg_gem_info *info)
+{
+	int ret = gem_info(fd, h, info);
+
+	ASSERT_EQ(0, ret) TH_LOG("GEM_INFO %u: %s", h, strerror(-ret));
+}
+
+static uint32_t seg_of(struct __test_metadata *_metadata, int fd, uint32_t h)
+{
+	struct drm_wddmseg_gem_info info;
+
+	info_of(_metadata, fd, h, &info);
+	return info.segment_id;
+}
+
+static void qseg(struct __test_metadata *_metadata, int fd, uint32_t id,
+		 struct drm_wddmseg_query_segment *qs)
+{
+	int ret = query_segment(fd, id, qs);
+
+	ASSERT_EQ(0, ret) TH_LOG("QUERY_SEGMENT %u: %s", id, strerror(-ret));
+}
+
+static uint32_t create_ok(struct __test_metadata *_metadata, int fd,
+			  const struct gem_args *a)
+{
+	uint32_t h;
+	int ret = gem_create(fd, a, &h);
+
+	ASSERT_EQ(0, ret)
+		TH_LOG("GEM_CREATE size 0x%" PRIx64 " flags 0x%x supported 0x%x: %s",
+		       a->size, a->flags, a->supported, strerror(-ret));
+	return h;
+}
+
+static void *map_ok(struct __test_metadata *_metadata, int fd, uint32_t h,
+		    uint64_t size)
+{
+	void *p = gem_mmap(fd, h, size);
+
+	ASSERT_NE(NULL, p) TH_LOG("mmap of handle %u: %s", h, strerror(errno));
+	return p;
+}
+
+static void move_ok(struct __test_metadata *_metadata, int fd, uint32_t h,
+		    uint32_t id)
+{
+	int ret = gem_move(fd, h, id);
+
+	ASSERT_EQ(0, ret) TH_LOG("%s of handle %u into %s: %s",
+				 id ? "MAKE_RESIDENT" : "EVICT", h,
+				 seg_name[id], strerror(-ret));
+}
+
+/* Bytes of this file resident in any segment (QUERY_BUDGET, both groups). */
+static uint64_t file_usage(int fd)
+{
+	struct drm_wddmseg_query_budget b;
+	uint64_t sum = 0;
+
+	if (!query_budget(fd, WDDMSEG_BUDGET_LOCAL, &b))
+		sum += b.current_usage;
+	if (!query_budget(fd, WDDMSEG_BUDGET_NON_LOCAL, &b))
+		sum += b.current_usage;
+	return sum;
+}
+
+/* ------------------------------------------------------------------ */
+
+/*
+ * An allocation in every segment of every device, through preferred[0]
+ * and a one-segment supported set: GEM_INFO reports where it is. AGP
+ * segments are refused. System-only allocations are not resident.
+ */
+TEST_F(alloc, create_each_segment)
+{
+	struct drm_wddmseg_gem_info info;
+	unsigned int i, id;
+	uint32_t h, h2;
+	int fd, ret;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < self->nr_devs; i++) {
+		const struct gem_dev *d = &self->dev[i];
+		const struct layout *l = &d->exp.layout;
+
+		fd = open_extra(_metadata, self, d->render);
+		for (id = 1; id <= l->nr_segs; id++) {
+			const struct layout_seg *ls = &l->seg[id - 1];
+			uint64_t align = ls->flags & SEGF_USE_64KB_PAGES ?
+					 SZ_64K : SZ_4K;
+			uint64_t size = ls->commit / 4 < SZ_1M ?
+					ls->commit / 4 : SZ_1M;
+
+			size &= ~(SZ_4K - 1);
+			if (ls->flags & SEGF_AGP) {
+				ret = gem_create_in(fd, SZ_64K, 0, id, &h);
+				EXPECT_EQ(-EINVAL, ret)
+					TH_LOG("%s segment %u (AGP): allocation accepted or wrong error",
+					       d->exp.bdf, id);
+				continue;
+			}
+			ret = gem_create_in(fd, size - 100, 0, id, &h);
+			EXPECT_EQ(0, ret) TH_LOG("%s segment %u: GEM_CREATE: %s",
+						 d->exp.bdf, id, strerror(-ret));
+			if (ret)
+				continue;
+			info_of(_metadata, fd, h, &info);
+			EXPECT_EQ(h, info.handle);
+			EXPECT_EQ(id, info.segment_id)
+				TH_LOG("%s segment %u: allocation placed elsewhere",
+				       d->exp.bdf, id);
+			EXPECT_EQ(size, info.size)
+				TH_LOG("%s segment %u: size 0x%" PRIx64 " not rounded up to the page",
+				       d->exp.bdf, id, size - 100);
+			EXPECT_EQ(0u, info.flags);
+			EXPECT_EQ(WDDMSEG_STATE_RESIDENT, info.state)
+				TH_LOG("%s segment %u: state 0x%x", d->exp.bdf,
+				       id, info.state);
+			EXPECT_EQ(0u, info.offset % align)
+				TH_LOG("%s segment %u: offset 0x%llx not aligned to 0x%" PRIx64,
+				       d->exp.bdf, id,
+				       (unsigned long long)info.offset, align);
+			EXPECT_LE(info.offset + info.size, ls->size)
+				TH_LOG("%s segment %u: offset 0x%llx beyond the segment",
+				       d->exp.bdf, id,
+				       (unsigned long long)info.offset);
+			EXPECT_EQ(0u, info.eviction_count);
+			EXPECT_EQ(0u, info.move_count);
+
+			/* 64 KiB pages: a second small allocation too */
+			if (align == SZ_64K) {
+				ret = gem_create_in(fd, SZ_4K, 0, id, &h2);
+				EXPECT_EQ(0, ret);
+				if (!ret) {
+					info_of(_metadata, fd, h2, &info);
+					EXPECT_EQ(0u, info.offset % SZ_64K)
+						TH_LOG("%s segment %u: 4K allocation at 0x%llx in a 64KB-page segment",
+						       d->exp.bdf, id,
+						       (unsigned long long)info.offset);
+					gem_close(fd, h2);
+				}
+			}
+			EXPECT_EQ(0, gem_close(fd, h));
+		}
+
+		/* supported set 0: system memory only */
+		ret = gem_create_in(fd, SZ_64K, 0, 0, &h);
+		EXPECT_EQ(0, ret) TH_LOG("%s: system-only GEM_CREATE: %s",
+					 d->exp.bdf, strerror(-ret));
+		if (ret)
+			continue;
+		info_of(_metadata, fd, h, &info);
+		EXPECT_EQ(0u, info.segment_id);
+		EXPECT_EQ(0u, info.state)
+			TH_LOG("%s: system-only allocation has state 0x%x",
+			       d->exp.bdf, info.state);
+		EXPECT_EQ(SZ_64K, info.size);
+		EXPECT_EQ(0, gem_close(fd, h));
+	}
+}
+
+/*
+ * Fill preferred[0] (segment 1) exactly: the next allocation goes to
+ * preferred[1] without evicting anything. MAKE_RESIDENT into segment 1 then
+ * evicts the least recently used allocation there (to system memory: empty
+ * eviction set), and so does creating into the full segment.
+ */
+TEST_F_TIMEOUT(alloc, preferred_order_and_lru_eviction, 120)
+{
+	struct drm_wddmseg_gem_info info;
+	uint32_t h[17];
+	uint64_t chunk;
+	unsigned int i;
+	struct gem_args a = {
+		.supported = BIT(SEG_VIS) | BIT(SEG_INV),
+		.preferred = { SEG_VIS, SEG_INV },
+	};
+
+	NEED_DEF();
+	chunk = self->size[SEG_VIS] / 16;
+	a.size = chunk;
+	for (i = 0; i < 16; i++) {
+		h[i] = create_ok(_metadata, self->fd, &a);
+		info_of(_metadata, self->fd, h[i], &info);
+		ASSERT_EQ(SEG_VIS, info.segment_id)
+			TH_LOG("allocation %u of 16 (0x%" PRIx64 " bytes each) not in preferred[0]",
+			       i, chunk);
+	}
+
+	h[16] = create_ok(_metadata, self->fd, &a);
+	EXPECT_EQ(SEG_INV, seg_of(_metadata, self->fd, h[16]))
+		TH_LOG("segment 1 full: the next allocation must go to preferred[1]");
+	for (i = 0; i < 16; i++) {
+		info_of(_metadata, self->fd, h[i], &info);
+		EXPECT_EQ(SEG_VIS, info.segment_id)
+			TH_LOG("allocation %u evicted although preferred[1] had room", i);
+		EXPECT_EQ(0u, info.eviction_count);
+	}
+
+	/* LRU order is creation order (GEM_INFO calls were in that order) */
+	move_ok(_metadata, self->fd, h[16], SEG_VIS);
+	info_of(_metadata, self->fd, h[0], &info);
+	EXPECT_EQ(0u, info.segment_id)
+		TH_LOG("the least recently used allocation was not evicted to system memory");
+	EXPECT_EQ(0u, info.state & WDDMSEG_STATE_RESIDENT);
+	EXPECT_EQ(1u, info.eviction_count)
+		TH_LOG("GEM_INFO.eviction_count of the evicted allocation");
+	for (i = 1; i < 16; i++) {
+		info_of(_metadata, self->fd, h[i], &info);
+		EXPECT_EQ(SEG_VIS, info.segment_id)
+			TH_LOG("allocation %u evicted instead of / besides the LRU one", i);
+		EXPECT_EQ(0u, info.eviction_count);
+	}
+	EXPECT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h[16]));
+
+	/* create-time eviction: supported {1} only, segment 1 full */
+	a.supported = BIT(SEG_VIS);
+	a.preferred[1] = 0;
+	h[0] = create_ok(_metadata, self->fd, &a);	/* old h[0] leaks: fine */
+	EXPECT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h[0]));
+	info_of(_metadata, self->fd, h[1], &info);
+	EXPECT_EQ(0u, info.segment_id)
+		TH_LOG("creating into a full segment must evict its LRU allocation");
+	EXPECT_EQ(1u, info.eviction_count);
+}
+
+/*
+ * MAKE_RESIDENT with segment 0 puts an evicted allocation back into the
+ * first preferred segment that can take it (D3DKMTMakeResident), instead of
+ * leaving it in system memory.
+ */
+TEST_F(alloc, make_resident_any_segment)
+{
+	struct drm_wddmseg_gem_info info;
+	uint32_t h;
+	struct gem_args a = {
+		.size = SZ_1M,
+		.supported = BIT(SEG_VIS) | BIT(SEG_INV),
+		.preferred = { SEG_INV, SEG_VIS },
+	};
+
+	NEED_DEF();
+	h = create_ok(_metadata, self->fd, &a);
+	ASSERT_EQ(SEG_INV, seg_of(_metadata, self->fd, h));
+	move_ok(_metadata, self->fd, h, 0);
+	info_of(_metadata, self->fd, h, &info);
+	ASSERT_EQ(0u, info.segment_id);
+	EXPECT_EQ(1u, info.eviction_count)
+		TH_LOG("an EVICT request is an eviction too");
+	EXPECT_EQ(1u, info.move_count);
+	ASSERT_EQ(0, gem_make_resident(self->fd, h, 0));
+	info_of(_metadata, self->fd, h, &info);
+	EXPECT_EQ(SEG_INV, info.segment_id)
+		TH_LOG("MAKE_RESIDENT(segment 0) left the allocation in %s: it must go to preferred[0]",
+		       seg_name[info.segment_id < 7 ? info.segment_id : 0]);
+	EXPECT_EQ(WDDMSEG_STATE_RESIDENT, info.state);
+}
+
+/*
+ * The eviction set is where evicted allocations go before system memory:
+ * evicting from segment 1 with eviction set {2} lands in segment 2, and the
+ * content comes along.
+ */
+TEST_F_TIMEOUT(alloc, eviction_set, 120)
+{
+	struct drm_wddmseg_gem_info info;
+	uint32_t h[16], extra;
+	uint64_t chunk;
+	unsigned int i;
+	void *p;
+	struct gem_args a = {
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+		.supported = BIT(SEG_VIS) | BIT(SEG_INV),
+		.eviction = BIT(SEG_INV),
+		.preferred = { SEG_VIS },
+	};
+	struct gem_args b = { .supported = BIT(SEG_VIS), .preferred = { SEG_VIS } };
+
+	NEED_DEF();
+	chunk = self->size[SEG_VIS] / 16;
+	a.size = b.size = chunk;
+	for (i = 0; i < 16; i++) {
+		h[i] = create_ok(_metadata, self->fd, &a);
+		ASSERT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h[i]));
+	}
+	p = map_ok(_metadata, self->fd, h[0], chunk);
+	pattern_fill(p, chunk, 0xe51);
+	ASSERT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h[0]));
+	/* h[0] is the LRU again: touch the others in order */
+	for (i = 1; i < 16; i++)
+		ASSERT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h[i]));
+
+	extra = create_ok(_metadata, self->fd, &b);
+	EXPECT_EQ(SEG_VIS, seg_of(_metadata, self->fd, extra));
+	info_of(_metadata, self->fd, h[0], &info);
+	EXPECT_EQ(SEG_INV, info.segment_id)
+		TH_LOG("evicted allocation went to %s, not to its eviction set {2}",
+		       seg_name[info.segment_id < 7 ? info.segment_id : 0]);
+	EXPECT_EQ(1u, info.eviction_count);
+	EXPECT_EQ(0u, pattern_check(p, chunk, 0xe51, NULL))
+		TH_LOG("content lost in the eviction to segment 2");
+	munmap(p, chunk);
+}
+
+/*
+ * Segments with PitchAlignment are never eviction targets, even when the
+ * eviction set names them: the evicted allocation goes to system memory.
+ */
+TEST_F_TIMEOUT(alloc, eviction_skips_pitch_aligned, 60)
+{
+	const struct gem_dev *d = NULL;
+	uint32_t pitch = 0, target = 0, id, h[8], extra;
+	struct drm_wddmseg_gem_info info;
+	struct gem_args a = { 0 };
+	unsigned int i, n;
+	uint64_t chunk;
+	int fd;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < self->nr_devs && !d; i++) {
+		const struct layout *l = &self->dev[i].exp.layout;
+
+		pitch = target = 0;
+		for (id = 1; id <= l->nr_segs; id++) {
+			const struct layout_seg *s = &l->seg[id - 1];
+
+			if (seg_is_aperture(s) || (s->flags & SEGF_USE_BANKING))
+				continue;
+			if ((s->flags & SEGF_PITCH_ALIGNMENT) && !pitch)
+				pitch = id;
+			else if (!(s->flags & SEGF_PITCH_ALIGNMENT) && !target &&
+				 s->size <= 16 * SZ_1M)
+				target = id;
+		}
+		if (pitch && target)
+			d = &self->dev[i];
+	}
+	if (!d)
+		SKIP(return, "no device with a PitchAlignment memory segment");
+
+	fd = open_extra(_metadata, self, d->render);
+	n = 4;
+	chunk = d->exp.layout.seg[target - 1].size / n;
+	a.size = chunk;
+	a.supported = BIT(target) | BIT(pitch);
+	a.eviction = BIT(pitch);
+	a.preferred[0] = target;
+	for (i = 0; i < n; i++) {
+		h[i] = create_ok(_metadata, fd, &a);
+		ASSERT_EQ(target, seg_of(_metadata, fd, h[i]));
+	}
+	a.supported = BIT(target);
+	a.eviction = 0;
+	extra = create_ok(_metadata, fd, &a);
+	EXPECT_EQ(target, seg_of(_metadata, fd, extra));
+	info_of(_metadata, fd, h[0], &info);
+	EXPECT_EQ(0u, info.segment_id)
+		TH_LOG("%s: allocation evicted from segment %u into %u (PitchAlignment segment %u is no eviction target)",
+		       d->exp.bdf, target, info.segment_id, pitch);
+	EXPECT_EQ(1u, info.eviction_count);
+}
+
+/*
+ * FromEndOfSegment allocates top-down: in an empty segment it ends at the
+ * segment end, while a normal allocation starts at offset 0.
+ */
+TEST_F(alloc, from_end_of_segment)
+{
+	struct drm_wddmseg_gem_info top, low;
+	uint32_t ht, hl, id;
+
+	NEED_DEF();
+	for (id = 1; id <= 3; id++) {
+		ASSERT_EQ(0, gem_create_in(self->fd, SZ_1M,
+					   WDDMSEG_ALLOC_FROM_END_OF_SEGMENT,
+					   id, &ht));
+		ASSERT_EQ(0, gem_create_in(self->fd, SZ_1M, 0, id, &hl));
+		info_of(_metadata, self->fd, ht, &top);
+		info_of(_metadata, self->fd, hl, &low);
+		EXPECT_EQ(id, top.segment_id);
+		EXPECT_EQ(id, low.segment_id);
+		EXPECT_EQ(self->size[id], top.offset + top.size)
+			TH_LOG("segment %u: FromEndOfSegment allocation at 0x%llx, segment size 0x%" PRIx64,
+			       id, (unsigned long long)top.offset, self->size[id]);
+		EXPECT_EQ(0u, low.offset)
+			TH_LOG("segment %u: normal allocation at 0x%llx in an empty segment",
+			       id, (unsigned long long)low.offset);
+		EXPECT_EQ(WDDMSEG_ALLOC_FROM_END_OF_SEGMENT, top.flags);
+		gem_close(self->fd, ht);
+		gem_close(self->fd, hl);
+	}
+}
+
+/*
+ * HintedBank: bank_hint n places the allocation inside bank n - 1 of
+ * preferred[0]; a full bank falls back to the rest of the segment without
+ * evicting; hints beyond NbOfBanks, without a preferred segment or on a
+ * segment without banks are refused.
+ */
+TEST_F_TIMEOUT(alloc, banks, 60)
+{
+	struct drm_wddmseg_gem_info info;
+	struct gem_args a;
+	unsigned int i, id, j, checked = 0;
+	uint32_t h[3], other;
+	uint64_t start, end, size;
+	int fd, ret;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < self->nr_devs; i++) {
+		const struct gem_dev *d = &self->dev[i];
+		const struct layout *l = &d->exp.layout;
+
+		for (id = 1; id <= l->nr_segs; id++) {
+			const struct layout_seg *s = &l->seg[id - 1];
+
+			if (!(s->flags & SEGF_USE_BANKING) || s->nb_banks < 2 ||
+			    s->nr_bank_ends != s->nb_banks)
+				continue;
+			checked++;
+			fd = open_extra(_metadata, self, d->render);
+
+			for (j = 1; j <= s->nb_banks; j++) {
+				start = j > 1 ? s->bank_end[j - 2] : 0;
+				end = s->bank_end[j - 1];
+				size = (end - start) / 2 > 512 * 1024 ?
+				       512 * 1024 : (end - start) / 2;
+				memset(&a, 0, sizeof(a));
+				a.size = size;
+				a.supported = BIT(id);
+				a.preferred[0] = id;
+				a.bank_hint = j;
+				h[0] = create_ok(_metadata, fd, &a);
+				info_of(_metadata, fd, h[0], &info);
+				EXPECT_EQ(id, info.segment_id);
+				EXPECT_EQ(start, info.offset)
+					TH_LOG("%s segment %u bank_hint %u: empty bank starts at 0x%" PRIx64 ", allocation at 0x%llx",
+					       d->exp.bdf, id, j, start,
+					       (unsigned long long)info.offset);
+				EXPECT_TRUE(info.offset >= start &&
+					    info.offset + info.size <= end)
+					TH_LOG("%s segment %u bank_hint %u: offset 0x%llx outside bank [0x%" PRIx64 ", 0x%" PRIx64 ")",
+					       d->exp.bdf, id, j,
+					       (unsigned long long)info.offset,
+					       start, end);
+				gem_close(fd, h[0]);
+
+				/* top-down inside the bank: ends at its end */
+				a.flags = WDDMSEG_ALLOC_FROM_END_OF_SEGMENT;
+				h[0] = create_ok(_metadata, fd, &a);
+				info_of(_metadata, fd, h[0], &info);
+				EXPECT_EQ(id, info.segment_id);
+				EXPECT_EQ(end, info.offset + info.size)
+					TH_LOG("%s segment %u bank_hint %u with FromEndOfSegment: offset 0x%llx, bank ends at 0x%" PRIx64,
+					       d->exp.bdf, id, j,
+					       (unsigned long long)info.offset, end);
+				gem_close(fd, h[0]);
+			}
+
+			/* refusals */
+			memset(&a, 0, sizeof(a));
+			a.size = SZ_64K;
+			a.supported = BIT(id);
+			a.preferred[0] = id;
+			a.bank_hint = s->nb_banks + 1;
+			ret = gem_create(fd, &a, &other);
+			EXPECT_EQ(-EINVAL, ret)
+				TH_LOG("%s segment %u: bank_hint %u of %u banks",
+				       d->exp.bdf, id, a.bank_hint, s->nb_banks);
+			a.preferred[0] = 0;
+			a.bank_hint = 1;
+			ret = gem_create(fd, &a, &other);
+			EXPECT_EQ(-EINVAL, ret)
+				TH_LOG("%s segment %u: bank_hint without a preferred segment",
+				       d->exp.bdf, id);
+			for (j = 1; j <= l->nr_segs; j++) {
+				if ((l->seg[j - 1].flags &
+				     (SEGF_USE_BANKING | SEGF_AGP)))
+					continue;
+				memset(&a, 0, sizeof(a));
+				a.size = SZ_64K;
+				a.supported = BIT(j);
+				a.preferred[0] = j;
+				a.bank_hint = 1;
+				ret = gem_create(fd, &a, &other);
+				EXPECT_EQ(-EINVAL, ret)
+					TH_LOG("%s segment %u has no banks: bank_hint 1 accepted or wrong error",
+					       d->exp.bdf, j);
+				break;
+			}
+
+			/* a full bank 1: the third allocation goes elsewhere */
+			end = s->bank_end[0];
+			memset(&a, 0, sizeof(a));
+			a.size = end / 2;
+			a.supported = BIT(id);
+			a.preferred[0] = id;
+			a.bank_hint = 1;
+			for (j = 0; j < 3; j++)
+				h[j] = create_ok(_metadata, fd, &a);
+			for (j = 0; j < 2; j++) {
+				info_of(_metadata, fd, h[j], &info);
+				EXPECT_EQ(id, info.segment_id);
+				EXPECT_LE(info.offset + info.size, end)
+					TH_LOG("%s segment %u: allocation %u not in bank 0",
+					       d->exp.bdf, id, j);
+				EXPECT_EQ(0u, info.eviction_count)
+					TH_LOG("%s segment %u: a full bank evicted instead of using the rest of the segment",
+					       d->exp.bdf, id);
+			}
+			info_of(_metadata, fd, h[2], &info);
+			EXPECT_EQ(id, info.segment_id);
+			EXPECT_LE(end, info.offset)
+				TH_LOG("%s segment %u: third allocation at 0x%llx inside the full bank",
+				       d->exp.bdf, id,
+				       (unsigned long long)info.offset);
+			for (j = 0; j < 3; j++)
+				gem_close(fd, h[j]);
+		}
+	}
+	if (!checked)
+		SKIP(return, "no segment with banks in %s", gem_expect_path());
+}
+
+/*
+ * Overlay and Capture allocations are pinned in the last 20% of their
+ * segment: neither EVICT nor MAKE_RESIDENT moves them (EBUSY). One larger
+ * than that 20% does not fit (ENOSPC).
+ */
+TEST_F(alloc, overlay_capture_pinned)
+{
+	static const uint32_t kinds[] = {
+		WDDMSEG_ALLOC_OVERLAY, WDDMSEG_ALLOC_CAPTURE,
+	};
+	struct drm_wddmseg_gem_info info, again;
+	unsigned int k, id;
+	uint64_t pages, low;
+	struct gem_args a;
+	uint32_t h;
+	int ret;
+
+	NEED_DEF();
+	for (k = 0; k < 2; k++) {
+		for (id = SEG_VIS; id <= SEG_INV; id++) {
+			uint32_t other = id == SEG_VIS ? SEG_INV : SEG_VIS;
+			const char *kind = k ? "Capture" : "Overlay";
+
+			pages = self->size[id] / SZ_4K;
+			low = (pages - pages / 5) * SZ_4K;
+			memset(&a, 0, sizeof(a));
+			a.size = SZ_1M;
+			a.flags = kinds[k];
+			a.supported = BIT(SEG_VIS) | BIT(SEG_INV);
+			a.preferred[0] = id;
+			h = create_ok(_metadata, self->fd, &a);
+			info_of(_metadata, self->fd, h, &info);
+			EXPECT_EQ(id, info.segment_id);
+			EXPECT_EQ(WDDMSEG_STATE_PINNED | WDDMSEG_STATE_RESIDENT,
+				  info.state)
+				TH_LOG("%s in segment %u: state 0x%x", kind, id,
+				       info.state);
+			EXPECT_LE(low, info.offset)
+				TH_LOG("%s in segment %u at 0x%llx, below the last 20%% (0x%" PRIx64 ")",
+				       kind, id, (unsigned long long)info.offset,
+				       low);
+			EXPECT_LE(info.offset + info.size, self->size[id]);
+
+			ret = gem_evict(self->fd, h);
+			EXPECT_EQ(-EBUSY, ret) TH_LOG("EVICT of a pinned %s", kind);
+			ret = gem_make_resident(self->fd, h, other);
+			EXPECT_EQ(-EBUSY, ret)
+				TH_LOG("MAKE_RESIDENT of a pinned %s into segment %u",
+				       kind, other);
+			info_of(_metadata, self->fd, h, &again);
+			EXPECT_EQ(info.segment_id, again.segment_id);
+			EXPECT_EQ(info.offset, again.offset)
+				TH_LOG("pinned %s moved", kind);
+			EXPECT_EQ(0u, again.eviction_count);
+			EXPECT_EQ(0u, again.move_count);
+
+			EXPECT_EQ(0, gem_close(self->fd, h));
+
+			/* larger than the last 20% */
+			a.size = (pages / 5 + 256) * SZ_4K;
+			a.supported = BIT(id);
+			ret = gem_create(self->fd, &a, &h);
+			EXPECT_EQ(-ENOSPC, ret)
+				TH_LOG("%s of 0x%" PRIx64 " bytes in segment %u, whose last 20%% is 0x%" PRIx64 ": %s",
+				       kind, (uint64_t)a.size, id,
+				       self->size[id] - low, strerror(-ret));
+			if (!ret)
+				gem_close(self->fd, h);
+		}
+	}
+}
+
+/*
+ * A pinned Overlay evicts the unpinned allocations that occupy the last
+ * 20% (and only those), and later pressure never evicts it.
+ */
+TEST_F_TIMEOUT(alloc, overlay_evicts_unpinned, 120)
+{
+	struct drm_wddmseg_gem_info info, ov;
+	uint64_t chunk, low, pages;
+	uint32_t h[16], ho, extra;
+	unsigned int i, evicted = 0;
+	struct gem_args a = { .supported = BIT(SEG_VIS), .preferred = { SEG_VIS } };
+
+	NEED_DEF();
+	chunk = self->size[SEG_VIS] / 16;
+	pages = self->size[SEG_VIS] / SZ_4K;
+	low = (pages - pages / 5) * SZ_4K;
+	a.size = chunk;
+	for (i = 0; i < 16; i++) {
+		h[i] = create_ok(_metadata, self->fd, &a);
+		ASSERT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h[i]));
+	}
+	a.flags = WDDMSEG_ALLOC_OVERLAY;
+	a.size = SZ_1M;
+	ho = create_ok(_metadata, self->fd, &a);
+	info_of(_metadata, self->fd, ho, &ov);
+	EXPECT_EQ(SEG_VIS, ov.segment_id);
+	EXPECT_LE(low, ov.offset);
+	for (i = 0; i < 16; i++) {
+		info_of(_metadata, self->fd, h[i], &info);
+		if (info.segment_id == SEG_VIS)
+			continue;
+		evicted++;
+		EXPECT_LT(low, (i + 1) * chunk)
+			TH_LOG("allocation %u at [0x%" PRIx64 ", 0x%" PRIx64 ") was evicted although it was outside the last 20%%",
+			       i, i * chunk, (i + 1) * chunk);
+	}
+	EXPECT_LE(1u, evicted);
+
+	/* pressure: an unpinned one comes back, another unpinned one goes */
+	a.flags = 0;
+	a.size = chunk;
+	extra = create_ok(_metadata, self->fd, &a);
+	EXPECT_EQ(SEG_VIS, seg_of(_metadata, self->fd, extra));
+	info_of(_metadata, self->fd, ho, &info);
+	EXPECT_EQ(SEG_VIS, info.segment_id);
+	EXPECT_EQ(ov.offset, info.offset) TH_LOG("pinned overlay moved");
+	EXPECT_EQ(WDDMSEG_STATE_PINNED | WDDMSEG_STATE_RESIDENT, info.state);
+	EXPECT_EQ(0u, info.eviction_count);
+}
+
+/*
+ * A pinned CpuVisibleOnDemand allocation in invisible VRAM cannot migrate
+ * on a CPU fault: the access gets SIGBUS instead of garbage.
+ */
+TEST_F(alloc, pinned_invisible_fault_sigbus)
+{
+	struct gem_args a = {
+		.size = SZ_64K,
+		.flags = WDDMSEG_ALLOC_OVERLAY | WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+		.supported = BIT(SEG_INV),
+		.preferred = { SEG_INV },
+	};
+	volatile uint32_t *p;
+	int status;
+	uint32_t h;
+	pid_t pid;
+
+	NEED_DEF();
+	h = create_ok(_metadata, self->fd, &a);
+	ASSERT_EQ(SEG_INV, seg_of(_metadata, self->fd, h));
+	p = map_ok(_metadata, self->fd, h, SZ_64K);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		(void)p[0];
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS)
+		TH_LOG("touching a pinned allocation in invisible VRAM: %s %d",
+		       WIFSIGNALED(status) ? "signal" : "exit",
+		       WIFSIGNALED(status) ? WTERMSIG(status) :
+					     WEXITSTATUS(status));
+	EXPECT_EQ(SEG_INV, seg_of(_metadata, self->fd, h));
+	munmap((void *)p, SZ_64K);
+}
+
+/*
+ * CpuVisible: mappable wherever it lives (visible VRAM, aperture, system
+ * memory), and the mapping follows every move. CpuVisible with an
+ * invisible segment in the supported set is refused; an allocation with
+ * neither CPU flag has no mmap offset.
+ */
+TEST_F(alloc, cpu_visible)
+{
+	const uint64_t size = SZ_1M + SZ_4K;
+	static const uint32_t path[] = { 0, SEG_APT, SEG_VIS, 0, SEG_VIS };
+	struct gem_args a = {
+		.size = size,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE,
+		.supported = BIT(SEG_VIS) | BIT(SEG_APT),
+		.preferred = { SEG_VIS },
+	};
+	struct drm_wddmseg_gem_mmap_offset mo;
+	uint64_t first = 0, bad, off;
+	unsigned int i;
+	uint32_t h, h2;
+	void *p, *q;
+	int ret;
+
+	NEED_DEF();
+	h = create_ok(_metadata, self->fd, &a);
+	ASSERT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h));
+	p = map_ok(_metadata, self->fd, h, size);
+	EXPECT_EQ(0u, bytes_check(p, size, 0, NULL)) TH_LOG("not zero-filled");
+	pattern_fill(p, size, 0xc0ffee);
+	bad = pattern_check(p, size, 0xc0ffee, &first);
+	EXPECT_EQ(0u, bad) TH_LOG("read back %" PRIu64 " bad bytes, first at 0x%" PRIx64,
+				  bad, first);
+	EXPECT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h))
+		TH_LOG("a CpuVisible allocation moved on a CPU access");
+	for (i = 0; i < ARRAY_SIZE(path); i++) {
+		move_ok(_metadata, self->fd, h, path[i]);
+		ASSERT_EQ(path[i], seg_of(_metadata, self->fd, h));
+		bad = pattern_check(p, size, 0xc0ffee, &first);
+		EXPECT_EQ(0u, bad)
+			TH_LOG("after the move to %s: %" PRIu64 " bad bytes, first at 0x%" PRIx64,
+			       seg_name[path[i]], bad, first);
+		EXPECT_EQ(path[i], seg_of(_metadata, self->fd, h))
+			TH_LOG("reading through the mapping moved it out of %s",
+			       seg_name[path[i]]);
+	}
+	/* a second mapping of the same allocation sees the same bytes */
+	q = map_ok(_metadata, self->fd, h, size);
+	EXPECT_EQ(0, memcmp(p, q, size));
+	munmap(q, size);
+	munmap(p, size);
+
+	/* a mapping larger than the allocation is refused */
+	ASSERT_EQ(0, gem_mmap_offset(self->fd, h, &off));
+	q = mmap(NULL, size + SZ_1M, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, off);
+	EXPECT_EQ(MAP_FAILED, q) TH_LOG("mmap beyond the allocation accepted");
+	if (q != MAP_FAILED)
+		munmap(q, size + SZ_1M);
+
+	a.supported = BIT(SEG_VIS) | BIT(SEG_INV);
+	ret = gem_create(self->fd, &a, &h2);
+	EXPECT_EQ(-EINVAL, ret)
+		TH_LOG("CpuVisible with invisible segment 2 in the supported set");
+	a.supported = BIT(SEG_INV);
+	a.preferred[0] = SEG_INV;
+	ret = gem_create(self->fd, &a, &h2);
+	EXPECT_EQ(-EINVAL, ret) TH_LOG("CpuVisible in invisible segment 2 only");
+
+	ASSERT_EQ(0, gem_create_in(self->fd, SZ_64K, 0, SEG_VIS, &h2));
+	ret = gem_mmap_offset(self->fd, h2, &off);
+	EXPECT_EQ(-EINVAL, ret)
+		TH_LOG("MMAP_OFFSET of an allocation without CpuVisible/OnDemand: %s",
+		       strerror(-ret));
+	memset(&mo, 0, sizeof(mo));
+	mo.handle = h;
+	mo.pad = 1;
+	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET, &mo))
+		TH_LOG("MMAP_OFFSET with pad != 0");
+}
+
+/*
+ * CpuVisibleOnDemand in invisible VRAM: the first CPU access migrates the
+ * allocation to a place the CPU can reach (the first CPU-visible segment
+ * of its supported set, else system memory), content zero; a pattern
+ * written there survives MAKE_RESIDENT back into invisible VRAM (a copy
+ * through the BAR4 window) and the next migration out of it.
+ */
+TEST_F(alloc, cpu_visible_on_demand)
+{
+	static const struct {
+		uint32_t supported, visible;
+	} cases[] = {
+		{ BIT(SEG_VIS) | BIT(SEG_INV), SEG_VIS },
+		{ BIT(SEG_INV) | BIT(SEG_APT), SEG_APT },
+		{ BIT(SEG_INV), 0 },
+	};
+	const uint64_t size = 3 * SZ_1M + 3 * SZ_4K;	/* crosses windows */
+	struct drm_wddmseg_gem_info info;
+	uint64_t bad, first = 0;
+	unsigned int c;
+	uint32_t h, pad;
+	void *p;
+
+	NEED_DEF();
+	/* keep the allocation off window (1 MiB) boundaries */
+	ASSERT_EQ(0, gem_create_in(self->fd, 3 * SZ_4K, 0, SEG_INV, &pad));
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		struct gem_args a = {
+			.size = size,
+			.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+			.supported = cases[c].supported,
+			.preferred = { SEG_INV },
+		};
+		uint32_t seed = 0x5eed0 + c;
+
+		h = create_ok(_metadata, self->fd, &a);
+		info_of(_metadata, self->fd, h, &info);
+		ASSERT_EQ(SEG_INV, info.segment_id);
+		EXPECT_NE(0u, info.offset % SZ_1M);
+		p = map_ok(_metadata, self->fd, h, size);
+		EXPECT_EQ(SEG_INV, seg_of(_metadata, self->fd, h))
+			TH_LOG("mmap alone must not migrate");
+
+		bad = bytes_check(p, size, 0, &first);
+		EXPECT_EQ(0u, bad)
+			TH_LOG("supported 0x%x: new allocation has %" PRIu64 " non-zero bytes, first at 0x%" PRIx64,
+			       cases[c].supported, bad, first);
+		EXPECT_EQ(cases[c].visible, seg_of(_metadata, self->fd, h))
+			TH_LOG("supported 0x%x: the CPU access did not migrate to %s",
+			       cases[c].supported, seg_name[cases[c].visible]);
+
+		pattern_fill(p, size, seed);
+		move_ok(_metadata, self->fd, h, SEG_INV);
+		EXPECT_EQ(SEG_INV, seg_of(_metadata, self->fd, h));
+		munmap(p, size);
+
+		p = map_ok(_metadata, self->fd, h, size);
+		bad = pattern_check(p, size, seed, &first);
+		EXPECT_EQ(0u, bad)
+			TH_LOG("supported 0x%x: after a round trip through invisible VRAM %" PRIu64 " bad bytes, first at 0x%" PRIx64,
+			       cases[c].supported, bad, first);
+		EXPECT_EQ(cases[c].visible, seg_of(_metadata, self->fd, h));
+		munmap(p, size);
+		gem_close(self->fd, h);
+	}
+	gem_close(self->fd, pad);
+}
+
+/*
+ * Content survives every move between every ordered pair of places:
+ * system memory (EVICT), visible VRAM, invisible VRAM (written and read
+ * through a visible place) and the aperture. Byte-exact, through one
+ * mapping kept across all moves.
+ */
+TEST_F_TIMEOUT(alloc, content_survives_moves, 180)
+{
+	static const uint32_t places[] = { 0, SEG_VIS, SEG_INV, SEG_APT };
+	const uint64_t size = 2 * SZ_1M + 5 * SZ_4K;
+	struct gem_args a = {
+		.size = size,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+		.supported = BIT(SEG_VIS) | BIT(SEG_INV) | BIT(SEG_APT),
+		.preferred = { SEG_VIS, SEG_INV, SEG_APT },
+	};
+	struct drm_wddmseg_gem_info info;
+	unsigned int i, j, failures = 0;
+	uint64_t bad, first, moves;
+	uint32_t h, pad[2], seed;
+	void *p;
+
+	NEED_DEF();
+	ASSERT_EQ(0, gem_create_in(self->fd, 3 * SZ_4K, 0, SEG_VIS, &pad[0]));
+	ASSERT_EQ(0, gem_create_in(self->fd, 7 * SZ_4K, 0, SEG_INV, &pad[1]));
+	h = create_ok(_metadata, self->fd, &a);
+	p = map_ok(_metadata, self->fd, h, size);
+
+	for (i = 0; i < ARRAY_SIZE(places); i++) {
+		for (j = 0; j < ARRAY_SIZE(places); j++) {
+			uint32_t from = places[i], to = places[j];
+
+			if (i == j)
+				continue;
+			seed = 0x1000 + i * 16 + j;
+			if (from == SEG_INV) {
+				/* write where the CPU can, then move in */
+				pattern_fill(p, size, seed);
+				move_ok(_metadata, self->fd, h, from);
+			} else {
+				move_ok(_metadata, self->fd, h, from);
+				pattern_fill(p, size, seed);
+			}
+			info_of(_metadata, self->fd, h, &info);
+			ASSERT_EQ(from, info.segment_id)
+				TH_LOG("%s -> %s: not in %s before the move",
+				       seg_name[from], seg_name[to],
+				       seg_name[from]);
+			moves = info.move_count;
+
+			move_ok(_metadata, self->fd, h, to);
+			info_of(_metadata, self->fd, h, &info);
+			ASSERT_EQ(to, info.segment_id);
+			EXPECT_EQ(moves + 1, info.move_count)
+				TH_LOG("%s -> %s: move_count %llu -> %llu",
+				       seg_name[from], seg_name[to],
+				       (unsigned long long)moves,
+				       (unsigned long long)info.move_count);
+
+			first = 0;
+			bad = pattern_check(p, size, seed, &first);
+			if (bad)
+				failures++;
+			EXPECT_EQ(0u, bad)
+				TH_LOG("%s -> %s: %" PRIu64 " bad bytes of 0x%" PRIx64 ", first at 0x%" PRIx64 " (got 0x%08x, want 0x%08x)",
+				       seg_name[from], seg_name[to], bad, size,
+				       first,
+				       ((uint32_t *)p)[first / 4],
+				       pattern_word(seed, first / 4));
+		}
+	}
+	munmap(p, size);
+	TH_LOG("12 moves checked, %u corrupted", failures);
+}
+
+/*
+ * New allocations are zero-filled: an allocation written with 0xff and
+ * freed leaves nothing behind for the next one at the same place.
+ */
+TEST_F_TIMEOUT(alloc, zero_filled, 60)
+{
+	static const uint32_t places[] = { SEG_VIS, SEG_INV, SEG_APT, 0 };
+	const uint64_t size = SZ_1M;
+	struct drm_wddmseg_gem_info info;
+	uint64_t off_a, bad, first = 0;
+	unsigned int i;
+	uint32_t h;
+	void *p;
+
+	NEED_DEF();
+	for (i = 0; i < ARRAY_SIZE(places); i++) {
+		uint32_t id = places[i];
+
+		ASSERT_EQ(0, gem_create_in(self->fd, size,
+					   WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+					   id, &h));
+		info_of(_metadata, self->fd, h, &info);
+		ASSERT_EQ(id, info.segment_id);
+		off_a = info.offset;
+		p = map_ok(_metadata, self->fd, h, size);
+		bytes_fill(p, size, 0xff);
+		if (id == SEG_INV)	/* the write migrated it: back in */
+			move_ok(_metadata, self->fd, h, SEG_INV);
+		info_of(_metadata, self->fd, h, &info);
+		ASSERT_EQ(id, info.segment_id);
+		munmap(p, size);
+		ASSERT_EQ(0, gem_close(self->fd, h));
+
+		ASSERT_EQ(0, gem_create_in(self->fd, size,
+					   WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+					   id, &h));
+		info_of(_metadata, self->fd, h, &info);
+		ASSERT_EQ(id, info.segment_id);
+		if (id && info.offset != off_a)
+			TH_LOG("%s: new allocation at 0x%llx, the freed one was at 0x%" PRIx64,
+			       seg_name[id], (unsigned long long)info.offset,
+			       off_a);
+		p = map_ok(_metadata, self->fd, h, size);
+		bad = bytes_check(p, size, 0, &first);
+		EXPECT_EQ(0u, bad)
+			TH_LOG("%s: %" PRIu64 " non-zero bytes in a new allocation, first at 0x%" PRIx64 " (0x%02x)",
+			       seg_name[id], bad, first,
+			       ((uint8_t *)p)[first]);
+		munmap(p, size);
+		ASSERT_EQ(0, gem_close(self->fd, h));
+	}
+}
+
+/*
+ * An aperture never holds more than its CommitLimit although its address
+ * space is larger: allocating 1.5x the commit limit evicts the older
+ * allocations to system memory.
+ */
+TEST_F_TIMEOUT(alloc, aperture_commit_limit, 120)
+{
+	struct drm_wddmseg_query_budget b;
+	struct drm_wddmseg_gem_info info;
+	uint64_t chunk, limit, in_apt;
+	unsigned int i, j, n = 24, resident = 0, in_sys = 0;
+	uint32_t h[24];
+	struct gem_args a = { .supported = BIT(SEG_APT), .preferred = { SEG_APT } };
+
+	NEED_DEF();
+	limit = self->commit[SEG_APT];
+	ASSERT_LT(limit, self->size[SEG_APT]);
+	chunk = limit / 16;
+	a.size = chunk;
+	for (i = 0; i < n; i++) {
+		h[i] = create_ok(_metadata, self->fd, &a);
+		in_apt = 0;
+		for (j = 0; j <= i; j++) {
+			info_of(_metadata, self->fd, h[j], &info);
+			if (info.segment_id == SEG_APT)
+				in_apt += info.size;
+			if (j == i)
+				EXPECT_EQ(SEG_APT, info.segment_id)
+					TH_LOG("allocation %u not placed in the aperture",
+					       i);
+		}
+		EXPECT_LE(in_apt, limit)
+			TH_LOG("after %u allocations of 0x%" PRIx64 ": 0x%" PRIx64 " bytes in the aperture, CommitLimit 0x%" PRIx64,
+			       i + 1, chunk, in_apt, limit);
+		ASSERT_EQ(0, query_budget(self->fd, WDDMSEG_BUDGET_NON_LOCAL, &b));
+		EXPECT_EQ(in_apt, b.current_usage)
+			TH_LOG("QUERY_BUDGET(non-local).current_usage %llu, GEM_INFO says 0x%" PRIx64,
+			       (unsigned long long)b.current_usage, in_apt);
+	}
+	for (i = 0; i < n; i++) {
+		info_of(_metadata, self->fd, h[i], &info);
+		if (info.segment_id == SEG_APT)
+			resident++;
+		else if (info.segment_id == 0)
+			in_sys++;
+	}
+	EXPECT_EQ(16u, resident);
+	EXPECT_EQ(n - 16, in_sys);
+	ASSERT_EQ(0, query_budget(self->fd, WDDMSEG_BUDGET_NON_LOCAL, &b));
+	EXPECT_EQ(limit, b.current_usage);
+	EXPECT_EQ(0u, b.available);
+}
+
+#define EXPECT_COUNTERS(q, usage, count, pinned, evictions, what, ...) do { \
+	EXPECT_EQ((uint64_t)(usage), (q).usage_bytes)			\
+		TH_LOG("usage_bytes " what, ##__VA_ARGS__);		\
+	EXPECT_EQ((uint64_t)(count), (q).allocation_count)		\
+		TH_LOG("allocation_count " what, ##__VA_ARGS__);	\
+	EXPECT_EQ((uint64_t)(pinned), (q).pinned_bytes)			\
+		TH_LOG("pinned_bytes " what, ##__VA_ARGS__);		\
+	EXPECT_EQ((uint64_t)(evictions), (q).eviction_count)		\
+		TH_LOG("eviction_count " what, ##__VA_ARGS__);		\
+} while (0)
+
+/*
+ * QUERY_SEGMENT's usage counters: usage_bytes and allocation_count follow
+ * allocations into and out of each segment, pinned_bytes counts Overlay
+ * and Capture allocations, eviction_count counts evictions out of the
+ * segment (on request and under pressure), and an aperture's usage_bytes
+ * never exceeds its CommitLimit.
+ */
+TEST_F(alloc, segment_counters)
+{
+	struct drm_wddmseg_query_segment q0, q;
+	uint32_t h1, h2, ho, ha[12];
+	uint64_t chunk;
+	unsigned int i, id;
+	struct gem_args a;
+
+	NEED_DEF();
+	for (id = 1; id <= 3; id++) {
+		qseg(_metadata, self->fd, id, &q0);
+		EXPECT_COUNTERS(q0, 0, 0, 0, q0.eviction_count,
+				"of idle segment %u", id);
+		ASSERT_EQ(0, gem_create_in(self->fd, SZ_1M, 0, id, &h1));
+		ASSERT_EQ(0, gem_create_in(self->fd, SZ_64K, 0, id, &h2));
+		qseg(_metadata, self->fd, id, &q);
+		EXPECT_COUNTERS(q, SZ_1M + SZ_64K, 2, 0, q0.eviction_count,
+				"after two allocations in segment %u", id);
+		move_ok(_metadata, self->fd, h1, 0);
+		qseg(_metadata, self->fd, id, &q);
+		EXPECT_COUNTERS(q, SZ_64K, 1, 0, q0.eviction_count + 1,
+				"after evicting one from segment %u", id);
+		move_ok(_metadata, self->fd, h1, id);
+		qseg(_metadata, self->fd, id, &q);
+		EXPECT_COUNTERS(q, SZ_1M + SZ_64K, 2, 0, q0.eviction_count + 1,
+				"after making it resident again in segment %u", id);
+		if (id != SEG_APT) {
+			memset(&a, 0, sizeof(a));
+			a.size = SZ_1M;
+			a.flags = WDDMSEG_ALLOC_OVERLAY;
+			a.supported = BIT(id);
+			a.preferred[0] = id;
+			ho = create_ok(_metadata, self->fd, &a);
+			qseg(_metadata, self->fd, id, &q);
+			EXPECT_COUNTERS(q, 2 * SZ_1M + SZ_64K, 3, SZ_1M,
+					q0.eviction_count + 1,
+					"with an Overlay in segment %u", id);
+			gem_close(self->fd, ho);
+		}
+		gem_close(self->fd, h1);
+		gem_close(self->fd, h2);
+		qseg(_metadata, self->fd, id, &q);
+		EXPECT_COUNTERS(q, 0, 0, 0, q0.eviction_count + 1,
+				"after freeing everything in segment %u", id);
+	}
+
+	/* 1.5x the aperture's CommitLimit: never more than the limit */
+	qseg(_metadata, self->fd, SEG_APT, &q0);
+	chunk = self->commit[SEG_APT] / 8;
+	memset(&a, 0, sizeof(a));
+	a.size = chunk;
+	a.supported = BIT(SEG_APT);
+	a.preferred[0] = SEG_APT;
+	for (i = 0; i < 12; i++) {
+		ha[i] = create_ok(_metadata, self->fd, &a);
+		qseg(_metadata, self->fd, SEG_APT, &q);
+		EXPECT_LE(q.usage_bytes, q.commit_limit)
+			TH_LOG("aperture usage_bytes 0x%llx above its CommitLimit",
+			       (unsigned long long)q.usage_bytes);
+	}
+	EXPECT_COUNTERS(q, self->commit[SEG_APT], 8, 0, q0.eviction_count + 4,
+			"of the aperture after 12 allocations of CommitLimit/8");
+	for (i = 0; i < 12; i++)
+		gem_close(self->fd, ha[i]);
+}
+
+/* Expected budget of @group: the CommitLimits of its segments. */
+static uint64_t layout_budget(const struct layout *l, int group)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < l->nr_segs; i++)
+		if (seg_budget_group(&l->seg[i]) == group)
+			sum += l->seg[i].commit;
+	return sum;
+}
+
+/* First segment of @group (not AGP) the tests can allocate in, or 0. */
+static uint32_t group_segment(const struct layout *l, int group)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->nr_segs; i++)
+		if (seg_budget_group(&l->seg[i]) == group &&
+		    !(l->seg[i].flags & SEGF_AGP))
+			return i + 1;
+	return 0;
+}
+
+/*
+ * QUERY_BUDGET: the budget of each group is the CommitLimit sum of its
+ * segments; current_usage counts what this file has resident in the group
+ * (rises by an allocation, drops on EVICT), invisible to another file;
+ * available is what the group still has free. Bad groups and non-zero
+ * output/reserved fields are refused.
+ */
+TEST_F(alloc, budget)
+{
+	struct drm_wddmseg_query_budget b0, b1, b2, other;
+	unsigned int i, g, f;
+	uint32_t id, h;
+	int fd, fd2, ret;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < self->nr_devs; i++) {
+		const struct gem_dev *d = &self->dev[i];
+		const struct layout *l = &d->exp.layout;
+
+		fd = open_extra(_metadata, self, d->render);
+		fd2 = open_extra(_metadata, self, d->render);
+		for (g = 0; g < 2; g++) {
+			uint64_t size;
+
+			ASSERT_EQ(0, query_budget(fd, g, &b0));
+			EXPECT_EQ(layout_budget(l, g), b0.budget)
+				TH_LOG("%s group %u: budget", d->exp.bdf, g);
+			EXPECT_EQ(b0.budget, b0.available)
+				TH_LOG("%s group %u: available on an idle device",
+				       d->exp.bdf, g);
+			EXPECT_EQ(0u, b0.current_usage);
+
+			id = group_segment(l, g);
+			if (!id)
+				continue;
+			size = l->seg[id - 1].commit / 4;
+			size = size > SZ_1M ? SZ_1M : size;
+			ASSERT_EQ(0, gem_create_in(fd, size, 0, id, &h));
+			ASSERT_EQ(id, seg_of(_metadata, fd, h));
+			ASSERT_EQ(0, query_budget(fd, g, &b1));
+			EXPECT_EQ(b0.current_usage + size, b1.current_usage)
+				TH_LOG("%s group %u: usage after 0x%" PRIx64 " bytes in segment %u",
+				       d->exp.bdf, g, size, id);
+			EXPECT_EQ(b0.available - size, b1.available);
+			EXPECT_EQ(b0.budget, b1.budget);
+			ASSERT_EQ(0, query_budget(fd, !g, &other));
+			EXPECT_EQ(0u, other.current_usage)
+				TH_LOG("%s: usage charged to the other group too",
+				       d->exp.bdf);
+			ASSERT_EQ(0, query_budget(fd2, g, &other));
+			EXPECT_EQ(0u, other.current_usage)
+				TH_LOG("%s group %u: another file sees this file's usage",
+				       d->exp.bdf, g);
+			EXPECT_EQ(b1.available, other.available);
+
+			ASSERT_EQ(0, gem_evict(fd, h));
+			ASSERT_EQ(0, query_budget(fd, g, &b2));
+			EXPECT_EQ(b0.current_usage, b2.current_usage)
+				TH_LOG("%s group %u: usage after EVICT",
+				       d->exp.bdf, g);
+			EXPECT_EQ(b0.available, b2.available);
+			ASSERT_EQ(0, gem_make_resident(fd, h, id));
+			ASSERT_EQ(0, query_budget(fd, g, &b2));
+			EXPECT_EQ(b1.current_usage, b2.current_usage)
+				TH_LOG("%s group %u: usage after MAKE_RESIDENT",
+				       d->exp.bdf, g);
+			ASSERT_EQ(0, gem_close(fd, h));
+			ASSERT_EQ(0, query_budget(fd, g, &b2));
+			EXPECT_EQ(b0.current_usage, b2.current_usage)
+				TH_LOG("%s group %u: usage after the close",
+				       d->exp.bdf, g);
+		}
+
+		/* refusals */
+		for (f = 0; f < 10; f++) {
+			memset(&b0, 0, sizeof(b0));
+			switch (f) {
+			case 0:
+				b0.group = 2;
+				break;
+			case 1:
+				b0.group = 0xffffffff;
+				break;
+			case 2:
+				b0.pad = 1;
+				break;
+			case 3:
+				b0.budget = 1;
+				break;
+			case 4:
+				b0.current_usage = 1;
+				break;
+			case 5:
+				b0.available = 1;
+				break;
+			default:
+				b0.reserved[f - 6] = 1ULL << 63;
+				break;
+			}
+			ret = wioctl(fd, DRM_IOCTL_WDDMSEG_QUERY_BUDGET, &b0);
+			EXPECT_EQ(-EINVAL, ret)
+				TH_LOG("%s: QUERY_BUDGET refusal case %u accepted",
+				       d->exp.bdf, f);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* What the GPU sees: debugfs peek_addr/peek (Documentation/gpu/wddmseg.rst) */
+
+#define PEEK_WORDS	16
+
+/* /sys/kernel/debug/dri/N of @d's primary node. */
+static void peek_dir(const struct gem_dev *d, char *buf, size_t len)
+{
+	const char *n = strrchr(d->card, 'd');	/* "...card<N>" */
+
+	snprintf(buf, len, "/sys/kernel/debug/dri/%s", n ? n + 1 : "0");
+}
+
+static bool peek_available(const struct gem_dev *d)
+{
+	char dir[64], path[96];
+
+	peek_dir(d, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/peek", dir);
+	return !access(path, R_OK);
+}
+
+/*
+ * The PEEK_WORDS words the GPU sees at @addr; a word the device could not
+ * read counts in *@faults and reads as 0xffffffff. 0 or -errno.
+ */
+static int gpu_peek(const struct gem_dev *d, uint64_t addr,
+		    uint32_t *words, unsigned int *faults)
+{
+	char dir[64], path[96], line[512], *p, *end;
+	unsigned int i;
+	FILE *f;
+	int fd;
+
+	peek_dir(d, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/peek_addr", dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(line, sizeof(line), "0x%" PRIx64, addr);
+	if (write(fd, line, strlen(line)) < 0) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "%s/peek", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	p = fgets(line, sizeof(line), f);
+	fclose(f);
+	if (!p)
+		return -EIO;
+	p = strchr(line, ':');
+	if (!p || strtoull(line, NULL, 16) != addr)
+		return -EPROTO;
+	*faults = 0;
+	for (p++, i = 0; i < PEEK_WORDS; i++) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "fault", 5)) {
+			words[i] = 0xffffffff;
+			(*faults)++;
+			p += 5;
+			continue;
+		}
+		words[i] = strtoul(p, &end, 16);
+		if (end == p)
+			return -EPROTO;
+		p = end;
+	}
+	return 0;
+}
+
+/*
+ * Check what the GPU sees of an allocation at GPU address @gpu against
+ * pattern @seed: a few 64-byte windows (start, across a page boundary,
+ * every @stride bytes, end). Returns the number of wrong words.
+ */
+static unsigned int gpu_check(struct __test_metadata *_metadata,
+			      const struct gem_dev *d, uint64_t gpu,
+			      uint64_t size, uint32_t seed, uint64_t stride,
+			      const char *what)
+{
+	uint32_t words[PEEK_WORDS];
+	unsigned int bad = 0, faults, k;
+	uint64_t off;
+	int ret;
+
+	for (off = 0; off < size; off += stride) {
+		uint64_t at[3] = { off, off + SZ_4K - 32, size - 64 };
+
+		for (k = 0; k < 3; k++) {
+			unsigned int j;
+
+			if (at[k] + 64 > size || (k == 2 && off))
+				continue;
+			ret = gpu_peek(d, gpu + at[k], words, &faults);
+			ASSERT_EQ(0, ret) TH_LOG("peek at 0x%" PRIx64 ": %s",
+						 gpu + at[k], strerror(-ret));
+			for (j = 0; j < PEEK_WORDS; j++) {
+				uint32_t want = pattern_word(seed, at[k] / 4 + j);
+
+				if (words[j] == want)
+					continue;
+				if (!bad)
+					TH_LOG("%s: GPU sees 0x%08x at offset 0x%" PRIx64 " (GPU 0x%" PRIx64 "), CPU wrote 0x%08x%s",
+					       what, words[j], at[k] + 4 * j,
+					       gpu + at[k] + 4 * j, want,
+					       faults ? " (peek faults)" : "");
+				bad++;
+			}
+		}
+	}
+	return bad;
+}
+
+/*
+ * The device sees at BaseAddress + offset exactly what the CPU wrote
+ * through the mapping, in visible VRAM, invisible VRAM (moved there) and
+ * the aperture (through its page table, page by page). An evicted
+ * aperture range is unmapped again: the device faults there.
+ */
+TEST_F(alloc, gpu_view)
+{
+	static const uint32_t segs[] = { SEG_VIS, SEG_INV, SEG_APT };
+	const uint64_t size = 64 * SZ_4K + 3 * SZ_4K;
+	struct drm_wddmseg_query_segment qs;
+	struct drm_wddmseg_gem_info info;
+	uint32_t words[PEEK_WORDS], h, pad;
+	unsigned int i, faults;
+	void *p;
+
+	NEED_DEF();
+	if (!peek_available(self->def))
+		SKIP(return, "no debugfs peek for %s", self->def->exp.bdf);
+	ASSERT_EQ(0, gem_create_in(self->fd, 5 * SZ_4K, 0, SEG_APT, &pad));
+	for (i = 0; i < ARRAY_SIZE(segs); i++) {
+		uint32_t id = segs[i], seed = 0x6b0 + id;
+		struct gem_args a = {
+			.size = size,
+			.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+			.supported = BIT(id) | BIT(SEG_VIS),
+			.preferred = { id },
+		};
+
+		qseg(_metadata, self->fd, id, &qs);
+		h = create_ok(_metadata, self->fd, &a);
+		p = map_ok(_metadata, self->fd, h, size);
+		pattern_fill(p, size, seed);
+		move_ok(_metadata, self->fd, h, id);	/* back, if migrated */
+		info_of(_metadata, self->fd, h, &info);
+		ASSERT_EQ(id, info.segment_id);
+		EXPECT_EQ(0u, gpu_check(_metadata, self->def,
+					qs.base_address + info.offset, size, seed,
+					16 * SZ_4K, seg_name[id]))
+			TH_LOG("%s: the GPU does not see the CPU's pattern",
+			       seg_name[id]);
+		if (id == SEG_APT) {
+			move_ok(_metadata, self->fd, h, 0);
+			ASSERT_EQ(0, gpu_peek(self->def,
+					      qs.base_address + info.offset,
+					      words, &faults));
+			EXPECT_EQ((unsigned int)PEEK_WORDS, faults)
+				TH_LOG("evicted aperture range still mapped: GPU reads 0x%08x",
+				       words[0]);
+			move_ok(_metadata, self->fd, h, SEG_APT);
+			info_of(_metadata, self->fd, h, &info);
+			EXPECT_EQ(0u, gpu_check(_metadata, self->def,
+						qs.base_address + info.offset,
+						size, seed, 8 * SZ_4K,
+						"aperture after EVICT + MAKE_RESIDENT"));
+		}
+		munmap(p, size);
+		gem_close(self->fd, h);
+	}
+}
+
+/*
+ * ExistingSysMem: user pages become the backing store of an aperture
+ * allocation without a copy (the GPU sees later CPU writes to them), stay
+ * so across EVICT/MAKE_RESIDENT, and bad user ranges are refused.
+ */
+TEST_F(alloc, existing_sysmem)
+{
+	const uint64_t size = 32 * SZ_4K;
+	struct drm_wddmseg_query_segment qs;
+	struct drm_wddmseg_gem_info info;
+	struct drm_wddmseg_gem_create c;
+	uint32_t *buf, h;
+	bool peek;
+	void *ro, *gone;
+	int ret;
+
+	NEED_DEF();
+	peek = peek_available(self->def);
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	pattern_fill(buf, size, 0xe5);
+
+	memset(&c, 0, sizeof(c));
+	c.size = size;
+	c.flags = WDDMSEG_ALLOC_EXISTING_SYSMEM;
+	c.supported_segments = BIT(SEG_APT);
+	c.preferred[0] = SEG_APT;
+	c.user_ptr = (uintptr_t)buf;
+	ret = gem_create_raw(self->fd, &c);
+	ASSERT_EQ(0, ret) TH_LOG("ExistingSysMem in the aperture: %s",
+				 strerror(-ret));
+	h = c.handle;
+	info_of(_metadata, self->fd, h, &info);
+	EXPECT_EQ(SEG_APT, info.segment_id);
+	EXPECT_EQ(size, info.size);
+	EXPECT_EQ(WDDMSEG_ALLOC_EXISTING_SYSMEM, info.flags);
+	qseg(_metadata, self->fd, SEG_APT, &qs);
+	if (peek) {
+		EXPECT_EQ(0u, gpu_check(_metadata, self->def,
+					qs.base_address + info.offset, size,
+					0xe5, 8 * SZ_4K, "ExistingSysMem"));
+		/* zero copy: a later CPU write is what the GPU reads */
+		pattern_fill(buf, size, 0xe6);
+		EXPECT_EQ(0u, gpu_check(_metadata, self->def,
+					qs.base_address + info.offset, size,
+					0xe6, 8 * SZ_4K, "ExistingSysMem rewritten"));
+	}
+	move_ok(_metadata, self->fd, h, 0);
+	move_ok(_metadata, self->fd, h, SEG_APT);
+	info_of(_metadata, self->fd, h, &info);
+	EXPECT_EQ(SEG_APT, info.segment_id);
+	if (peek)
+		EXPECT_EQ(0u, gpu_check(_metadata, self->def,
+					qs.base_address + info.offset, size,
+					0xe6, 8 * SZ_4K,
+					"ExistingSysMem after EVICT + MAKE_RESIDENT"));
+	EXPECT_EQ(0u, pattern_check(buf, size, peek ? 0xe6 : 0xe5, NULL))
+		TH_LOG("the user's own copy changed");
+	EXPECT_EQ(0, gem_close(self->fd, h));
+	EXPECT_EQ(0u, pattern_check(buf, size, peek ? 0xe6 : 0xe5, NULL))
+		TH_LOG("user memory changed by freeing the allocation");
+
+	/* user memory that is not there, or not writable */
+	gone = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, gone);
+	munmap(gone, size);
+	c.handle = 0;
+	c.user_ptr = (uintptr_t)gone;
+	ret = gem_create_raw(self->fd, &c);
+	EXPECT_EQ(-EFAULT, ret) TH_LOG("ExistingSysMem on unmapped memory: %s",
+				       ret ? strerror(-ret) : "accepted");
+	ro = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	c.handle = 0;
+	c.user_ptr = (uintptr_t)ro;
+	ret = gem_create_raw(self->fd, &c);
+	EXPECT_EQ(-EFAULT, ret) TH_LOG("ExistingSysMem on read-only memory: %s",
+				       ret ? strerror(-ret) : "accepted");
+	c.handle = 0;
+	c.user_ptr = (uintptr_t)buf;
+	c.size = 2 * size;		/* runs past the mapping */
+	ret = gem_create_raw(self->fd, &c);
+	EXPECT_EQ(-EFAULT, ret) TH_LOG("ExistingSysMem range past the mapping: %s",
+				       ret ? strerror(-ret) : "accepted");
+	EXPECT_EQ(0u, file_usage(self->fd))
+		TH_LOG("refused ExistingSysMem requests left allocations behind");
+	munmap(ro, size);
+	munmap(buf, size);
+}
+
+/* Next residency event on @fd within 1 s: 0, or -ETIME / -errno. */
+static int read_residency_event(int fd, struct drm_wddmseg_event_residency *e,
+				int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+	int ret;
+
+	ret = poll(&pfd, 1, timeout_ms);
+	if (ret < 0)
+		return -errno;
+	if (!ret)
+		return -ETIME;
+	n = read(fd, e, sizeof(*e));
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*e) ? 0 : -EPROTO;
+}
+
+/*
+ * ExplicitResidencyNotification (with AccessedPhysically): every change of
+ * segment queues one event on the creating file, with the handle, the new
+ * segment and offset, and a sequence counting from 1; no move, no event.
+ */
+TEST_F(alloc, residency_notification)
+{
+	struct gem_args a = {
+		.size = SZ_64K,
+		.flags = WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION |
+			 WDDMSEG_ALLOC_ACCESSED_PHYSICALLY,
+		.supported = BIT(SEG_VIS) | BIT(SEG_INV),
+		.preferred = { SEG_VIS },
+	};
+	static const uint32_t path[] = { 0, SEG_INV, SEG_VIS, 0 };
+	struct drm_wddmseg_event_residency e;
+	struct drm_wddmseg_gem_info info;
+	unsigned int i;
+	uint32_t h;
+	int ret;
+
+	NEED_DEF();
+	h = create_ok(_metadata, self->fd, &a);
+	ASSERT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h));
+	EXPECT_EQ(-ETIME, read_residency_event(self->fd, &e, 0))
+		TH_LOG("an event for the creation itself");
+	for (i = 0; i < ARRAY_SIZE(path); i++) {
+		move_ok(_metadata, self->fd, h, path[i]);
+		info_of(_metadata, self->fd, h, &info);
+		ret = read_residency_event(self->fd, &e, 1000);
+		ASSERT_EQ(0, ret) TH_LOG("no event after the move to %s: %s",
+					 seg_name[path[i]], strerror(-ret));
+		EXPECT_EQ(DRM_WDDMSEG_EVENT_RESIDENCY, e.base.type);
+		EXPECT_EQ(sizeof(e), e.base.length);
+		EXPECT_EQ(h, e.handle);
+		EXPECT_EQ(path[i], e.segment_id);
+		EXPECT_EQ(info.offset, e.offset);
+		EXPECT_EQ(i + 1, e.sequence);
+	}
+	/* no move, no event */
+	move_ok(_metadata, self->fd, h, 0);
+	EXPECT_EQ(-ETIME, read_residency_event(self->fd, &e, 100))
+		TH_LOG("event without a change of segment (sequence %llu, segment %u)",
+		       (unsigned long long)e.sequence, e.segment_id);
+	/* another file gets nothing */
+	ret = open_extra(_metadata, self, self->def->render);
+	move_ok(_metadata, self->fd, h, SEG_INV);
+	EXPECT_EQ(-ETIME, read_residency_event(ret, &e, 100));
+	EXPECT_EQ(0, read_residency_event(self->fd, &e, 1000));
+	EXPECT_EQ(ARRAY_SIZE(path) + 1, e.sequence);
+	gem_close(self->fd, h);
+}
+
+/* GEM_WAIT: allocations are idle once created (the copies are synchronous). */
+TEST_F(alloc, gem_wait)
+{
+	struct drm_wddmseg_gem_wait w;
+	uint32_t h;
+
+	NEED_DEF();
+	ASSERT_EQ(0, gem_create_in(self->fd, SZ_1M, 0, SEG_INV, &h));
+	EXPECT_EQ(0, gem_wait(self->fd, h, 0));
+	EXPECT_EQ(0, gem_wait(self->fd, h, 1000000000));
+	ASSERT_EQ(0, gem_evict(self->fd, h));
+	EXPECT_EQ(0, gem_wait(self->fd, h, 0));
+	EXPECT_EQ(-EINVAL, gem_wait(self->fd, h, -1));
+	EXPECT_EQ(-EINVAL, gem_wait(self->fd, h, INT64_MIN));
+	memset(&w, 0, sizeof(w));
+	w.handle = h;
+	w.pad = 1;
+	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_WAIT, &w));
+	EXPECT_EQ(-ENOENT, gem_wait(self->fd, h + 1000, 0));
+	EXPECT_EQ(-ENOENT, gem_wait(self->fd, 0, 0));
+}
+
+/* ---------------------------------------------------------------- */
+/* Refusals, with the rule names of wddmseg_alloc.c when drm.debug works */
+
+struct rulelog {
+	int kmsg;			/* -1: rule names are not checked */
+};
+
+/* Turn on DRM_UT_DRIVER and open /dev/kmsg at its end. */
+static void rulelog_open(FIXTURE_DATA(alloc) *self, struct rulelog *r)
+{
+	char buf[32] = "";
+	unsigned long v;
+	ssize_t n;
+	int fd;
+
+	r->kmsg = -1;
+	fd = open(DRM_DEBUG_PARAM, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0) {
+		close(fd);
+		return;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	v = strtoul(buf, NULL, 0);
+	snprintf(self->debug_saved, sizeof(self->debug_saved), "%s", buf);
+	snprintf(buf, sizeof(buf), "%lu", v | DRM_UT_DRIVER);
+	if (pwrite(fd, buf, strlen(buf), 0) < 0) {
+		close(fd);
+		self->debug_saved[0] = '\0';
+		return;
+	}
+	close(fd);
+	r->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r->kmsg >= 0)
+		lseek(r->kmsg, 0, SEEK_END);
+}
+
+/*
+ * The rule named by the first "gem_create: rule NAME:" record logged since
+ * the last call, copied to @rule ("" if none).
+ */
+static void rulelog_next(struct rulelog *r, char *rule, size_t len)
+{
+	static const char key[] = "gem_create: rule ";
+	char rec[2048];
+	ssize_t n;
+
+	rule[0] = '\0';
+	if (r->kmsg < 0)
+		return;
+	for (;;) {
+		const char *p;
+
+		n = read(r->kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		p = strstr(rec, key);
+		if (!p || rule[0])
+			continue;
+		p += strlen(key);
+		snprintf(rule, len, "%.*s", (int)strcspn(p, ": \n"), p);
+	}
+}
+
+struct refusal {
+	const char *what;
+	struct drm_wddmseg_gem_create c;
+	int err;
+	const char *rule;
+};
+
+#define MAX_REFUSALS	80
+#define UPTR		0x10000ULL	/* a page-aligned user address */
+
+/* Base request on the default device: 64 KiB in segment 1. */
+static struct drm_wddmseg_gem_create base_request(void)
+{
+	struct drm_wddmseg_gem_create c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = SZ_64K;
+	c.supported_segments = BIT(SEG_VIS);
+	c.preferred[0] = SEG_VIS;
+	return c;
+}
+
+static unsigned int build_refusals(FIXTURE_DATA(alloc) *self,
+				   struct refusal *t)
+{
+	const uint32_t nsegs = self->def->exp.layout.nr_segs;
+	unsigned int n = 0;
+
+#define R(desc, err_, rule_, ...) do {					\
+	struct drm_wddmseg_gem_create *c = &t[n].c;			\
+	*c = base_request();						\
+	__VA_ARGS__;							\
+	t[n].what = desc;						\
+	t[n].err = err_;						\
+	t[n].rule = rule_;						\
+	n++;								\
+} while (0)
+#define F(x)	WDDMSEG_ALLOC_##x
+
+	/* alloc-reserved */
+	R("flag bit 19", EINVAL, "alloc-reserved", c->flags = 1u << 19);
+	R("flag bit 31", EINVAL, "alloc-reserved", c->flags = 1u << 31);
+	R("flag bit 24 with CpuVisible", EINVAL, "alloc-reserved",
+	  c->flags = (1u << 24) | F(CPU_VISIBLE));
+	R("ExistingKernelSysMem", EINVAL, "existing-kernel-sysmem",
+	  c->flags = F(EXISTING_KERNEL_SYSMEM));
+	R("LinkMirrored", EINVAL, "link", c->flags = F(LINK_MIRRORED));
+	R("LinkInstanced", EINVAL, "link", c->flags = F(LINK_INSTANCED));
+	R("UseAlternateVA", EINVAL, "alternate-va", c->flags = F(USE_ALTERNATE_VA));
+	R("Protected|PermanentSysMem", EINVAL, "protected",
+	  c->flags = F(PROTECTED) | F(PERMANENT_SYSMEM));
+	R("Protected|ExistingSysMem", EINVAL, "protected",
+	  c->flags = F(PROTECTED) | F(EXISTING_SYSMEM); c->user_ptr = UPTR;
+	  c->supported_segments = BIT(SEG_APT); c->preferred[0] = SEG_APT);
+	R("Protected|CpuVisible", EINVAL, "protected",
+	  c->flags = F(PROTECTED) | F(CPU_VISIBLE));
+	R("Protected|CpuVisibleOnDemand", EINVAL, "protected",
+	  c->flags = F(PROTECTED) | F(CPU_VISIBLE_ON_DEMAND));
+	R("HardwareProtected|CpuVisible", EINVAL, "hardware-protected",
+	  c->flags = F(HARDWARE_PROTECTED) | F(CPU_VISIBLE));
+	R("HardwareProtected|CpuVisibleOnDemand", EINVAL, "hardware-protected",
+	  c->flags = F(HARDWARE_PROTECTED) | F(CPU_VISIBLE_ON_DEMAND));
+	R("HardwareProtected in a segment without VprSupported", EINVAL,
+	  "hardware-protected", c->flags = F(HARDWARE_PROTECTED));
+	R("HardwareProtected with an empty supported set", EINVAL,
+	  "hardware-protected", c->flags = F(HARDWARE_PROTECTED);
+	  c->supported_segments = 0; c->preferred[0] = 0);
+	R("Cached without CpuVisible", EINVAL, "needs-cpu-visible",
+	  c->flags = F(CACHED));
+	R("Cached|CpuVisibleOnDemand", EINVAL, "needs-cpu-visible",
+	  c->flags = F(CACHED) | F(CPU_VISIBLE_ON_DEMAND));
+	R("PermanentSysMem without CpuVisible", EINVAL, "needs-cpu-visible",
+	  c->flags = F(PERMANENT_SYSMEM));
+	R("HistoryBuffer without CpuVisible", EINVAL, "needs-cpu-visible",
+	  c->flags = F(HISTORY_BUFFER));
+	R("ExistingSysMem|PermanentSysMem|CpuVisible", EINVAL, "existing-sysmem",
+	  c->flags = F(EXISTING_SYSMEM) | F(PERMANENT_SYSMEM) | F(CPU_VISIBLE);
+	  c->user_ptr = UPTR);
+	R("ExistingSysMem in a memory segment", EINVAL, "existing-sysmem",
+	  c->flags = F(EXISTING_SYSMEM); c->user_ptr = UPTR);
+	R("ExistingSysMem with an aperture and a memory segment", EINVAL,
+	  "existing-sysmem",
+	  c->flags = F(EXISTING_SYSMEM); c->user_ptr = UPTR;
+	  c->supported_segments = BIT(SEG_VIS) | BIT(SEG_APT);
+	  c->preferred[0] = SEG_APT);
+	R("ExistingSysMem without user_ptr", EINVAL, "user-ptr",
+	  c->flags = F(EXISTING_SYSMEM);
+	  c->supported_segments = BIT(SEG_APT); c->preferred[0] = SEG_APT);
+	R("ExistingSysMem with an unaligned user_ptr", EINVAL, "user-ptr",
+	  c->flags = F(EXISTING_SYSMEM); c->user_ptr = UPTR + 8;
+	  c->supported_segments = BIT(SEG_APT); c->preferred[0] = SEG_APT);
+	R("ExistingSysMem with an unaligned size", EINVAL, "user-ptr",
+	  c->flags = F(EXISTING_SYSMEM); c->user_ptr = UPTR;
+	  c->size = SZ_64K + 8;
+	  c->supported_segments = BIT(SEG_APT); c->preferred[0] = SEG_APT);
+	R("ExplicitResidencyNotification without AccessedPhysically", EINVAL,
+	  "residency-notification", c->flags = F(EXPLICIT_RESIDENCY_NOTIFICATION));
+	R("Overlay|Capture", EINVAL, "overlay-capture",
+	  c->flags = F(OVERLAY) | F(CAPTURE));
+
+	/* valid WDDM, not implemented */
+	R("Swizzled", EOPNOTSUPP, "unsupported", c->flags = F(SWIZZLED));
+	R("PermanentSysMem|CpuVisible", EOPNOTSUPP, "unsupported",
+	  c->flags = F(PERMANENT_SYSMEM) | F(CPU_VISIBLE));
+	R("Swizzled|CpuVisible in system memory", EOPNOTSUPP, "unsupported",
+	  c->flags = F(SWIZZLED) | F(CPU_VISIBLE); c->supported_segments = 0;
+	  c->preferred[0] = 0);
+
+	/* segment sets */
+	R("supported segment beyond segment_count", EINVAL, "segment-set",
+	  c->supported_segments |= BIT(nsegs + 1));
+	R("supported bit 31", EINVAL, "segment-set",
+	  c->supported_segments |= 1u << 31);
+	R("eviction set not a subset", EINVAL, "segment-set",
+	  c->eviction_segments = BIT(SEG_INV));
+	R("eviction set beyond segment_count", EINVAL, "segment-set",
+	  c->eviction_segments = BIT(nsegs + 1));
+	R("preferred not in the supported set", EINVAL, "preferred",
+	  c->preferred[0] = SEG_INV);
+	R("preferred beyond segment_count", EINVAL, "preferred",
+	  c->preferred[0] = nsegs + 1);
+	R("preferred 255", EINVAL, "preferred", c->preferred[0] = 255);
+	R("preferred listed twice", EINVAL, "preferred",
+	  c->supported_segments = BIT(SEG_VIS) | BIT(SEG_INV);
+	  c->preferred[1] = SEG_VIS);
+	R("preferred entry after the terminator", EINVAL, "preferred",
+	  c->supported_segments = BIT(SEG_VIS) | BIT(SEG_INV);
+	  c->preferred[2] = SEG_INV);
+	R("preferred last entry after the terminator", EINVAL, "preferred",
+	  c->preferred[WDDMSEG_MAX_PREFERRED - 1] = SEG_VIS);
+	R("preferred with an empty supported set", EINVAL, "preferred",
+	  c->supported_segments = 0);
+	R("CpuVisible with invisible segment 2", EINVAL, "cpu-visible-set",
+	  c->flags = F(CPU_VISIBLE);
+	  c->supported_segments = BIT(SEG_VIS) | BIT(SEG_INV));
+	R("Overlay with an empty supported set", EINVAL, "pinned",
+	  c->flags = F(OVERLAY); c->supported_segments = 0;
+	  c->preferred[0] = 0);
+	R("Capture with an empty supported set", EINVAL, "pinned",
+	  c->flags = F(CAPTURE); c->supported_segments = 0;
+	  c->preferred[0] = 0);
+	R("bank_hint on a segment without banks", EINVAL, "bank-hint",
+	  c->bank_hint = 1);
+	R("bank_hint without a preferred segment", EINVAL, "bank-hint",
+	  c->bank_hint = 1; c->preferred[0] = 0);
+
+	/* size and alignment */
+	R("size 0", EINVAL, "size", c->size = 0);
+	R("size above the only supported segment", EINVAL, "size",
+	  c->size = self->size[SEG_VIS] + SZ_4K);
+	R("size above the aperture CommitLimit (below its Size)", EINVAL,
+	  "size", c->size = self->commit[SEG_APT] + SZ_4K;
+	  c->supported_segments = BIT(SEG_APT); c->preferred[0] = SEG_APT);
+	R("size above every supported segment", EINVAL, "size",
+	  c->size = self->size[SEG_VIS] + self->size[SEG_INV] +
+		    self->commit[SEG_APT];
+	  c->supported_segments = BIT(SEG_VIS) | BIT(SEG_INV) | BIT(SEG_APT));
+	R("system-only size of 2^62", EINVAL, "size", c->size = 1ULL << 62;
+	  c->supported_segments = 0; c->preferred[0] = 0);
+	R("size 2^64 - 1", EINVAL, "size", c->size = UINT64_MAX);
+	R("alignment 3", EINVAL, "alignment", c->alignment = 3);
+	R("alignment 0x3000", EINVAL, "alignment", c->alignment = 0x3000);
+	R("alignment 0x80000001", EINVAL, "alignment", c->alignment = 0x80000001u);
+	R("alignment above every supported segment", EINVAL, "alignment",
+	  c->alignment = 0x80000000u);
+
+	/* other fields */
+	R("user_ptr without ExistingSysMem", EINVAL, "user-ptr",
+	  c->user_ptr = UPTR);
+	R("reserved[0]", EINVAL, "reserved", c->reserved[0] = 1);
+	R("reserved[1]", EINVAL, "reserved", c->reserved[1] = 1ULL << 40);
+	R("reserved[2]", EINVAL, "reserved", c->reserved[2] = 1);
+	R("reserved[3]", EINVAL, "reserved", c->reserved[3] = 1ULL << 63);
+	R("handle on input", EINVAL, "reserved", c->handle = 1);
+#undef F
+#undef R
+	return n;
+}
+
+/*
+ * Every refusal rule of wddmseg_alloc.c, with its errno: -EINVAL for what
+ * WDDM forbids or the adapter cannot hold, -EOPNOTSUPP for valid WDDM the
+ * driver does not implement. Nothing is allocated by a refused request.
+ */
+TEST_F(alloc, create_refusals)
+{
+	static struct refusal t[MAX_REFUSALS];
+	struct drm_wddmseg_gem_create c;
+	struct rulelog r;
+	unsigned int i, n, named = 0;
+	char rule[64];
+	int ret;
+
+	NEED_DEF();
+	n = build_refusals(self, t);
+	ASSERT_LE(n, MAX_REFUSALS);
+
+	rulelog_open(self, &r);
+	/* the base request works: refusals are not just a broken ioctl */
+	c = base_request();
+	ASSERT_EQ(0, gem_create_raw(self->fd, &c));
+	ASSERT_EQ(0, gem_close(self->fd, c.handle));
+
+	for (i = 0; i < n; i++) {
+		rulelog_next(&r, rule, sizeof(rule));	/* drain */
+		c = t[i].c;
+		ret = gem_create_raw(self->fd, &c);
+		EXPECT_EQ(-t[i].err, ret)
+			TH_LOG("%s: %s, expected %s", t[i].what,
+			       ret ? strerror(-ret) : "accepted",
+			       strerror(t[i].err));
+		if (!ret) {
+			gem_close(self->fd, c.handle);
+			named++;	/* not a refusal: nothing to name */
+			continue;
+		}
+		rulelog_next(&r, rule, sizeof(rule));
+		if (rule[0]) {
+			named++;
+			EXPECT_STREQ(t[i].rule, rule)
+				TH_LOG("%s: refused by rule '%s', expected '%s'",
+				       t[i].what, rule, t[i].rule);
+		}
+	}
+	if (r.kmsg >= 0) {
+		EXPECT_EQ(n, named)
+			TH_LOG("drm.debug on, but only %u of %u refusals logged their rule",
+			       named, n);
+		close(r.kmsg);
+	} else {
+		TH_LOG("%s not writable: rule names not checked", DRM_DEBUG_PARAM);
+	}
+	drm_debug_restore(self);
+	EXPECT_EQ(0u, file_usage(self->fd))
+		TH_LOG("refused requests left allocations behind");
+}
+
+/*
+ * Refusals that need a particular segment kind: AGP segments are never
+ * allocatable; HardwareProtected is accepted in a VprSupported segment
+ * and refused as soon as the supported set has another one.
+ */
+TEST_F(alloc, create_refusals_segment_kinds)
+{
+	unsigned int i, id, agp = 0, vpr = 0;
+	uint32_t h;
+	int fd, ret;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < self->nr_devs; i++) {
+		const struct gem_dev *d = &self->dev[i];
+		const struct layout *l = &d->exp.layout;
+		uint32_t vpr_id = 0, plain = 0;
+
+		fd = open_extra(_metadata, self, d->render);
+		for (id = 1; id <= l->nr_segs; id++) {
+			const struct layout_seg *s = &l->seg[id - 1];
+
+			if (s->flags & SEGF_AGP) {
+				agp++;
+				ret = gem_create_in(fd, SZ_4K, 0, id, &h);
+				EXPECT_EQ(-EINVAL, ret)
+					TH_LOG("%s: allocation in AGP segment %u",
+					       d->exp.bdf, id);
+			} else if (s->flags & SEGF_VPR_SUPPORTED) {
+				vpr_id = vpr_id ? vpr_id : id;
+			} else if (!plain) {
+				plain = id;
+			}
+		}
+		if (!vpr_id)
+			continue;
+		vpr++;
+		ret = gem_create_in(fd, SZ_64K, WDDMSEG_ALLOC_HARDWARE_PROTECTED,
+				    vpr_id, &h);
+		EXPECT_EQ(0, ret)
+			TH_LOG("%s: HardwareProtected in VprSupported segment %u: %s",
+			       d->exp.bdf, vpr_id, strerror(-ret));
+		if (!ret) {
+			EXPECT_EQ(vpr_id, seg_of(_metadata, fd, h));
+			gem_close(fd, h);
+		}
+		if (plain) {
+			struct gem_args a = {
+				.size = SZ_64K,
+				.flags = WDDMSEG_ALLOC_HARDWARE_PROTECTED,
+				.supported = BIT(vpr_id) | BIT(plain),
+				.preferred = { vpr_id },
+			};
+
+			ret = gem_create(fd, &a, &h);
+			EXPECT_EQ(-EINVAL, ret)
+				TH_LOG("%s: HardwareProtected with non-VPR segment %u in the supported set",
+				       d->exp.bdf, plain);
+		}
+	}
+	if (!agp && !vpr)
+		SKIP(return, "no AGP or VprSupported segment in %s",
+		     gem_expect_path());
+}
+
+/* Positive controls for flags that are accepted and honoured. */
+TEST_F(alloc, accepted_flags)
+{
+	static const uint32_t ok[] = {
+		WDDMSEG_ALLOC_PROTECTED,
+		WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_CACHED,
+		WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_HISTORY_BUFFER,
+		WDDMSEG_ALLOC_SYNCHRONOUS_PAGING,
+		WDDMSEG_ALLOC_ACCESSED_PHYSICALLY,
+		WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+	};
+	struct drm_wddmseg_gem_info info;
+	struct gem_args a;
+	unsigned int i;
+	uint32_t h, pad;
+	int ret;
+
+	NEED_DEF();
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		memset(&a, 0, sizeof(a));
+		a.size = SZ_64K;
+		a.flags = ok[i];
+		a.supported = BIT(SEG_VIS);
+		a.preferred[0] = SEG_VIS;
+		ret = gem_create(self->fd, &a, &h);
+		EXPECT_EQ(0, ret) TH_LOG("flags 0x%x refused: %s", ok[i],
+					 strerror(-ret));
+		if (ret)
+			continue;
+		info_of(_metadata, self->fd, h, &info);
+		EXPECT_EQ(ok[i], info.flags);
+		EXPECT_EQ(SEG_VIS, info.segment_id);
+		gem_close(self->fd, h);
+	}
+
+	/* alignment: a power of two is honoured */
+	ASSERT_EQ(0, gem_create_in(self->fd, 3 * SZ_4K, 0, SEG_INV, &pad));
+	memset(&a, 0, sizeof(a));
+	a.size = SZ_64K;
+	a.supported = BIT(SEG_INV);
+	a.preferred[0] = SEG_INV;
+	a.alignment = SZ_1M;
+	h = create_ok(_metadata, self->fd, &a);
+	info_of(_metadata, self->fd, h, &info);
+	EXPECT_EQ(0u, info.offset % SZ_1M)
+		TH_LOG("alignment 1 MiB: offset 0x%llx",
+		       (unsigned long long)info.offset);
+	EXPECT_NE(0u, info.offset);
+}
+
+/*
+ * MAKE_RESIDENT, EVICT, GEM_INFO, MMAP_OFFSET and GEM_WAIT on bad input:
+ * unsupported or unknown segments and non-zero reserved fields are
+ * -EINVAL, handles that do not exist (or no longer) -ENOENT.
+ */
+TEST_F(alloc, residency_refusals)
+{
+	struct drm_wddmseg_gem_residency r;
+	struct drm_wddmseg_gem_info info;
+	const uint32_t bad_handles[] = { 0, 0x7fffffff, 0xffffffff };
+	uint64_t off;
+	unsigned int i;
+	uint32_t h, gone;
+	int fd2;
+
+	NEED_DEF();
+	ASSERT_EQ(0, gem_create_in(self->fd, SZ_64K,
+				   WDDMSEG_ALLOC_CPU_VISIBLE, SEG_VIS, &h));
+	EXPECT_EQ(-EINVAL, gem_make_resident(self->fd, h, SEG_INV))
+		TH_LOG("MAKE_RESIDENT into a segment outside the supported set");
+	EXPECT_EQ(-EINVAL, gem_make_resident(self->fd, h, SEG_APT));
+	EXPECT_EQ(-EINVAL, gem_make_resident(self->fd, h,
+					     self->def->exp.layout.nr_segs + 1));
+	EXPECT_EQ(-EINVAL, gem_make_resident(self->fd, h, 32));
+	EXPECT_EQ(-EINVAL, gem_make_resident(self->fd, h, 0xffffffff));
+	EXPECT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h));
+	for (i = 0; i < 2; i++) {
+		memset(&r, 0, sizeof(r));
+		r.handle = h;
+		r.segment_id = SEG_VIS;
+		r.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT, &r))
+			TH_LOG("MAKE_RESIDENT with reserved[%u]", i);
+		r.segment_id = 0;
+		EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r))
+			TH_LOG("EVICT with reserved[%u]", i);
+	}
+	memset(&r, 0, sizeof(r));
+	r.handle = h;
+	r.segment_id = SEG_VIS;
+	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r))
+		TH_LOG("EVICT with segment_id 1");
+	EXPECT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h));
+	for (i = 0; i < 4; i++) {
+		memset(&info, 0, sizeof(info));
+		info.handle = h;
+		info.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_INFO, &info))
+			TH_LOG("GEM_INFO with reserved[%u]", i);
+	}
+
+	/* a handle that existed */
+	ASSERT_EQ(0, gem_create_in(self->fd, SZ_64K, 0, SEG_VIS, &gone));
+	ASSERT_EQ(0, gem_close(self->fd, gone));
+	for (i = 0; i <= ARRAY_SIZE(bad_handles); i++) {
+		uint32_t b = i < ARRAY_SIZE(bad_handles) ? bad_handles[i] : gone;
+
+		EXPECT_EQ(-ENOENT, gem_info(self->fd, b, &info))
+			TH_LOG("GEM_INFO of handle %u", b);
+		EXPECT_EQ(-ENOENT, gem_mmap_offset(self->fd, b, &off))
+			TH_LOG("MMAP_OFFSET of handle %u", b);
+		EXPECT_EQ(-ENOENT, gem_make_resident(self->fd, b, SEG_VIS))
+			TH_LOG("MAKE_RESIDENT of handle %u", b);
+		EXPECT_EQ(-ENOENT, gem_make_resident(self->fd, b, 0))
+			TH_LOG("MAKE_RESIDENT(0) of handle %u", b);
+		EXPECT_EQ(-ENOENT, gem_evict(self->fd, b))
+			TH_LOG("EVICT of handle %u", b);
+		EXPECT_EQ(-ENOENT, gem_wait(self->fd, b, 0))
+			TH_LOG("GEM_WAIT of handle %u", b);
+	}
+	/* handles are per file */
+	fd2 = open_extra(_metadata, self, self->def->render);
+	EXPECT_EQ(-ENOENT, gem_info(fd2, h, &info))
+		TH_LOG("another file can use this file's handle");
+}
+
+/*
+ * Dumb buffers: CREATE_DUMB, MAP_DUMB, a CPU mapping, and a placement in
+ * a CPU-visible segment (the DirectFlip one when there is one) that
+ * GEM_INFO reports on the dumb handle.
+ */
+TEST_F(alloc, dumb_buffer)
+{
+	struct drm_mode_create_dumb cd;
+	struct drm_mode_map_dumb md;
+	struct drm_mode_destroy_dumb dd;
+	struct drm_wddmseg_gem_info info;
+	const struct layout *l;
+	uint64_t bad, first = 0;
+	uint32_t flip = 0, id;
+	void *p;
+	int fd, ret;
+
+	NEED_DEF();
+	l = &self->def->exp.layout;
+	for (id = 1; id <= l->nr_segs && !flip; id++)
+		if ((l->seg[id - 1].flags & 0x400) &&
+		    seg_cpu_visible(&l->seg[id - 1]))
+			flip = id;
+	fd = open_extra(_metadata, self, self->def->card);
+
+	memset(&cd, 0, sizeof(cd));
+	cd.width = 640;
+	cd.height = 480;
+	cd.bpp = 32;
+	ret = wioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &cd);
+	ASSERT_EQ(0, ret) TH_LOG("CREATE_DUMB: %s", strerror(-ret));
+	EXPECT_LE(640u * 4, cd.pitch);
+	EXPECT_EQ(0u, cd.pitch % 64);
+	EXPECT_LE((uint64_t)cd.pitch * 480, cd.size);
+
+	info_of(_metadata, fd, cd.handle, &info);
+	EXPECT_EQ(WDDMSEG_ALLOC_CPU_VISIBLE, info.flags);
+	EXPECT_NE(0u, info.segment_id) TH_LOG("dumb buffer not in a segment");
+	if (info.segment_id && info.segment_id <= l->nr_segs)
+		EXPECT_TRUE(seg_cpu_visible(&l->seg[info.segment_id - 1]))
+			TH_LOG("dumb buffer in segment %u, which the CPU cannot see",
+			       info.segment_id);
+	if (flip)
+		EXPECT_EQ(flip, info.segment_id)
+			TH_LOG("dumb buffer not in the DirectFlip segment %u", flip);
+
+	memset(&md, 0, sizeof(md));
+	md.handle = cd.handle;
+	ret = wioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &md);
+	ASSERT_EQ(0, ret) TH_LOG("MAP_DUMB: %s", strerror(-ret));
+	p = mmap(NULL, cd.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, md.offset);
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("mmap of the dumb buffer: %s",
+					strerror(errno));
+	EXPECT_EQ(0u, bytes_check(p, cd.size, 0, NULL));
+	pattern_fill(p, cd.size, 0xd0b);
+	bad = pattern_check(p, cd.size, 0xd0b, &first);
+	EXPECT_EQ(0u, bad) TH_LOG("dumb buffer: %" PRIu64 " bad bytes, first at 0x%" PRIx64,
+				  bad, first);
+	/* and the content survives an eviction */
+	ASSERT_EQ(0, gem_evict(fd, cd.handle));
+	EXPECT_EQ(0u, pattern_check(p, cd.size, 0xd0b, NULL));
+	munmap(p, cd.size);
+
+	memset(&dd, 0, sizeof(dd));
+	dd.handle = cd.handle;
+	EXPECT_EQ(0, wioctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &dd));
+	EXPECT_EQ(-ENOENT, gem_info(fd, cd.handle, &info));
+
+	/* bad geometry */
+	memset(&cd, 0, sizeof(cd));
+	cd.width = 64;
+	cd.height = 64;
+	cd.bpp = 64;
+	EXPECT_EQ(-EINVAL, wioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &cd))
+		TH_LOG("CREATE_DUMB with bpp 64");
+	cd.bpp = 32;
+	cd.height = 0;
+	EXPECT_EQ(-EINVAL, wioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &cd));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,1109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wddmseg-bench: allocation create+destroy rates and eviction throughput
+ * of wddmseg, side by side with another DRM driver (by default bochs-drm,
+ * Debian's driver for QEMU's bochs-display, which uses
+ * drm_gem_vram_helper), measured in the same boot. Numbers only: nothing
+ * passes or fails here. `make bench` runs it (tools/bench.sh).
+ *
+ * Usage: wddmseg-bench [-t SECONDS] [-r REPEATS] [-e MIB] [-v]
+ *                      [-d DRIVER=NODE]... [DRIVER...]
+ *
+ *   DRIVER   DRM driver names, one table column each (default: wddmseg
+ *            bochs-drm); the first primary node (/dev/dri/cardN) whose
+ *            driver has that name is used, unless -d names one
+ *   -t       seconds per measurement, split over the repeats (default 5)
+ *   -r       repeats of each measurement; the table shows the median
+ *            (default 5); -v prints every repeat
+ *   -e       wddmseg eviction buffer size in MiB (default 8)
+ *
+ * Before anything is timed, 80% of MemAvailable is mapped, written and
+ * unmapped: QEMU gives guest RAM host pages on first touch, and without
+ * this whichever driver first allocates fresh pages (bochs evicts into
+ * newly allocated pages; wddmseg reuses TTM's write-combined pool) pays
+ * for the host's page faults.
+ *
+ * Measurements (each a loop timed with CLOCK_MONOTONIC):
+ *
+ *   reference             64 MiB of memset in userspace before every
+ *                         repeat: the speed of the (virtual) CPU. Its
+ *                         min..max is printed: under TCG on a loaded host
+ *                         everything else moves with it.
+ *
+ *   GEM create+destroy    wddmseg only: DRM_IOCTL_WDDMSEG_GEM_CREATE of an
+ *                         allocation whose only segment is the first memory
+ *                         segment (VRAM, preferring a CpuVisible one), then
+ *                         DRM_IOCTL_GEM_CLOSE. Pairs per second.
+ *   dumb create+destroy   both: DRM_IOCTL_MODE_CREATE_DUMB (1024 pixels of
+ *                         32 bpp per row, size / 4 KiB rows) then
+ *                         DRM_IOCTL_MODE_DESTROY_DUMB. Pairs per second.
+ *                         Not the same work: wddmseg places a dumb buffer
+ *                         in VRAM and zero-fills it at creation, while
+ *                         drm_gem_vram_helper creates it in system memory
+ *                         with no pages until first use.
+ *   eviction round trip   MiB moved per second, counting both directions.
+ *     wddmseg             a CpuVisible allocation in that VRAM segment,
+ *                         written through mmap, then DRM_IOCTL_WDDMSEG_
+ *                         GEM_EVICT (VRAM -> system) and GEM_MAKE_RESIDENT
+ *                         (system -> VRAM) in turn, each timed on its own;
+ *                         GEM_INFO checks the placement after the first
+ *                         round trip and the content is compared at the end.
+ *     bochs-drm           the driver has no eviction ioctl; its buffers
+ *                         move only when a framebuffer is pinned into VRAM
+ *                         for scanout. The benchmark takes DRM master, and
+ *                         flips one CRTC (drmModeSetCrtc, blocking) round
+ *                         robin over 3 framebuffers of exactly half the
+ *                         VRAM (size read from debugfs vram-mm): only 2 fit,
+ *                         the shown one is pinned, so every flip evicts the
+ *                         least recently shown (VRAM -> system) and moves
+ *                         the next one in (system -> VRAM); both are CPU
+ *                         copies in TTM (ttm_bo_move_memcpy). The same
+ *                         flips between 2 of them, which stay in VRAM, are
+ *                         the control: flips/s without eviction. The
+ *                         directions cannot be timed apart from userspace.
+ *                         vram-mm is checked to be full after the loop and
+ *                         the framebuffers' content is compared at the end.
+ *                         Before, the VRAM is emptied (fbdev's buffer
+ *                         would fragment it) by showing, then freeing, a
+ *                         framebuffer of the whole VRAM.
+ *                         Needs a connector and a mode of at most the
+ *                         framebuffer size; otherwise "n/a" with the reason.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+#include <drm/wddmseg_drm.h>
+
+#define MAX_COLS	4
+#define MAX_REPEATS	15
+#define NA		(-1.0)
+#define SEGF_APERTURE	(1u << 0)
+#define SEGF_AGP	(1u << 1)
+#define SEGF_CPU_VISIBLE (1u << 2)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const char *prog = "wddmseg-bench";
+static double seconds = 5.0;
+static unsigned int repeats = 5;
+static uint64_t evict_mib = 8;
+static bool verbose;
+
+static const uint64_t sizes[] = { 4096, 65536, 1048576 };
+
+enum row {
+	R_GEM_4K, R_GEM_64K, R_GEM_1M,
+	R_DUMB_4K, R_DUMB_64K, R_DUMB_1M,
+	R_EVICT_SIZE, R_EVICT, R_EVICT_OUT, R_EVICT_IN,
+	R_FLIP_EVICT, R_FLIP_STAY,
+	R_REF,
+	R_COUNT,
+};
+
+static const char * const row_name[R_COUNT] = {
+	[R_GEM_4K]	= "GEM create+destroy, 4 KiB, VRAM [1/s]",
+	[R_GEM_64K]	= "GEM create+destroy, 64 KiB, VRAM [1/s]",
+	[R_GEM_1M]	= "GEM create+destroy, 1 MiB, VRAM [1/s]",
+	[R_DUMB_4K]	= "dumb create+destroy, 4 KiB [1/s]",
+	[R_DUMB_64K]	= "dumb create+destroy, 64 KiB [1/s]",
+	[R_DUMB_1M]	= "dumb create+destroy, 1 MiB [1/s]",
+	[R_EVICT_SIZE]	= "eviction buffer size [MiB]",
+	[R_EVICT]	= "eviction round trip, both ways [MiB/s]",
+	[R_EVICT_OUT]	= "  VRAM -> system only [MiB/s]",
+	[R_EVICT_IN]	= "  system -> VRAM only [MiB/s]",
+	[R_FLIP_EVICT]	= "flips with eviction [1/s]",
+	[R_FLIP_STAY]	= "flips without eviction (control) [1/s]",
+	[R_REF]		= "reference: userspace memset [MiB/s]",
+};
+
+struct cell {
+	double value;		/* NA: not measured, see note */
+	char note[160];		/* why n/a */
+	double runs[MAX_REPEATS * R_COUNT];	/* R_REF takes more */
+	unsigned int nruns;
+};
+
+struct col {
+	char driver[32];
+	char node[64];
+	int fd;
+	int minor;
+	struct cell cell[R_COUNT];
+	char info[4][200];
+	unsigned int ninfo;
+};
+
+static struct col cols[MAX_COLS];
+static unsigned int ncols;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	return drmIoctl(fd, req, arg) ? -errno : 0;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+info(struct col *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->ninfo == ARRAY_SIZE(c->info))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->info[c->ninfo++], sizeof(c->info[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void __attribute__((format(printf, 3, 4)))
+na(struct col *c, enum row r, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->cell[r].value = NA;
+	va_start(ap, fmt);
+	vsnprintf(c->cell[r].note, sizeof(c->cell[r].note), fmt, ap);
+	va_end(ap);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Record a finished measurement: the median of its runs. */
+static void done(struct col *c, enum row r)
+{
+	struct cell *cl = &c->cell[r];
+	double s[MAX_REPEATS * R_COUNT];
+
+	if (!cl->nruns)
+		return;
+	memcpy(s, cl->runs, sizeof(s));
+	qsort(s, cl->nruns, sizeof(double), cmp_double);
+	cl->value = cl->nruns % 2 ? s[cl->nruns / 2] :
+		    (s[cl->nruns / 2 - 1] + s[cl->nruns / 2]) / 2;
+}
+
+static int open_driver(struct col *c)
+{
+	glob_t g;
+	size_t i;
+
+	if (c->node[0]) {
+		c->fd = open(c->node, O_RDWR | O_CLOEXEC);
+		return c->fd < 0 ? -errno : 0;
+	}
+	if (glob("/dev/dri/card*", 0, NULL, &g))
+		return -ENODEV;
+	for (i = 0; i < g.gl_pathc; i++) {
+		int fd = open(g.gl_pathv[i], O_RDWR | O_CLOEXEC);
+		drmVersionPtr v;
+		bool match;
+
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		match = v && v->name && !strcmp(v->name, c->driver);
+		drmFreeVersion(v);
+		if (match) {
+			snprintf(c->node, sizeof(c->node), "%s", g.gl_pathv[i]);
+			c->fd = fd;
+			globfree(&g);
+			return 0;
+		}
+		close(fd);
+	}
+	globfree(&g);
+	return -ENODEV;
+}
+
+static int node_minor(const char *node)
+{
+	struct stat st;
+
+	return stat(node, &st) ? -1 : (int)minor(st.st_rdev);
+}
+
+/*
+ * The CPU itself: 64 MiB of memset in a 1 MiB buffer, sampled before
+ * every repeat of every measurement. Under TCG on a shared host this
+ * moves with the host's load, so its spread (min..max in the notes) says
+ * how far the other numbers can be trusted.
+ */
+static void ref_sample(struct col *c)
+{
+	static char buf[1 << 20];
+	struct cell *cl = &c->cell[R_REF];
+	double t0 = now();
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		memset(buf, i, sizeof(buf));
+		__asm__ volatile("" : : "r"(buf) : "memory");
+	}
+	if (cl->nruns < MAX_REPEATS * R_COUNT)
+		cl->runs[cl->nruns++] = 64 / (now() - t0);
+}
+
+/* Touch most of the free RAM once (see the comment at the top). */
+static void prefault_ram(void)
+{
+	unsigned long long avail = 0;
+	char line[128];
+	size_t len;
+	FILE *f = fopen("/proc/meminfo", "re");
+	void *p;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu", &avail) == 1)
+			break;
+	if (f)
+		fclose(f);
+	len = avail * 1024 / 10 * 8;
+	if (!len)
+		return;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	memset(p, 1, len);
+	munmap(p, len);
+	printf("%s: touched %zu MiB of guest RAM before timing\n", prog,
+	       len >> 20);
+}
+
+/* ---- create + destroy ---------------------------------------------- */
+
+struct alloc_ops {
+	int (*create)(struct col *c, uint64_t size, uint32_t *handle);
+	int (*destroy)(struct col *c, uint32_t handle);
+};
+
+static uint32_t wddmseg_vram_id;
+
+static int gem_create(struct col *c, uint64_t size, uint32_t *handle)
+{
+	struct drm_wddmseg_gem_create g;
+	int ret;
+
+	memset(&g, 0, sizeof(g));
+	g.size = size;
+	g.supported_segments = WDDMSEG_SEGMENT_BIT(wddmseg_vram_id);
+	g.eviction_segments = 0;
+	g.preferred[0] = wddmseg_vram_id;
+	ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &g);
+	*handle = g.handle;
+	return ret;
+}
+
+static int gem_close(struct col *c, uint32_t handle)
+{
+	struct drm_gem_close gc = { .handle = handle };
+
+	return xioctl(c->fd, DRM_IOCTL_GEM_CLOSE, &gc);
+}
+
+static int dumb_create(struct col *c, uint64_t size, uint32_t *handle)
+{
+	struct drm_mode_create_dumb d = {
+		.width = 1024, .height = size / 4096, .bpp = 32,
+	};
+	int ret = xioctl(c->fd, DRM_IOCTL_MODE_CREATE_DUMB, &d);
+
+	*handle = d.handle;
+	if (!ret && d.size != size) {
+		/* not comparable if the driver padded it */
+		struct drm_mode_destroy_dumb dd = { .handle = d.handle };
+
+		xioctl(c->fd, DRM_IOCTL_MODE_DESTROY_DUMB, &dd);
+		return -ERANGE;
+	}
+	return ret;
+}
+
+static int dumb_destroy(struct col *c, uint32_t handle)
+{
+	struct drm_mode_destroy_dumb d = { .handle = handle };
+
+	return xioctl(c->fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
+}
+
+static void bench_alloc(struct col *c, enum row r, const struct alloc_ops *ops,
+			uint64_t size)
+{
+	struct cell *cl = &c->cell[r];
+	double per_run = seconds / repeats;
+	unsigned int k;
+	uint32_t h;
+	int ret;
+
+	/* warm up: one pair, which also tells whether it works at all */
+	ret = ops->create(c, size, &h);
+	if (ret) {
+		na(c, r, "create failed: %s", strerror(-ret));
+		return;
+	}
+	ops->destroy(c, h);
+
+	for (k = 0; k < repeats; k++) {
+		uint64_t n = 0;
+		double t0, t;
+
+		ref_sample(c);
+		t0 = now();
+		do {
+			ret = ops->create(c, size, &h);
+			if (!ret)
+				ret = ops->destroy(c, h);
+			if (ret) {
+				na(c, r, "failed after %" PRIu64 " pairs: %s",
+				   n, strerror(-ret));
+				return;
+			}
+			n++;
+			t = now() - t0;
+		} while (t < per_run || n < 4);
+		cl->runs[cl->nruns++] = n / t;
+	}
+	done(c, r);
+}
+
+/* ---- content helpers ----------------------------------------------- */
+
+static void fill(void *p, uint64_t size, uint32_t seed)
+{
+	uint32_t *w = p;
+	uint64_t i;
+
+	for (i = 0; i < size / 4; i++)
+		w[i] = seed ^ (uint32_t)(i * 2654435761u);
+}
+
+static bool check(const void *p, uint64_t size, uint32_t seed)
+{
+	const uint32_t *w = p;
+	uint64_t i;
+
+	for (i = 0; i < size / 4; i++)
+		if (w[i] != (seed ^ (uint32_t)(i * 2654435761u)))
+			return false;
+	return true;
+}
+
+static void *map(struct col *c, uint64_t offset, uint64_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd,
+		       offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---- wddmseg ------------------------------------------------------- */
+
+static int wddmseg_find_vram(struct col *c)
+{
+	struct drm_wddmseg_query_adapter qa;
+	struct drm_wddmseg_query_segment qs;
+	uint32_t id, first = 0;
+	int ret;
+
+	memset(&qa, 0, sizeof(qa));
+	ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_QUERY_ADAPTER, &qa);
+	if (ret)
+		return ret;
+	for (id = 1; id <= qa.segment_count; id++) {
+		memset(&qs, 0, sizeof(qs));
+		qs.segment_id = id;
+		ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_QUERY_SEGMENT, &qs);
+		if (ret)
+			return ret;
+		if (qs.flags & (SEGF_APERTURE | SEGF_AGP))
+			continue;
+		if (!first)
+			first = id;
+		if (qs.flags & SEGF_CPU_VISIBLE) {
+			wddmseg_vram_id = id;
+			info(c, "VRAM segment %u: %llu MiB, CpuVisible", id,
+			     (unsigned long long)qs.size >> 20);
+			return 0;
+		}
+	}
+	if (!first)
+		return -ENODEV;
+	wddmseg_vram_id = first;
+	info(c, "VRAM segment %u (none is CpuVisible)", first);
+	return 0;
+}
+
+static int residency(struct col *c, unsigned long req, uint32_t handle,
+		     uint32_t id)
+{
+	struct drm_wddmseg_gem_residency r = { .handle = handle,
+					       .segment_id = id };
+
+	return xioctl(c->fd, req, &r);
+}
+
+static int gem_segment(struct col *c, uint32_t handle, uint32_t *id)
+{
+	struct drm_wddmseg_gem_info gi;
+	int ret;
+
+	memset(&gi, 0, sizeof(gi));
+	gi.handle = handle;
+	ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_INFO, &gi);
+	*id = gi.segment_id;
+	return ret;
+}
+
+static void wddmseg_evict(struct col *c)
+{
+	uint64_t size = evict_mib << 20;
+	struct drm_wddmseg_gem_create g;
+	struct drm_wddmseg_gem_mmap_offset mo;
+	double per_run = seconds / repeats;
+	uint32_t seg = 0;
+	unsigned int k;
+	void *p;
+	int ret;
+
+	c->cell[R_EVICT_SIZE].value = evict_mib;
+	na(c, R_FLIP_EVICT, "no KMS: eviction is an ioctl");
+	na(c, R_FLIP_STAY, "no KMS");
+
+	memset(&g, 0, sizeof(g));
+	g.size = size;
+	g.flags = WDDMSEG_ALLOC_CPU_VISIBLE;
+	g.supported_segments = WDDMSEG_SEGMENT_BIT(wddmseg_vram_id);
+	g.eviction_segments = 0;
+	g.preferred[0] = wddmseg_vram_id;
+	ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &g);
+	if (ret) {
+		na(c, R_EVICT, "GEM_CREATE of %" PRIu64 " MiB CpuVisible: %s",
+		   evict_mib, strerror(-ret));
+		na(c, R_EVICT_OUT, "see above");
+		na(c, R_EVICT_IN, "see above");
+		return;
+	}
+	memset(&mo, 0, sizeof(mo));
+	mo.handle = g.handle;
+	ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET, &mo);
+	p = ret ? NULL : map(c, mo.offset, size);
+	if (!p) {
+		na(c, R_EVICT, "mmap failed");
+		goto out;
+	}
+	fill(p, size, 0x77dd5e90);
+	munmap(p, size);
+
+	/* one checked round trip, not timed */
+	ret = residency(c, DRM_IOCTL_WDDMSEG_GEM_EVICT, g.handle, 0);
+	if (!ret)
+		ret = gem_segment(c, g.handle, &seg);
+	if (ret || seg != 0) {
+		na(c, R_EVICT, "GEM_EVICT did not move it to system memory (%s, segment %u)",
+		   strerror(-ret), seg);
+		goto out;
+	}
+	ret = residency(c, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT, g.handle,
+			wddmseg_vram_id);
+	if (!ret)
+		ret = gem_segment(c, g.handle, &seg);
+	if (ret || seg != wddmseg_vram_id) {
+		na(c, R_EVICT, "GEM_MAKE_RESIDENT did not move it back (%s, segment %u)",
+		   strerror(-ret), seg);
+		goto out;
+	}
+
+	for (k = 0; k < repeats; k++) {
+		double t_out = 0, t_in = 0, t0, t1, t2;
+		uint64_t n = 0;
+
+		ref_sample(c);
+		t0 = now();
+		do {
+			t1 = now();
+			ret = residency(c, DRM_IOCTL_WDDMSEG_GEM_EVICT, g.handle, 0);
+			t2 = now();
+			t_out += t2 - t1;
+			if (!ret)
+				ret = residency(c, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT,
+						g.handle, wddmseg_vram_id);
+			t_in += now() - t2;
+			if (ret) {
+				na(c, R_EVICT, "round trip %" PRIu64 " failed: %s",
+				   n, strerror(-ret));
+				goto out;
+			}
+			n++;
+		} while (now() - t0 < per_run || n < 2);
+		c->cell[R_EVICT].runs[c->cell[R_EVICT].nruns++] =
+			2.0 * n * evict_mib / (t_out + t_in);
+		c->cell[R_EVICT_OUT].runs[c->cell[R_EVICT_OUT].nruns++] =
+			n * evict_mib / t_out;
+		c->cell[R_EVICT_IN].runs[c->cell[R_EVICT_IN].nruns++] =
+			n * evict_mib / t_in;
+	}
+	done(c, R_EVICT);
+	done(c, R_EVICT_OUT);
+	done(c, R_EVICT_IN);
+
+	p = map(c, mo.offset, size);
+	if (!p || !check(p, size, 0x77dd5e90))
+		info(c, "CONTENT LOST after the eviction round trips");
+	else
+		info(c, "eviction: content intact after the round trips");
+	if (p)
+		munmap(p, size);
+out:
+	gem_close(c, g.handle);
+}
+
+static void bench_wddmseg(struct col *c)
+{
+	static const struct alloc_ops gem = { gem_create, gem_close };
+	static const struct alloc_ops dumb = { dumb_create, dumb_destroy };
+	unsigned int i;
+	int ret;
+
+	ret = wddmseg_find_vram(c);
+	if (ret) {
+		for (i = 0; i < R_COUNT; i++)
+			na(c, i, "no VRAM segment (%s)", strerror(-ret));
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		bench_alloc(c, R_GEM_4K + i, &gem, sizes[i]);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		bench_alloc(c, R_DUMB_4K + i, &dumb, sizes[i]);
+	wddmseg_evict(c);
+}
+
+/* ---- drm_gem_vram_helper drivers (bochs) ---------------------------- */
+
+/* VRAM size and usage in bytes from debugfs dri/N/vram-mm. */
+static int vram_mm(struct col *c, uint64_t *size, uint64_t *usage)
+{
+	char path[96], line[256];
+	bool got_size = false, got_usage = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/vram-mm",
+		 c->minor);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+
+		/* "size" of a range manager is in pages, "usage" in bytes */
+		if (sscanf(line, " size: %llu", &v) == 1) {
+			*size = v * (uint64_t)sysconf(_SC_PAGESIZE);
+			got_size = true;
+		} else if (sscanf(line, " usage: %llu", &v) == 1) {
+			*usage = v;
+			got_usage = true;
+		}
+	}
+	fclose(f);
+	return got_size && got_usage ? 0 : -EINVAL;
+}
+
+struct kms {
+	uint32_t crtc, conn;
+	drmModeModeInfo mode;
+};
+
+static int find_kms(struct col *c, struct kms *k, uint32_t fb_w, uint32_t fb_h,
+		    char *why, size_t len)
+{
+	drmModeResPtr res = drmModeGetResources(c->fd);
+	int i, j, ret = -ENOENT;
+
+	if (!res) {
+		snprintf(why, len, "no KMS resources");
+		return -ENODEV;
+	}
+	if (!res->count_crtcs) {
+		snprintf(why, len, "no CRTC");
+		goto out;
+	}
+	k->crtc = res->crtcs[0];
+	snprintf(why, len, "no connector with a mode of at most %ux%u",
+		 fb_w, fb_h);
+	for (i = 0; i < res->count_connectors && ret; i++) {
+		drmModeConnectorPtr conn =
+			drmModeGetConnector(c->fd, res->connectors[i]);
+		int best = -1;
+
+		if (!conn)
+			continue;
+		for (j = 0; j < conn->count_modes; j++) {
+			const drmModeModeInfo *m = &conn->modes[j];
+
+			if (m->hdisplay > fb_w || m->vdisplay > fb_h)
+				continue;
+			if (best < 0 || (m->type & DRM_MODE_TYPE_PREFERRED))
+				best = j;
+		}
+		if (best >= 0) {
+			k->conn = conn->connector_id;
+			k->mode = conn->modes[best];
+			ret = 0;
+		}
+		drmModeFreeConnector(conn);
+	}
+out:
+	drmModeFreeResources(res);
+	return ret;
+}
+
+/* Show, then drop, a framebuffer as large as the VRAM: evicts the rest. */
+static int vram_flush(struct col *c, const struct kms *k, uint32_t fb_w,
+		      uint64_t vram, char *why, size_t len)
+{
+	struct drm_mode_create_dumb d = { .width = fb_w,
+					  .height = vram / (fb_w * 4),
+					  .bpp = 32 };
+	uint32_t fb = 0;
+	int ret;
+
+	ret = xioctl(c->fd, DRM_IOCTL_MODE_CREATE_DUMB, &d);
+	if (ret) {
+		snprintf(why, len, "CREATE_DUMB of the VRAM size: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	ret = drmModeAddFB(c->fd, d.width, d.height, 24, 32, d.pitch, d.handle,
+			   &fb) ? -errno : 0;
+	if (!ret)
+		ret = drmModeSetCrtc(c->fd, k->crtc, fb, 0, 0,
+				     (uint32_t *)&k->conn, 1,
+				     (drmModeModeInfo *)&k->mode) ? -errno : 0;
+	if (ret)
+		snprintf(why, len, "showing a framebuffer of the VRAM size to empty it: %s",
+			 strerror(-ret));
+	drmModeSetCrtc(c->fd, k->crtc, 0, 0, 0, NULL, 0, NULL);
+	if (fb)
+		drmModeRmFB(c->fd, fb);
+	dumb_destroy(c, d.handle);
+	return ret;
+}
+
+static void bench_vram_helper(struct col *c)
+{
+	static const struct alloc_ops dumb = { dumb_create, dumb_destroy };
+	double per_run = seconds / repeats;
+	uint64_t vram = 0, usage = 0, fb_size;
+	uint32_t handle[3] = { 0 }, fb[3] = { 0 }, fb_w = 2048, fb_h;
+	uint64_t offset[3];
+	char why[160];
+	struct kms k = { 0 };
+	unsigned int i, r;
+	uint64_t shown;
+	int ret;
+
+	for (i = 0; i < 3; i++)
+		na(c, R_GEM_4K + i, "no driver GEM_CREATE ioctl (dumb only)");
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		bench_alloc(c, R_DUMB_4K + i, &dumb, sizes[i]);
+	na(c, R_EVICT_OUT, "one flip moves both ways; not separable");
+	na(c, R_EVICT_IN, "one flip moves both ways; not separable");
+
+	ret = vram_mm(c, &vram, &usage);
+	if (ret) {
+		snprintf(why, sizeof(why), "no debugfs dri/%d/vram-mm (%s): VRAM size unknown",
+			 c->minor, strerror(-ret));
+		goto fail;
+	}
+	info(c, "VRAM %" PRIu64 " MiB (debugfs vram-mm), %" PRIu64 " KiB in use before",
+	     vram >> 20, usage >> 10);
+	/* framebuffers of exactly half the VRAM, 2048 pixels of 32 bpp wide */
+	fb_size = vram / 2;
+	fb_h = fb_size / (fb_w * 4);
+	if (fb_size % (fb_w * 4) || !fb_h) {
+		snprintf(why, sizeof(why), "VRAM of %" PRIu64 " bytes: half is not a whole number of 8 KiB rows",
+			 vram);
+		goto fail;
+	}
+	c->cell[R_EVICT_SIZE].value = fb_size / 1048576.0;
+	ret = find_kms(c, &k, fb_w, fb_h, why, sizeof(why));
+	if (ret)
+		goto fail;
+
+	for (i = 0; i < 3; i++) {
+		struct drm_mode_create_dumb d = { .width = fb_w, .height = fb_h,
+						  .bpp = 32 };
+		struct drm_mode_map_dumb m = { 0 };
+		void *p;
+
+		ret = xioctl(c->fd, DRM_IOCTL_MODE_CREATE_DUMB, &d);
+		if (ret || d.size != fb_size) {
+			snprintf(why, sizeof(why), "CREATE_DUMB %ux%u: %s, size %llu",
+				 fb_w, fb_h, strerror(-ret),
+				 (unsigned long long)d.size);
+			goto fail_free;
+		}
+		handle[i] = d.handle;
+		ret = drmModeAddFB(c->fd, fb_w, fb_h, 24, 32, d.pitch, d.handle,
+				   &fb[i]);
+		if (ret) {
+			snprintf(why, sizeof(why), "drmModeAddFB: %s", strerror(errno));
+			goto fail_free;
+		}
+		m.handle = d.handle;
+		ret = xioctl(c->fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+		offset[i] = m.offset;
+		p = ret ? NULL : map(c, m.offset, fb_size);
+		if (!p) {
+			snprintf(why, sizeof(why), "mmap of a dumb buffer failed");
+			goto fail_free;
+		}
+		fill(p, fb_size, 0xb0c50000 + i);
+		munmap(p, fb_size);
+	}
+	info(c, "flips: CRTC %u, connector %u, mode %ux%u, 3 framebuffers %ux%u (%" PRIu64 " MiB each)",
+	     k.crtc, k.conn, k.mode.hdisplay, k.mode.vdisplay, fb_w, fb_h,
+	     fb_size >> 20);
+
+	/*
+	 * Empty the VRAM: the fbdev console's buffer sits in it, and would
+	 * leave no hole of half the VRAM once one of ours is in (drm_mm
+	 * ranges are contiguous). Disable the CRTC (unpins it), show a
+	 * framebuffer of the whole VRAM (evicts everything), disable again
+	 * and free it. Ours then take the two halves.
+	 */
+	ret = drmModeSetCrtc(c->fd, k.crtc, 0, 0, 0, NULL, 0, NULL);
+	if (ret) {
+		snprintf(why, sizeof(why), "disabling the CRTC: %s (DRM master?)",
+			 strerror(errno));
+		goto fail_free;
+	}
+	ret = vram_flush(c, &k, fb_w, vram, why, sizeof(why));
+	if (ret)
+		goto fail_free;
+
+	/* warm up: show each once, then the next is the least recent */
+	for (shown = 0; shown < 4; shown++) {
+		ret = drmModeSetCrtc(c->fd, k.crtc, fb[shown % 3], 0, 0,
+				     &k.conn, 1, &k.mode);
+		if (ret) {
+			snprintf(why, sizeof(why), "drmModeSetCrtc: %s (DRM master?)",
+				 strerror(errno));
+			goto fail_free;
+		}
+	}
+
+	/*
+	 * With eviction: 3 framebuffers round robin, 2 fit. The next one is
+	 * always the least recently shown, the one evicted by the previous
+	 * flip.
+	 */
+	for (r = 0; r < repeats; r++) {
+		uint64_t n = 0;
+		double t0, t;
+
+		ref_sample(c);
+		t0 = now();
+		do {
+			ret = drmModeSetCrtc(c->fd, k.crtc, fb[shown % 3], 0, 0,
+					     &k.conn, 1, &k.mode);
+			if (ret) {
+				snprintf(why, sizeof(why), "flip %" PRIu64 ": %s",
+					 n, strerror(errno));
+				goto fail_free;
+			}
+			n++;
+			shown++;
+			t = now() - t0;
+		} while (t < per_run || n < 3);
+		c->cell[R_FLIP_EVICT].runs[c->cell[R_FLIP_EVICT].nruns++] = n / t;
+		c->cell[R_EVICT].runs[c->cell[R_EVICT].nruns++] =
+			2.0 * n * (fb_size / 1048576.0) / t;
+	}
+	done(c, R_FLIP_EVICT);
+	done(c, R_EVICT);
+	if (!vram_mm(c, &vram, &usage))
+		info(c, "vram-mm after the eviction flips: %" PRIu64 " of %" PRIu64 " MiB in use%s",
+		     usage >> 20, vram >> 20,
+		     usage == vram ? " (full: 2 framebuffers)" : " (NOT full: the eviction count is an estimate)");
+
+	/* control: the last 2 shown, which both stay in VRAM */
+	for (r = 0; r < repeats; r++) {
+		uint64_t n = 0;
+		double t0, t;
+
+		ref_sample(c);
+		t0 = now();
+		do {
+			ret = drmModeSetCrtc(c->fd, k.crtc,
+					     fb[(shown + 1 + n % 2) % 3], 0, 0,
+					     &k.conn, 1, &k.mode);
+			if (ret) {
+				snprintf(why, sizeof(why), "flip %" PRIu64 ": %s",
+					 n, strerror(errno));
+				goto fail_free;
+			}
+			n++;
+			t = now() - t0;
+		} while (t < per_run || n < 2);
+		c->cell[R_FLIP_STAY].runs[c->cell[R_FLIP_STAY].nruns++] = n / t;
+	}
+	done(c, R_FLIP_STAY);
+
+	/* content survived every trip through system memory and back */
+	drmModeSetCrtc(c->fd, k.crtc, 0, 0, 0, NULL, 0, NULL);
+	for (i = 0; i < 3; i++) {
+		void *p = map(c, offset[i], fb_size);
+		bool ok = p && check(p, fb_size, 0xb0c50000 + i);
+
+		if (p)
+			munmap(p, fb_size);
+		if (!ok) {
+			info(c, "CONTENT LOST in framebuffer %u after the flips", i);
+			break;
+		}
+		if (i == 2)
+			info(c, "eviction: content of the 3 framebuffers intact");
+	}
+	for (i = 0; i < 3; i++) {
+		drmModeRmFB(c->fd, fb[i]);
+		dumb_destroy(c, handle[i]);
+	}
+	return;
+
+fail_free:
+	drmModeSetCrtc(c->fd, k.crtc, 0, 0, 0, NULL, 0, NULL);
+	for (i = 0; i < 3; i++) {
+		if (fb[i])
+			drmModeRmFB(c->fd, fb[i]);
+		if (handle[i])
+			dumb_destroy(c, handle[i]);
+	}
+fail:
+	na(c, R_EVICT, "%s", why);
+	na(c, R_FLIP_EVICT, "see above");
+	na(c, R_FLIP_STAY, "see above");
+}
+
+static void bench_other(struct col *c)
+{
+	static const struct alloc_ops dumb = { dumb_create, dumb_destroy };
+	unsigned int i;
+
+	for (i = 0; i < R_COUNT; i++)
+		na(c, i, "not measured for this driver");
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		bench_alloc(c, R_DUMB_4K + i, &dumb, sizes[i]);
+}
+
+/* ---- output -------------------------------------------------------- */
+
+static void fmt_value(char *buf, size_t len, enum row r, double v)
+{
+	if (v == NA)
+		snprintf(buf, len, "n/a");
+	else if (r == R_EVICT_SIZE || v < 100)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+/* Footnotes: one number per distinct (driver, reason). */
+static const char *note_text[MAX_COLS * R_COUNT];
+static unsigned int note_col[MAX_COLS * R_COUNT], nnotes;
+
+static unsigned int note_number(unsigned int col, const char *text)
+{
+	unsigned int i;
+
+	for (i = 0; i < nnotes; i++)
+		if (note_col[i] == col && !strcmp(note_text[i], text))
+			return i + 1;
+	note_col[nnotes] = col;
+	note_text[nnotes] = text;
+	return ++nnotes;
+}
+
+static void print_table(void)
+{
+	unsigned int i, r;
+	char buf[64];
+
+	printf("\n%-42s", "measurement (median of repeats)");
+	for (i = 0; i < ncols; i++)
+		printf(" %14s", cols[i].driver);
+	printf("\n");
+	for (r = 0; r < R_COUNT; r++) {
+		printf("%-42s", row_name[r]);
+		for (i = 0; i < ncols; i++) {
+			struct cell *cl = &cols[i].cell[r];
+
+			fmt_value(buf, sizeof(buf), r, cl->value);
+			if (cl->value == NA && cl->note[0] &&
+			    strcmp(cl->note, "see above"))
+				snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+					 " [%u]", note_number(i, cl->note));
+			printf(" %14s", buf);
+		}
+		printf("\n");
+	}
+	printf("\n");
+	for (i = 0; i < nnotes; i++)
+		printf("[%u] %s: %s\n", i + 1, cols[note_col[i]].driver,
+		       note_text[i]);
+	for (i = 0; i < ncols; i++) {
+		const struct cell *ref = &cols[i].cell[R_REF];
+		double lo = 0, hi = 0;
+		unsigned int j;
+
+		for (j = 0; j < ref->nruns; j++) {
+			if (!j || ref->runs[j] < lo)
+				lo = ref->runs[j];
+			if (!j || ref->runs[j] > hi)
+				hi = ref->runs[j];
+		}
+		printf("%s: %s\n", cols[i].driver, cols[i].node[0] ?
+		       cols[i].node : "(no device)");
+		if (ref->nruns)
+			printf("  reference memset over the column's %u repeats: %.0f..%.0f MiB/s%s\n",
+			       ref->nruns, lo, hi, hi > 1.5 * lo ?
+			       " (host speed varied: other load on the host)" : "");
+		for (j = 0; j < cols[i].ninfo; j++)
+			printf("  %s\n", cols[i].info[j]);
+	}
+	if (!verbose)
+		return;
+	printf("\nrepeats:\n");
+	for (r = 0; r < R_COUNT; r++)
+		for (i = 0; i < ncols; i++) {
+			struct cell *cl = &cols[i].cell[r];
+			unsigned int k;
+
+			if (!cl->nruns || r == R_REF)
+				continue;
+			printf("  %-10s %-42s", cols[i].driver, row_name[r]);
+			for (k = 0; k < cl->nruns; k++)
+				printf(" %.1f", cl->runs[k]);
+			printf("\n");
+		}
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
+		prog);
+	exit(2);
+}
+
+static struct col *add_col(const char *driver)
+{
+	struct col *c;
+
+	if (ncols == MAX_COLS) {
+		fprintf(stderr, "%s: at most %d drivers\n", prog, MAX_COLS);
+		exit(2);
+	}
+	c = &cols[ncols++];
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	snprintf(c->driver, sizeof(c->driver), "%s", driver);
+	return c;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i, r;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "t:r:e:d:vh")) != -1) {
+		switch (opt) {
+		case 't':
+			seconds = strtod(optarg, NULL);
+			break;
+		case 'r':
+			repeats = strtoul(optarg, NULL, 0);
+			break;
+		case 'e':
+			evict_mib = strtoull(optarg, NULL, 0);
+			break;
+		case 'd': {
+			char *eq = strchr(optarg, '=');
+			struct col *c;
+
+			if (!eq)
+				usage();
+			*eq = '\0';
+			c = add_col(optarg);
+			snprintf(c->node, sizeof(c->node), "%s", eq + 1);
+			break;
+		}
+		case 'v':
+			verbose = true;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (seconds <= 0 || !repeats || repeats > MAX_REPEATS || !evict_mib)
+		usage();
+	for (; optind < argc; optind++)
+		add_col(argv[optind]);
+	if (!ncols) {
+		add_col("wddmseg");
+		add_col("bochs-drm");
+	}
+
+	printf("%s: %.1f s per measurement in %u repeats\n", prog, seconds,
+	       repeats);
+	prefault_ram();
+	for (i = 0; i < ncols; i++) {
+		struct col *c = &cols[i];
+		int ret = open_driver(c);
+
+		if (ret) {
+			for (r = 0; r < R_COUNT; r++)
+				na(c, r, r ? "see above" : "no DRM device of this driver");
+			c->node[0] = '\0';
+			continue;
+		}
+		c->minor = node_minor(c->node);
+		fflush(stdout);
+		if (!strcmp(c->driver, "wddmseg"))
+			bench_wddmseg(c);
+		else if (!strcmp(c->driver, "bochs-drm"))
+			bench_vram_helper(c);
+		else
+			bench_other(c);
+		done(c, R_REF);
+		close(c->fd);
+	}
+	print_table();
+	return 0;
+}
