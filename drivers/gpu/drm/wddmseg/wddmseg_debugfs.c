@@ -49,7 +49,22 @@ static int wddmseg_segments_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-/* Per segment: usage counters, then every allocation and hole. */
+/* Pinned resources are off the LRU lists, on the device's pinned list. */
+static void wddmseg_print_pinned(struct wddmseg_device *wdev, u32 mem_type,
+				 struct seq_file *m)
+{
+	struct ttm_resource *res;
+
+	spin_lock(&wdev->bdev.lru_lock);
+	list_for_each_entry(res, &wdev->bdev.pinned, lru)
+		if (res->mem_type == mem_type)
+			seq_printf(m, "  pinned: 0x%llx-0x%llx\n",
+				   (u64)res->start,
+				   (u64)(res->start + res->num_pages));
+	spin_unlock(&wdev->bdev.lru_lock);
+}
+
+/* Per segment: counters, every allocation and hole, pinned page ranges. */
 static int wddmseg_mm_show(struct seq_file *m, void *unused)
 {
 	struct drm_info_node *node = m->private;
@@ -57,9 +72,12 @@ static int wddmseg_mm_show(struct seq_file *m, void *unused)
 	struct drm_printer p = drm_seq_file_printer(m);
 	u32 i;
 
-	for (i = 0; i < wdev->desc.segment_count; i++)
-		if (wdev->mgr[i])
-			ttm_resource_manager_debug(&wdev->mgr[i]->manager, &p);
+	for (i = 0; i < wdev->desc.segment_count; i++) {
+		if (!wdev->mgr[i])
+			continue;
+		ttm_resource_manager_debug(&wdev->mgr[i]->manager, &p);
+		wddmseg_print_pinned(wdev, wdev->mem_type[i], m);
+	}
 	return 0;
 }
 
