@@ -11,6 +11,7 @@
  *       into a _LO register and a _HI register at _LO + 4.
  * BAR2: 64-bit prefetchable window onto the start of device VRAM
  *       (CPU-visible VRAM).
+ * BAR1: MSI-X table and PBA.
  * BAR4: VRAM access window, see WDDMSEG_REG_WINDOW_BASE_LO.
  *
  * The segment descriptor table mirrors DXGK_SEGMENTDESCRIPTOR: entry i
@@ -34,7 +35,7 @@
 #define WDDMSEG_REG_VERSION		0x0004
 #define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
-#define   WDDMSEG_VERSION_CURRENT	0x00010001	/* 1.1 */
+#define   WDDMSEG_VERSION_CURRENT	0x00010002	/* 1.2 */
 
 /* Adapter capabilities: DXGK_VIDMMCAPS. */
 #define WDDMSEG_REG_VIDMM_CAPS		0x0008	/* DXGK_VIDMMCAPS.Value */
@@ -88,6 +89,121 @@
 #define WDDMSEG_REG_STATUS		0x0060
 #define   WDDMSEG_STATUS_APT_ERROR	BIT(0)
 #define   WDDMSEG_STATUS_PEEK_FAULT	BIT(1)
+
+/*
+ * Interrupts. One MSI-X vector (0) when MSI-X is enabled, else INTx pin A,
+ * asserted while IRQ_STATUS & IRQ_MASK is non-zero.
+ */
+#define WDDMSEG_REG_IRQ_STATUS		0x0100	/* write 1 to clear */
+#define WDDMSEG_REG_IRQ_MASK		0x0104
+#define   WDDMSEG_IRQ_FENCE		BIT(0)	/* a FENCE asked for it */
+#define   WDDMSEG_IRQ_ERROR		BIT(1)	/* the engine faulted */
+#define WDDMSEG_MSIX_BAR		1
+#define WDDMSEG_MSIX_VECTORS		1
+
+/*
+ * Copy engine (paging node 0): a ring of commands in guest memory.
+ *
+ * The driver writes commands at RING_TAIL and then writes the new tail
+ * (the doorbell); the device executes them asynchronously, advancing
+ * RING_HEAD, and never inside the register write. Offsets are bytes into
+ * the ring and wrap at RING_SIZE; commands never straddle the end of the
+ * ring (the driver pads with NOPs). Head == tail means empty.
+ *
+ * On a bad command the engine stops: RING_STATUS.FAULTED, FAULT_CODE and
+ * FAULT_HEAD (offset of the command) are set, IRQ_ERROR is raised, and
+ * nothing runs until RING_CTRL.RESET. Reset stops the engine, clears the
+ * fault, and sets head = tail = 0; the ring must be re-enabled.
+ */
+#define WDDMSEG_REG_RING_BASE_LO	0x0200	/* DMA address, 4 KiB aligned */
+#define WDDMSEG_REG_RING_BASE_HI	0x0204
+#define WDDMSEG_REG_RING_SIZE		0x0208	/* power of two, 4 KiB..1 MiB */
+#define WDDMSEG_REG_RING_HEAD		0x020c	/* read-only */
+#define WDDMSEG_REG_RING_TAIL		0x0210	/* doorbell */
+#define WDDMSEG_REG_RING_CTRL		0x0214
+#define   WDDMSEG_RING_CTRL_ENABLE	BIT(0)
+#define   WDDMSEG_RING_CTRL_RESET	BIT(1)	/* self-clearing */
+#define WDDMSEG_REG_RING_STATUS		0x0218	/* read-only */
+#define   WDDMSEG_RING_STATUS_ENABLED	BIT(0)
+#define   WDDMSEG_RING_STATUS_IDLE	BIT(1)	/* head == tail, not hung */
+#define   WDDMSEG_RING_STATUS_FAULTED	BIT(2)
+#define WDDMSEG_REG_FAULT_CODE		0x021c
+#define   WDDMSEG_FAULT_NONE		0
+#define   WDDMSEG_FAULT_BAD_OPCODE	1
+#define   WDDMSEG_FAULT_BAD_PACKET	2	/* length or reserved fields */
+#define   WDDMSEG_FAULT_OUT_OF_RANGE	3	/* address outside a segment */
+#define   WDDMSEG_FAULT_UNMAPPED	4	/* aperture page not mapped */
+#define   WDDMSEG_FAULT_DMA		5	/* system memory access failed */
+#define   WDDMSEG_FAULT_INJECTED	6
+#define WDDMSEG_REG_FAULT_HEAD		0x0220
+#define WDDMSEG_REG_LAST_SEQNO_LO	0x0228	/* last FENCE seqno executed */
+#define WDDMSEG_REG_LAST_SEQNO_HI	0x022c
+/* Test hooks: make the engine misbehave on purpose. */
+#define WDDMSEG_REG_INJECT		0x0230
+#define   WDDMSEG_INJECT_HANG		1	/* stop making progress */
+#define   WDDMSEG_INJECT_FAULT		2	/* fault on the next command */
+
+/*
+ * Ring commands: a sequence of little-endian 64-bit words. Word 0 is the
+ * header: opcode in bits 0..7, length of the command in 64-bit words
+ * (header included) in bits 16..31, other bits zero. Fields marked "mbz"
+ * must be zero.
+ *
+ * A memory location ("loc", 3 words) is either
+ *   word 0: segment id (bits 0..31), mbz (32..63)
+ *   word 1: byte offset inside the segment
+ *   word 2: mbz
+ * or, with segment id 0, system memory described by a page list (WDDM's
+ * MDL):
+ *   word 1: DMA address of an array of 64-bit DMA page addresses
+ *           (4 KiB pages)
+ *   word 2: byte offset into the memory that list describes
+ */
+#define WDDMSEG_CMD_HDR(op, qwords)	((op) | ((qwords) << 16))
+#define WDDMSEG_CMD_OPCODE(hdr)		((hdr) & 0xff)
+#define WDDMSEG_CMD_QWORDS(hdr)		(((hdr) >> 16) & 0xffff)
+#define WDDMSEG_LOC_QWORDS		3
+#define WDDMSEG_HW_PAGE_SHIFT		12
+
+/* NOP: header only (any length, for padding). */
+#define WDDMSEG_OP_NOP			0x00
+/* TRANSFER: hdr, size in bytes, src loc, dst loc (8 words). */
+#define WDDMSEG_OP_TRANSFER		0x01
+#define   WDDMSEG_TRANSFER_QWORDS	8
+/* FILL: hdr, size in bytes, pattern (bits 0..31), dst loc (6 words). */
+#define WDDMSEG_OP_FILL			0x02
+#define   WDDMSEG_FILL_QWORDS		6
+/* DISCARD_CONTENT: hdr, size, loc (5 words); checks the range only. */
+#define WDDMSEG_OP_DISCARD		0x03
+#define   WDDMSEG_DISCARD_QWORDS	5
+/*
+ * READ_PHYSICAL / WRITE_PHYSICAL: hdr, size, GPU address, DMA address of
+ * contiguous system memory (4 words). READ copies GPU -> system, WRITE
+ * system -> GPU.
+ */
+#define WDDMSEG_OP_READ_PHYSICAL	0x04
+#define WDDMSEG_OP_WRITE_PHYSICAL	0x05
+#define   WDDMSEG_PHYSICAL_QWORDS	4
+/*
+ * MAP_APERTURE_SEGMENT: hdr, segment id (bits 0..31) | cache coherent
+ * (bit 32), OffsetInPages, NumberOfPages, DMA address of the page list
+ * (5 words).
+ * UNMAP_APERTURE_SEGMENT: hdr, segment id, OffsetInPages, NumberOfPages,
+ * DMA address of the dummy page every entry is pointed at (5 words).
+ */
+#define WDDMSEG_OP_MAP_APERTURE		0x06
+#define WDDMSEG_OP_UNMAP_APERTURE	0x07
+#define   WDDMSEG_APERTURE_QWORDS	5
+#define   WDDMSEG_MAP_CACHE_COHERENT	BIT_ULL(32)
+/*
+ * FENCE: hdr, seqno, DMA address of an 8-byte writeback slot, flags
+ * (4 words). The device writes seqno there once every earlier command has
+ * completed, updates LAST_SEQNO, and with WDDMSEG_FENCE_IRQ raises
+ * IRQ_FENCE.
+ */
+#define WDDMSEG_OP_FENCE		0x08
+#define   WDDMSEG_FENCE_QWORDS		4
+#define   WDDMSEG_FENCE_IRQ		BIT(0)
 
 /* Segment descriptor table. */
 #define WDDMSEG_SEG_TABLE		0x1000
