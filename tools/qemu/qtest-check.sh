@@ -6,7 +6,9 @@
 # custom layout with banks, the CPU translated address following BAR2, the
 # size properties, the rejection of malformed layout strings, the VRAM
 # window (BAR4), the aperture page tables, the GPU-view read port (PEEK),
-# STATUS and what a system reset puts back.
+# STATUS, the copy engine (every opcode, every fault, hang and reset,
+# wrap-around, a long transfer over several bottom-half runs), INTx and
+# MSI-X, what a system reset puts back, and migration.
 #
 # Usage: tools/qemu/qtest-check.sh QEMU_BINARY
 #
@@ -72,6 +74,50 @@ REG_PEEK_DATA=$(hw WDDMSEG_REG_PEEK_DATA)
 REG_STATUS=$(hw WDDMSEG_REG_STATUS)
 APT_ERROR=$(hw WDDMSEG_STATUS_APT_ERROR)
 PEEK_FAULT=$(hw WDDMSEG_STATUS_PEEK_FAULT)
+REG_IRQ_STATUS=$(hw WDDMSEG_REG_IRQ_STATUS)
+REG_IRQ_MASK=$(hw WDDMSEG_REG_IRQ_MASK)
+IRQ_FENCE=$(hw WDDMSEG_IRQ_FENCE)
+IRQ_ERROR=$(hw WDDMSEG_IRQ_ERROR)
+REG_RING_BASE_LO=$(hw WDDMSEG_REG_RING_BASE_LO)
+REG_RING_SIZE=$(hw WDDMSEG_REG_RING_SIZE)
+REG_RING_HEAD=$(hw WDDMSEG_REG_RING_HEAD)
+REG_RING_TAIL=$(hw WDDMSEG_REG_RING_TAIL)
+REG_RING_CTRL=$(hw WDDMSEG_REG_RING_CTRL)
+RING_CTRL_ENABLE=$(hw WDDMSEG_RING_CTRL_ENABLE)
+RING_CTRL_RESET=$(hw WDDMSEG_RING_CTRL_RESET)
+REG_RING_STATUS=$(hw WDDMSEG_REG_RING_STATUS)
+ENABLED=$(hw WDDMSEG_RING_STATUS_ENABLED)
+IDLE=$(hw WDDMSEG_RING_STATUS_IDLE)
+FAULTED=$(hw WDDMSEG_RING_STATUS_FAULTED)
+REG_FAULT_CODE=$(hw WDDMSEG_REG_FAULT_CODE)
+REG_FAULT_HEAD=$(hw WDDMSEG_REG_FAULT_HEAD)
+F_BAD_OPCODE=$(hw WDDMSEG_FAULT_BAD_OPCODE)
+F_BAD_PACKET=$(hw WDDMSEG_FAULT_BAD_PACKET)
+F_OUT_OF_RANGE=$(hw WDDMSEG_FAULT_OUT_OF_RANGE)
+F_UNMAPPED=$(hw WDDMSEG_FAULT_UNMAPPED)
+F_DMA=$(hw WDDMSEG_FAULT_DMA)
+F_INJECTED=$(hw WDDMSEG_FAULT_INJECTED)
+REG_LAST_SEQNO_LO=$(hw WDDMSEG_REG_LAST_SEQNO_LO)
+REG_INJECT=$(hw WDDMSEG_REG_INJECT)
+INJECT_HANG=$(hw WDDMSEG_INJECT_HANG)
+INJECT_FAULT=$(hw WDDMSEG_INJECT_FAULT)
+OP_NOP=$(hw WDDMSEG_OP_NOP)
+OP_TRANSFER=$(hw WDDMSEG_OP_TRANSFER)
+OP_FILL=$(hw WDDMSEG_OP_FILL)
+OP_DISCARD=$(hw WDDMSEG_OP_DISCARD)
+OP_READ_PHYSICAL=$(hw WDDMSEG_OP_READ_PHYSICAL)
+OP_WRITE_PHYSICAL=$(hw WDDMSEG_OP_WRITE_PHYSICAL)
+OP_MAP_APERTURE=$(hw WDDMSEG_OP_MAP_APERTURE)
+OP_UNMAP_APERTURE=$(hw WDDMSEG_OP_UNMAP_APERTURE)
+OP_FENCE=$(hw WDDMSEG_OP_FENCE)
+TRANSFER_QWORDS=$(hw WDDMSEG_TRANSFER_QWORDS)
+FILL_QWORDS=$(hw WDDMSEG_FILL_QWORDS)
+DISCARD_QWORDS=$(hw WDDMSEG_DISCARD_QWORDS)
+PHYSICAL_QWORDS=$(hw WDDMSEG_PHYSICAL_QWORDS)
+APERTURE_QWORDS=$(hw WDDMSEG_APERTURE_QWORDS)
+FENCE_QWORDS=$(hw WDDMSEG_FENCE_QWORDS)
+FENCE_IRQ=$(hw WDDMSEG_FENCE_IRQ)
+MAP_CACHE_COHERENT=$((1 << 32))	# WDDMSEG_MAP_CACHE_COHERENT, BIT_ULL(32)
 
 MiB=$((1 << 20))
 GiB=$((1 << 30))
@@ -248,7 +294,7 @@ cfg_write 0x30 0xfffff800
 cfg_expect 0x30 0 "no expansion ROM"
 map_bars
 expect "readl $(reg "$REG_ID")" 0x57445347 "ID reads 'WDSG'"
-expect "readl $(reg "$REG_VERSION")" 0x00010001 "VERSION reads 1.1"
+expect "readl $(reg "$REG_VERSION")" 0x00010002 "VERSION reads 1.2"
 expect "readl $(reg "$REG_VIDMM_CAPS")" 0 "VIDMM_CAPS = 0"
 expect "readl $(reg "$REG_PAGING_NODE")" 0 "PAGING_NODE = 0"
 expect "readl $(reg "$REG_NUM_ENGINES")" 1 "NUM_ENGINES = 1"
@@ -558,6 +604,625 @@ apt 2 0 0x1000
 expect_status "$APT_ERROR" "apertures of 32 GiB + 32 GiB + 4 KiB together: no table for the first either"
 session "apt-over" -device 'wddmseg,addr=0x4,vis-size=1M,invis-size=0,layout=0:0|0:0:1M:1M:0x4|0x100000000:-:32G:4K:0x1|0x1000000000:-:0x800001000:4K:0x1'
 
+# ---- copy engine -------------------------------------------------------------
+# Rings, page lists and system pages live in guest RAM, written over qtest;
+# each doorbell is followed by settle, one qtest line long enough that the
+# main loop (and with it the engine's bottom half) runs before the next
+# command is read. Default layout: segment 1 is VRAM [0, 64 MiB) behind
+# BAR2, segment 2 VRAM [64 MiB, 128 MiB), segment 3 an aperture at 4 GiB.
+
+RING0=0x200000			# rings (up to 64 KiB)
+WB=0x210000			# fence writeback slots
+LIST=0x220000			# page lists, 4 KiB apart
+MSI_ADDR=0x230000		# where the MSI-X checks point vector 0
+SYS=0x400000			# system pages, 0x400000 .. 0x43ffff
+PHYS=0x500000			# contiguous system memory
+SEG2=$((64 * MiB))		# GPU address of segment 2
+APT=$((4 * GiB))		# GPU address of segment 3 (aperture)
+BAR1=0xe0200000			# MSI-X table and PBA
+
+RB=0				# ring base, size and software tail
+RS=0
+RT=0
+SEQ=0				# last seqno a FENCE of the checks wrote
+
+# ring_enable BASE SIZE: reset the ring, program it, enable it.
+ring_enable() {
+	RB=$1 RS=$2 RT=0
+	wr "$REG_RING_CTRL" "$RING_CTRL_RESET"
+	wr64 "$REG_RING_BASE_LO" "$1"
+	wr "$REG_RING_SIZE" "$2"
+	wr "$REG_RING_CTRL" "$RING_CTRL_ENABLE"
+}
+# ring_reset: RING_CTRL.RESET and ENABLE in one write, head = tail = 0.
+ring_reset() { RT=0; wr "$REG_RING_CTRL" $((RING_CTRL_RESET | RING_CTRL_ENABLE)); }
+# emit QWORD...: one command at the software tail.
+emit() {
+	local w
+	if ((RT + 8 * $# > RS)); then
+		echo "qtest-check: a command of the checks straddles the ring end" >&2
+		exit 2
+	fi
+	for w in "$@"; do
+		q "writeq $(printf 0x%x $((RB + RT))) $(printf 0x%x "$w")"
+		RT=$((RT + 8))
+	done
+	RT=$((RT % RS))
+}
+hdr() { echo $(($1 | ($2 << 16))); }
+# c_nop [QWORDS]: a NOP; its body is not written (the device never reads it).
+c_nop() {
+	local n=${1:-1}
+	q "writeq $(printf 0x%x $((RB + RT))) $(hdr "$OP_NOP" "$n")"
+	RT=$(((RT + 8 * n) % RS))
+}
+# loc SPEC: append the three words of a location to W; SPEC is ID:OFFSET
+# for a segment, L:LIST:OFFSET for a page list.
+loc() {
+	local a=${1%%:*} b=${1#*:} c
+	if [ "$a" = L ]; then
+		c=${b#*:}
+		W+=(0 "${b%%:*}" "$c")
+	else
+		W+=("$a" "$b" 0)
+	fi
+}
+# c_transfer SIZE SRC DST, c_fill SIZE PATTERN DST, c_discard SIZE LOC
+c_transfer() {
+	W=()
+	loc "$2"
+	loc "$3"
+	emit "$(hdr "$OP_TRANSFER" "$TRANSFER_QWORDS")" "$1" "${W[@]}"
+}
+c_fill() { W=(); loc "$3"; emit "$(hdr "$OP_FILL" "$FILL_QWORDS")" "$1" "$2" "${W[@]}"; }
+c_discard() { W=(); loc "$2"; emit "$(hdr "$OP_DISCARD" "$DISCARD_QWORDS")" "$1" "${W[@]}"; }
+c_read_phys() { emit "$(hdr "$OP_READ_PHYSICAL" "$PHYSICAL_QWORDS")" "$@"; }	# SIZE GPU DMA
+c_write_phys() { emit "$(hdr "$OP_WRITE_PHYSICAL" "$PHYSICAL_QWORDS")" "$@"; }
+c_map() { emit "$(hdr "$OP_MAP_APERTURE" "$APERTURE_QWORDS")" "$@"; }	# SEG FIRST COUNT LIST
+c_unmap() { emit "$(hdr "$OP_UNMAP_APERTURE" "$APERTURE_QWORDS")" "$@"; }	# SEG FIRST COUNT DUMMY
+# c_fence [FLAGS]: a FENCE with the next seqno, written back at WB.
+c_fence() { SEQ=$((SEQ + 1)); emit "$(hdr "$OP_FENCE" "$FENCE_QWORDS")" "$SEQ" "$WB" "${1:-0}"; }
+doorbell() { wr "$REG_RING_TAIL" "$RT"; }
+# settle [KIB]: a qtest line of KIB KiB (default 2): QEMU reads its input
+# 1 KiB per main loop iteration, so the engine gets KIB - 1 runs at least.
+settle() { q "readl 0x$(printf "%0$((${1:-2} * 1024))x" $((BAR0 + REG_RING_STATUS)))"; }
+run() { doorbell; settle "$@"; }
+# write_list ADDR ENTRY...: a page list.
+write_list() {
+	local a=$1 e
+	shift
+	for e in "$@"; do
+		q "writeq $(printf 0x%x "$a") $(printf 0x%x "$e")"
+		a=$((a + 8))
+	done
+}
+# pl_addr OFFSET K PAGE...: system address of byte K of a page list
+# location with byte OFFSET.
+pl_addr() {
+	local off=$(($1 + $2))
+	shift 2
+	local pages=("$@")
+	printf 0x%x $((pages[off >> 12] + (off & 0xfff)))
+}
+expect_reg() { expect "readl $(reg "$1")" "$2" "$3"; }
+expect_seqno() { expect64 $((BAR0 + REG_LAST_SEQNO_LO)) "$1" "$2"; }
+expect_idle() {
+	expect_reg "$REG_RING_STATUS" $((ENABLED | IDLE)) "$1: RING_STATUS ENABLED|IDLE"
+	expect_reg "$REG_RING_HEAD" "$RT" "$1: RING_HEAD reached the tail ($(printf 0x%x "$RT"))"
+	expect_reg "$REG_FAULT_CODE" 0 "$1: no fault"
+}
+
+MARKS=(0 0x4 0x9fc 0xa00 0x1200 0x1a00 0x29fc 0x2a00 0x2ffc)
+mark() { printf 0x%x $((0xa0000000 | $1)); }
+
+map_bars
+bus_master
+expect "readl $(reg "$REG_RING_STATUS")" "$IDLE" "ring after reset: disabled and IDLE"
+expect_reg "$REG_RING_CTRL" 0 "RING_CTRL is 0 after reset"
+expect_reg "$REG_IRQ_MASK" 0 "IRQ_MASK is 0 after reset"
+expect_reg "$REG_IRQ_STATUS" 0 "IRQ_STATUS is 0 after reset"
+expect_seqno 0 "LAST_SEQNO is 0 after reset"
+# Enabling checks base and size.
+wr64 "$REG_RING_BASE_LO" "$RING0"
+for bad in 0 0x800 0x1800 $((2 * MiB)); do
+	wr "$REG_RING_SIZE" "$bad"
+	wr "$REG_RING_CTRL" "$RING_CTRL_ENABLE"
+	expect_reg "$REG_RING_STATUS" "$IDLE" "RING_SIZE $(printf 0x%x "$bad") cannot be enabled"
+done
+wr "$REG_RING_SIZE" 0x1000
+wr64 "$REG_RING_BASE_LO" $((RING0 + 0x800))
+wr "$REG_RING_CTRL" "$RING_CTRL_ENABLE"
+expect_reg "$REG_RING_CTRL" 0 "a RING_BASE not 4 KiB aligned cannot be enabled"
+ring_enable "$RING0" $((64 << 10))
+expect_reg "$REG_RING_STATUS" $((ENABLED | IDLE)) "64 KiB ring at a 4 KiB boundary: ENABLED|IDLE"
+expect_reg "$REG_RING_CTRL" "$RING_CTRL_ENABLE" "RING_CTRL reads ENABLE (RESET self-clears)"
+wr "$REG_RING_SIZE" 0x1000
+wr "$REG_RING_BASE_LO" 0
+expect_reg "$REG_RING_SIZE" $((64 << 10)) "RING_SIZE writes are ignored while enabled"
+expect64 $((BAR0 + REG_RING_BASE_LO)) "$RING0" "RING_BASE writes are ignored while enabled"
+wr "$REG_IRQ_MASK" 0xffffffff
+expect_reg "$REG_IRQ_MASK" $((IRQ_FENCE | IRQ_ERROR)) "IRQ_MASK keeps FENCE and ERROR only"
+
+# FENCE: writeback, LAST_SEQNO, IRQ_STATUS.
+q "writeq $WB 0xffffffffffffffff"
+emit "$(hdr "$OP_FENCE" "$FENCE_QWORDS")" 0x1122334455667788 "$WB" "$FENCE_IRQ"
+expect_reg "$REG_RING_HEAD" 0 "the doorbell has not run yet: RING_HEAD 0"
+doorbell
+expect_reg "$REG_RING_STATUS" "$ENABLED" "right after the doorbell: busy (executes later)"
+settle
+expect_idle "FENCE"
+expect "readq $WB" 0x1122334455667788 "FENCE wrote the 64-bit seqno back"
+expect_seqno 0x1122334455667788 "FENCE set LAST_SEQNO"
+expect_reg "$REG_IRQ_STATUS" "$IRQ_FENCE" "FENCE with FENCE_IRQ set IRQ_STATUS.FENCE"
+wr "$REG_IRQ_STATUS" "$IRQ_FENCE"
+expect_reg "$REG_IRQ_STATUS" 0 "IRQ_STATUS is write-1-to-clear"
+c_fence
+run
+expect "readq $WB" "$SEQ" "a FENCE without FENCE_IRQ writes back"
+expect_seqno "$SEQ" "... and sets LAST_SEQNO"
+expect_reg "$REG_IRQ_STATUS" 0 "... but raises no interrupt"
+
+# TRANSFER VRAM -> system through a page list: non-contiguous pages (1
+# and 2 are contiguous, merged into one run), byte offset 0x600.
+PG=($((SYS + 0x5000)) $((SYS + 0x2000)) $((SYS + 0x3000)) $((SYS + 0x9000)))
+q "memset $SYS 0x40000 0x5a"
+for k in "${MARKS[@]}"; do q "writel $((BAR2 + 0x10000 + k)) $(mark "$k")"; done
+write_list "$LIST" "${PG[@]}"
+c_transfer 0x3000 "1:0x10000" "L:$LIST:0x600"
+c_fence
+run
+expect_idle "TRANSFER VRAM -> page list"
+for k in "${MARKS[@]}"; do
+	expect "readl $(pl_addr 0x600 "$k" "${PG[@]}")" "$(mark "$k")" \
+		"TRANSFER VRAM -> page list: byte $(printf 0x%x "$k") at $(pl_addr 0x600 "$k" "${PG[@]}")"
+done
+expect "readl $((PG[0] + 0x5fc))" 0x5a5a5a5a "... bytes before the offset untouched"
+expect "readl $((PG[3] + 0x600))" 0x5a5a5a5a "... bytes after the end untouched"
+expect "readl $((SYS + 0x4000))" 0x5a5a5a5a "... pages not in the list untouched"
+
+# ... and back: page list -> invisible VRAM (segment 2).
+q "writel $(pl_addr 0x600 0x1a00 "${PG[@]}") 0xb0001a00"
+c_transfer 0x3000 "L:$LIST:0x600" "2:0x100000"
+run
+expect_idle "TRANSFER page list -> VRAM"
+for k in 0 0x9fc 0xa00 0x29fc 0x2ffc; do
+	expect_peek $((SEG2 + 0x100000 + k)) "$(mark "$k")" "TRANSFER page list -> segment 2: byte $(printf 0x%x "$k")"
+done
+expect_peek $((SEG2 + 0x101a00)) 0xb0001a00 "TRANSFER page list -> segment 2 reads system memory as it is now"
+
+# VRAM -> VRAM.
+c_transfer 0x3000 "1:0x10000" "2:0x200000"
+run
+for k in 0 0xa00 0x2ffc; do
+	expect_peek $((SEG2 + 0x200000 + k)) "$(mark "$k")" "TRANSFER segment 1 -> segment 2: byte $(printf 0x%x "$k")"
+done
+# Overlapping, to a higher address: like memmove.
+q "writel $((BAR2 + 0x20000)) 0xc0000000"
+q "writel $((BAR2 + 0x21000)) 0xc0001000"
+q "writel $((BAR2 + 0x21ffc)) 0xc0001ffc"
+c_transfer 0x2000 "1:0x20000" "1:0x20800"
+run
+expect "readl $((BAR2 + 0x20800))" 0xc0000000 "overlapping VRAM TRANSFER up: first word"
+expect "readl $((BAR2 + 0x21800))" 0xc0001000 "overlapping VRAM TRANSFER up: middle word"
+expect "readl $((BAR2 + 0x227fc))" 0xc0001ffc "overlapping VRAM TRANSFER up: last word"
+
+# Through the aperture (entries written by the CPU): VRAM -> aperture.
+PA=($((SYS + 0xc000)) $((SYS + 0xa000)) $((SYS + 0xb000)) $((SYS + 0xe000)))
+for i in 0 1 2 3; do apt 3 "$i" "${PA[$i]}"; done
+c_transfer 0x3000 "1:0x10000" "3:0x600"
+run
+expect_idle "TRANSFER VRAM -> aperture"
+for k in 0 0x9fc 0xa00 0x1a00 0x2ffc; do
+	expect "readl $(pl_addr 0x600 "$k" "${PA[@]}")" "$(mark "$k")" \
+		"TRANSFER VRAM -> aperture: byte $(printf 0x%x "$k") in the mapped page"
+	expect_peek $((APT + 0x600 + k)) "$(mark "$k")" "... and PEEK sees it at $(printf 0x%x $((APT + 0x600 + k)))"
+done
+# aperture -> VRAM and aperture -> page list (system to system).
+c_transfer 0x3000 "3:0x600" "1:0x40000"
+write_list $((LIST + 0x1000)) $((SYS + 0x10000)) $((SYS + 0x12000))
+c_transfer 0x1000 "3:0x1000" "L:$((LIST + 0x1000)):0x800"	# seg 3 0x1000 holds mark 0xa00
+run
+expect_idle "TRANSFER from the aperture"
+for k in 0 0xa00 0x2ffc; do
+	expect "readl $((BAR2 + 0x40000 + k))" "$(mark "$k")" "TRANSFER aperture -> VRAM: byte $(printf 0x%x "$k")"
+done
+expect "readl $((SYS + 0x10800))" "$(mark 0xa00)" "TRANSFER aperture -> page list (system to system): first word"
+expect "readl $((SYS + 0x12000))" "$(mark 0x1200)" "... and the first word of its second page"
+
+# FILL: VRAM at an odd offset, system pages through a page list.
+q "memset $((BAR2 + 0x30000)) 16 0xee"
+c_fill 10 0x44332211 "1:0x30002"
+write_list $((LIST + 0x2000)) $((SYS + 0x14000)) $((SYS + 0x16000))
+c_fill 16 0xdeadbeef "L:$((LIST + 0x2000)):0xff8"
+c_fill $MiB 0x01020304 "2:0x400000"
+run
+expect_idle "FILL"
+expect "readl $((BAR2 + 0x30000))" 0x2211eeee "FILL VRAM: pattern byte 0 at the first byte of the range"
+expect "readl $((BAR2 + 0x30004))" 0x22114433 "FILL VRAM: pattern continues"
+expect "readl $((BAR2 + 0x30008))" 0x22114433 "FILL VRAM: last two bytes"
+expect "readl $((BAR2 + 0x3000c))" 0xeeeeeeee "FILL VRAM: bytes past the end untouched"
+expect "readq $((SYS + 0x14ff8))" 0xdeadbeefdeadbeef "FILL page list: end of the first page"
+expect "readq $((SYS + 0x16000))" 0xdeadbeefdeadbeef "FILL page list: start of the second page"
+expect "readl $((SYS + 0x16008))" 0x5a5a5a5a "FILL page list: bytes past the end untouched"
+expect_peek $((SEG2 + 0x400000)) 0x01020304 "FILL 1 MiB of segment 2: first word"
+expect_peek $((SEG2 + 0x4ffffc)) 0x01020304 "FILL 1 MiB of segment 2: last word"
+
+# DISCARD only checks the range.
+c_discard $((64 * MiB)) "2:0"
+c_discard 0x1000 "L:$LIST:0"
+c_discard 0 "1:$((64 * MiB))"
+run
+expect_idle "DISCARD of a whole segment, of a page list, of 0 bytes at the end"
+expect_peek $((SEG2 + 0x400000)) 0x01020304 "DISCARD leaves the contents"
+
+# READ_PHYSICAL / WRITE_PHYSICAL: GPU address <-> contiguous system memory.
+q "writel $PHYS 0x11110000"
+q "writel $((PHYS + 0xffc)) 0x11110ffc"
+q "writel $((PHYS + 0x1000)) 0x11111000"
+c_write_phys 0x1004 $((SEG2 + 0x300000)) "$PHYS"
+c_read_phys 0x3000 $((APT + 0x600)) $((PHYS + 0x10000))
+c_read_phys 0x3000 0x10000 $((PHYS + 0x20000))
+run
+expect_idle "READ/WRITE_PHYSICAL"
+expect_peek $((SEG2 + 0x300000)) 0x11110000 "WRITE_PHYSICAL to segment 2: first word"
+expect_peek $((SEG2 + 0x300ffc)) 0x11110ffc "WRITE_PHYSICAL to segment 2: word at 0xffc"
+expect_peek $((SEG2 + 0x301000)) 0x11111000 "WRITE_PHYSICAL to segment 2: last word"
+for k in 0 0xa00 0x2ffc; do
+	expect "readl $((PHYS + 0x10000 + k))" "$(mark "$k")" "READ_PHYSICAL from the aperture: byte $(printf 0x%x "$k")"
+	expect "readl $((PHYS + 0x20000 + k))" "$(mark "$k")" "READ_PHYSICAL from VRAM: byte $(printf 0x%x "$k")"
+done
+
+# MAP_APERTURE / UNMAP_APERTURE, seen through APT_ADDR and PEEK.
+QP=($((SYS + 0x20000)) $((SYS + 0x25000)) $((SYS + 0x21000)))
+q "writel $((QP[0] + 4)) 0x0a0a0001"
+q "writel $((QP[1] + 8)) 0x0a0a0002"
+q "writel $((QP[2] + 12)) 0x0a0a0003"
+q "writel $((SYS + 0x30004)) 0xd0d0d0d0"
+write_list $((LIST + 0x3000)) "${QP[@]}"
+c_map $((3 | MAP_CACHE_COHERENT)) 10 3 $((LIST + 0x3000))
+run
+expect_idle "MAP_APERTURE"
+for i in 0 1 2; do
+	expect_apt 3 $((10 + i)) "${QP[$i]}" "MAP_APERTURE wrote entry $((10 + i))"
+done
+expect_apt 3 13 0 "MAP_APERTURE left entry 13"
+expect_peek $((APT + 10 * 4096 + 4)) 0x0a0a0001 "PEEK through a MAP_APERTURE entry (page 10)"
+expect_peek $((APT + 11 * 4096 + 8)) 0x0a0a0002 "PEEK through a MAP_APERTURE entry (page 11)"
+expect_peek $((APT + 12 * 4096 + 12)) 0x0a0a0003 "PEEK through a MAP_APERTURE entry (page 12)"
+c_unmap 3 10 2 $((SYS + 0x30000))
+c_unmap 3 12 1 0
+run
+expect_idle "UNMAP_APERTURE"
+expect_apt 3 10 $((SYS + 0x30000)) "UNMAP_APERTURE points entry 10 at the dummy page"
+expect_apt 3 11 $((SYS + 0x30000)) "UNMAP_APERTURE points entry 11 at the dummy page"
+expect_peek $((APT + 11 * 4096 + 4)) 0xd0d0d0d0 "PEEK of an unmapped page reads the dummy page"
+expect_apt 3 12 0 "UNMAP_APERTURE to dummy page 0 clears the entry"
+expect_peek $((APT + 12 * 4096 + 12)) 0xffffffff "PEEK of that page faults"
+clear_status
+
+# Ring wrap-around: NOP padding to the end, then commands from offset 0.
+ring_enable "$RING0" 0x1000
+c_nop 506
+c_fence
+run
+expect_idle "wrap: a 506-qword NOP and a FENCE"
+expect_reg "$REG_RING_HEAD" 0xff0 "wrap: RING_HEAD 0xff0, 16 bytes before the end"
+c_nop 2
+c_fence
+run
+expect_idle "wrap: NOP padding to the end, FENCE at offset 0"
+expect_reg "$REG_RING_HEAD" 0x20 "wrap: RING_HEAD 0x20"
+expect_seqno "$SEQ" "wrap: the FENCE after the wrap ran"
+
+# Every fault: a FENCE at 0 runs, the bad command at 0x20 stops the
+# engine, the FENCE after it does not run.
+fault_begin() { ring_reset; wr "$REG_IRQ_STATUS" 0xffffffff; c_fence; }
+fault_end() {
+	local code=$1 desc=$2 head=${3:-0x20} good=$SEQ
+	emit "$(hdr "$OP_FENCE" "$FENCE_QWORDS")" 0xbad "$WB" 0
+	run
+	expect_reg "$REG_FAULT_CODE" "$code" "fault $desc: FAULT_CODE $code"
+	expect_reg "$REG_FAULT_HEAD" "$head" "fault $desc: FAULT_HEAD $head"
+	expect_reg "$REG_RING_HEAD" "$head" "fault $desc: RING_HEAD stays at the command"
+	expect_reg "$REG_RING_STATUS" $((ENABLED | FAULTED)) "fault $desc: RING_STATUS ENABLED|FAULTED"
+	expect_reg "$REG_IRQ_STATUS" "$IRQ_ERROR" "fault $desc: IRQ_STATUS.ERROR"
+	expect_seqno "$good" "fault $desc: nothing after the command ran"
+}
+ring_enable "$RING0" $((64 << 10))
+fault_begin
+emit "$(hdr 0x42 1)"
+fault_end "$F_BAD_OPCODE" "unknown opcode"
+# Recovery.
+wr "$REG_RING_CTRL" "$RING_CTRL_RESET"
+expect_reg "$REG_RING_STATUS" "$IDLE" "RING_CTRL.RESET: disabled, not faulted, IDLE"
+expect_reg "$REG_FAULT_CODE" 0 "RING_CTRL.RESET clears FAULT_CODE"
+expect_reg "$REG_FAULT_HEAD" 0 "RING_CTRL.RESET clears FAULT_HEAD"
+expect_reg "$REG_RING_HEAD" 0 "RING_CTRL.RESET: RING_HEAD 0"
+expect_reg "$REG_RING_TAIL" 0 "RING_CTRL.RESET: RING_TAIL 0"
+expect_reg "$REG_IRQ_STATUS" "$IRQ_ERROR" "RING_CTRL.RESET leaves IRQ_STATUS to the driver"
+expect64 $((BAR0 + REG_RING_BASE_LO)) "$RING0" "RING_CTRL.RESET keeps RING_BASE"
+expect_reg "$REG_RING_SIZE" $((64 << 10)) "RING_CTRL.RESET keeps RING_SIZE"
+RT=0
+wr "$REG_RING_CTRL" "$RING_CTRL_ENABLE"
+c_fence
+run
+expect_idle "after RING_CTRL.RESET and ENABLE"
+expect_seqno "$SEQ" "the engine runs again after RESET"
+
+fault_begin
+emit $(($(hdr "$OP_FENCE" "$FENCE_QWORDS") | 0x100)) 1 "$WB" 0
+fault_end "$F_BAD_PACKET" "header bit 8 set"
+fault_begin
+emit $(($(hdr "$OP_FENCE" "$FENCE_QWORDS") | (1 << 40))) 1 "$WB" 0
+fault_end "$F_BAD_PACKET" "header bit 40 set"
+fault_begin
+emit "$OP_FENCE"
+fault_end "$F_BAD_PACKET" "length 0"
+fault_begin
+emit "$(hdr "$OP_TRANSFER" 7)" 0 1 0 0 1 0
+fault_end "$F_BAD_PACKET" "TRANSFER of 7 qwords"
+fault_begin
+emit "$(hdr "$OP_TRANSFER" "$TRANSFER_QWORDS")" 0x10 1 0 1 2 0 0
+fault_end "$F_BAD_PACKET" "loc word 2 not zero"
+fault_begin
+emit "$(hdr "$OP_TRANSFER" "$TRANSFER_QWORDS")" 0x10 $(((1 << 32) | 1)) 0 0 2 0 0
+fault_end "$F_BAD_PACKET" "loc segment id word bits 32..63 not zero"
+fault_begin
+c_transfer 0x10 "1:0" "L:$((LIST + 4)):0"
+fault_end "$F_BAD_PACKET" "page list not 8-byte aligned"
+fault_begin
+write_list $((LIST + 0x4000)) $((SYS + 0x800))
+c_transfer 0x10 "1:0" "L:$((LIST + 0x4000)):0"
+fault_end "$F_BAD_PACKET" "page list entry not page aligned"
+fault_begin
+c_fill 4 $((1 << 32)) "1:0"
+fault_end "$F_BAD_PACKET" "FILL pattern bits 32..63 not zero"
+fault_begin
+emit "$(hdr "$OP_FENCE" "$FENCE_QWORDS")" 1 "$WB" 2
+fault_end "$F_BAD_PACKET" "unknown FENCE flag"
+fault_begin
+emit "$(hdr "$OP_FENCE" "$FENCE_QWORDS")" 1 $((WB + 4)) 0
+fault_end "$F_BAD_PACKET" "FENCE writeback not 8-byte aligned"
+fault_begin
+c_map 1 0 1 "$LIST"
+fault_end "$F_BAD_PACKET" "MAP_APERTURE of a memory segment"
+fault_begin
+c_map 0 0 1 "$LIST"
+fault_end "$F_BAD_PACKET" "MAP_APERTURE of segment id 0"
+fault_begin
+c_map $((3 | (1 << 33))) 0 1 "$LIST"
+fault_end "$F_BAD_PACKET" "MAP_APERTURE segment word bit 33 set"
+fault_begin
+c_unmap 3 0 1 $((SYS + 0x800))
+fault_end "$F_BAD_PACKET" "UNMAP_APERTURE dummy page not page aligned"
+fault_begin
+c_transfer 16 "1:0" "1:$((64 * MiB - 8))"
+fault_end "$F_OUT_OF_RANGE" "TRANSFER past the end of segment 1"
+fault_begin
+c_transfer 16 "4:0" "1:0"
+fault_end "$F_OUT_OF_RANGE" "segment id 4 (no such segment)"
+fault_begin
+c_discard 1 "2:$((64 * MiB))"
+fault_end "$F_OUT_OF_RANGE" "DISCARD past the end of segment 2"
+fault_begin
+c_read_phys 4 $((128 * MiB)) "$PHYS"
+fault_end "$F_OUT_OF_RANGE" "READ_PHYSICAL of a GPU address in no segment"
+fault_begin
+c_write_phys 8 $((APT + 256 * MiB - 4)) "$PHYS"
+fault_end "$F_OUT_OF_RANGE" "WRITE_PHYSICAL across the end of the aperture"
+fault_begin
+c_map 3 65535 2 "$LIST"
+fault_end "$F_OUT_OF_RANGE" "MAP_APERTURE past the aperture's last page"
+fault_begin
+c_transfer 4 "3:$((20 * 4096))" "1:0"
+fault_end "$F_UNMAPPED" "TRANSFER from an unmapped aperture page"
+fault_begin
+c_fill 0x2000 0 "3:0x3000"
+fault_end "$F_UNMAPPED" "FILL running into an unmapped aperture page"
+expect "readl $(pl_addr 0 0x3ffc "${PA[@]}")" 0 "... the mapped page before it was filled"
+fault_begin
+emit "$(hdr "$OP_FENCE" "$FENCE_QWORDS")" 1 0x7000000000 0
+fault_end "$F_DMA" "FENCE writeback to unassigned memory"
+fault_begin
+write_list $((LIST + 0x4000)) "$BAR0"
+c_transfer 4 "1:0" "L:$((LIST + 0x4000)):0"
+fault_end "$F_DMA" "TRANSFER into the device's own BAR0 (re-entrancy guard)"
+fault_begin
+c_transfer 4 "1:0" "L:0x7000000000:0"
+fault_end "$F_DMA" "page list in unassigned memory"
+# A tail the ring cannot have.
+fault_begin
+run
+q "writel $(reg "$REG_RING_TAIL") 0x24"
+settle
+expect_reg "$REG_FAULT_CODE" "$F_BAD_PACKET" "fault RING_TAIL not a multiple of 8: FAULT_CODE"
+expect_reg "$REG_FAULT_HEAD" 0x20 "fault RING_TAIL not a multiple of 8: FAULT_HEAD is RING_HEAD"
+ring_reset
+q "writel $(reg "$REG_RING_TAIL") $((64 << 10))"
+expect_reg "$REG_FAULT_CODE" "$F_BAD_PACKET" "fault RING_TAIL = RING_SIZE: FAULT_CODE"
+expect_reg "$REG_RING_TAIL" 0 "... and RING_TAIL keeps its value"
+# A command that stops short of the tail.
+fault_begin
+emit "$(hdr "$OP_FENCE" "$FENCE_QWORDS")" 0xbad "$WB" 0
+RT=$((RT - 16))
+run
+expect_reg "$REG_FAULT_CODE" "$F_BAD_PACKET" "fault command extends past RING_TAIL: FAULT_CODE"
+expect_reg "$REG_FAULT_HEAD" 0x20 "fault command extends past RING_TAIL: FAULT_HEAD"
+# A command that straddles the end of the ring.
+ring_enable "$RING0" 0x1000
+wr "$REG_IRQ_STATUS" 0xffffffff
+c_nop 509
+run
+q "writeq $((RING0 + 0xfe8)) $(hdr "$OP_FENCE" "$FENCE_QWORDS")"
+RT=0x8
+run
+expect_reg "$REG_FAULT_CODE" "$F_BAD_PACKET" "fault command straddles the ring end: FAULT_CODE"
+expect_reg "$REG_FAULT_HEAD" 0xfe8 "fault command straddles the ring end: FAULT_HEAD"
+expect_reg "$REG_IRQ_STATUS" "$IRQ_ERROR" "fault command straddles the ring end: IRQ_STATUS.ERROR"
+# A ring in unassigned memory.
+ring_enable 0x7000000000 0x1000
+c_nop
+run
+expect_reg "$REG_FAULT_CODE" "$F_DMA" "fault ring in unassigned memory: FAULT_CODE DMA"
+expect_reg "$REG_FAULT_HEAD" 0 "fault ring in unassigned memory: FAULT_HEAD 0"
+# Bus mastering off.
+ring_enable "$RING0" $((64 << 10))
+cfg_write 0x04 0x0002
+c_fence
+run
+expect_reg "$REG_FAULT_CODE" "$F_DMA" "fault with bus mastering off: FAULT_CODE DMA"
+bus_master
+# INJECT_FAULT: the next command faults.
+ring_reset
+c_fence
+run
+wr "$REG_IRQ_STATUS" 0xffffffff
+wr "$REG_INJECT" "$INJECT_FAULT"
+expect_reg "$REG_INJECT" "$INJECT_FAULT" "INJECT reads back a pending INJECT_FAULT"
+expect_reg "$REG_RING_STATUS" $((ENABLED | IDLE)) "a pending INJECT_FAULT on an empty ring: still IDLE"
+fault_end "$F_INJECTED" "INJECT_FAULT"
+expect_reg "$REG_INJECT" 0 "INJECT_FAULT is consumed by the fault"
+# INJECT_HANG: nothing runs until RESET.
+ring_reset
+wr "$REG_INJECT" "$INJECT_HANG"
+expect_reg "$REG_RING_STATUS" "$ENABLED" "INJECT_HANG on an empty ring: not IDLE"
+before=$SEQ
+c_fence
+run 4
+expect_reg "$REG_RING_STATUS" "$ENABLED" "INJECT_HANG: not IDLE with work queued"
+expect_reg "$REG_RING_HEAD" 0 "INJECT_HANG: RING_HEAD does not move"
+expect_seqno "$before" "INJECT_HANG: the FENCE did not run"
+expect_reg "$REG_INJECT" "$INJECT_HANG" "INJECT reads back INJECT_HANG"
+wr "$REG_RING_CTRL" "$RING_CTRL_RESET"
+expect_reg "$REG_RING_STATUS" "$IDLE" "RESET ends the hang: IDLE, disabled"
+expect_reg "$REG_INJECT" 0 "RESET clears INJECT"
+RT=0
+wr "$REG_RING_CTRL" "$RING_CTRL_ENABLE"
+c_fence
+run
+expect_idle "after INJECT_HANG and RESET"
+expect_seqno "$SEQ" "the engine runs again after a hang and RESET"
+# Disabling pauses the ring; enabling resumes it.
+wr "$REG_RING_CTRL" 0
+c_fence
+run
+expect_reg "$REG_RING_STATUS" 0 "a disabled ring with work: neither ENABLED nor IDLE"
+wr "$REG_RING_CTRL" "$RING_CTRL_ENABLE"
+settle
+expect_idle "re-enabled ring"
+expect_seqno "$SEQ" "re-enabling runs the queued FENCE"
+# INTx (pin A, GSI 20 here): level = IRQ_STATUS & IRQ_MASK.
+cfg_expect 0x3c 0x00000100 "interrupt pin A"
+wr "$REG_IRQ_STATUS" 0xffffffff
+wr "$REG_IRQ_MASK" 0
+c_fence "$FENCE_IRQ"
+run
+expect_reg "$REG_IRQ_STATUS" "$IRQ_FENCE" "a masked FENCE interrupt still sets IRQ_STATUS"
+q "irq_intercept_in ioapic"
+wr "$REG_IRQ_MASK" "$IRQ_FENCE"
+expect_reg "$REG_IRQ_MASK" "$IRQ_FENCE" "unmasking raises INTx (checked in the log)"
+wr "$REG_IRQ_STATUS" "$IRQ_FENCE"
+expect_reg "$REG_IRQ_STATUS" 0 "clearing IRQ_STATUS lowers INTx (checked in the log)"
+c_fence "$FENCE_IRQ"
+run
+expect_reg "$REG_IRQ_STATUS" "$IRQ_FENCE" "a FENCE raises INTx again (checked in the log)"
+wr "$REG_IRQ_MASK" 0
+expect_reg "$REG_IRQ_MASK" 0 "masking lowers INTx (checked in the log)"
+session "engine" -device wddmseg,addr=0x4 -d guest_errors -D "$TMP/guest.log"
+expect_log "$TMP/out" "^IRQ raise 20" 2 "engine: INTx raised by unmasking and by a FENCE"
+expect_log "$TMP/out" "^IRQ lower 20" 2 "engine: INTx lowered by clearing IRQ_STATUS and by masking"
+expect_log "$TMP/guest.log" "ring not enabled" 5 "engine: each refused enable is logged"
+expect_log "$TMP/guest.log" "while the ring is enabled" 2 "engine: ring config writes while enabled are logged"
+
+# ---- MSI-X -----------------------------------------------------------------------
+
+cfg_write 0x14 0xffffffff
+cfg_expect 0x14 0xfffff000 "BAR1 (MSI-X) is 4 KiB of 32-bit MMIO"
+cfg_expect 0x34 0x40 "capability list starts at 0x40"
+q "outl 0xcf8 $(cfg_addr 0x40)"
+expect "inw 0xcfc" 0x0011 "capability 0x40 is MSI-X, the last one"
+q "outl 0xcf8 $(cfg_addr 0x40)"
+expect "inl 0xcfc" 0x00000011 "MSI-X table size 1, disabled"
+map_bars
+cfg_write 0x14 "$BAR1"
+bus_master
+# Vector 0 writes its data to guest RAM, where the checks read it.
+q "writel $BAR1 $MSI_ADDR"
+q "writel $((BAR1 + 4)) 0"
+q "writel $((BAR1 + 8)) 0x4d5349"
+q "writel $((BAR1 + 12)) 0"
+cfg_write 0x40 0x80000000
+wr "$REG_IRQ_MASK" $((IRQ_FENCE | IRQ_ERROR))
+RB=0 RS=0 SEQ=0
+ring_enable "$RING0" 0x1000
+c_fence "$FENCE_IRQ"
+run
+expect "readl $MSI_ADDR" 0x4d5349 "a FENCE with FENCE_IRQ sends MSI-X vector 0"
+q "writel $MSI_ADDR 0"
+c_fence "$FENCE_IRQ"
+run
+expect "readl $MSI_ADDR" 0x4d5349 "another FENCE sends it again, IRQ_STATUS.FENCE still set"
+q "writel $MSI_ADDR 0"
+wr "$REG_IRQ_STATUS" 0xffffffff
+wr "$REG_IRQ_MASK" "$IRQ_ERROR"
+c_fence "$FENCE_IRQ"
+run
+expect "readl $MSI_ADDR" 0 "a FENCE masked in IRQ_MASK sends no message"
+wr "$REG_IRQ_MASK" $((IRQ_FENCE | IRQ_ERROR))
+expect "readl $MSI_ADDR" 0x4d5349 "unmasking the pending FENCE bit sends the message"
+q "writel $MSI_ADDR 0"
+emit "$(hdr 0x42 1)"
+run
+expect "readl $MSI_ADDR" 0x4d5349 "a fault sends MSI-X vector 0"
+expect_reg "$REG_IRQ_STATUS" $((IRQ_FENCE | IRQ_ERROR)) "IRQ_STATUS has FENCE and ERROR"
+session "msix" -device wddmseg,addr=0x4 -d guest_errors -D "$TMP/guest.log"
+expect_log "$TMP/out" "^IRQ raise" 0 "msix: no INTx while MSI-X is enabled"
+
+# ---- long transfers ------------------------------------------------------------
+# x-batch-bytes=1M: the bottom half moves at most 1 MiB per run, so 8 MiB
+# take 8 runs at least, while register reads keep answering.
+
+LONG=0x1000000			# 8 MiB of guest RAM
+LONGLIST=0x240000		# its page list (2048 entries)
+map_bars
+bus_master
+RB=0 RS=0 SEQ=0
+ring_enable "$RING0" 0x1000
+for m in 0 1 2 3 4 5 6 7; do
+	q "writel $((BAR2 + m * MiB)) $((0xf0000000 | m))"
+	q "writel $((BAR2 + m * MiB + MiB - 4)) $((0xf1000000 | m))"
+done
+list_hex=
+for ((i = 0; i < 2048; i++)); do
+	printf -v e %016x $((LONG + i * 4096))
+	list_hex+=${e:14:2}${e:12:2}${e:10:2}${e:8:2}${e:6:2}${e:4:2}${e:2:2}${e:0:2}
+done
+q "write $LONGLIST 0x4000 0x$list_hex"
+c_transfer $((8 * MiB)) "1:0" "L:$LONGLIST:0"
+c_fence
+doorbell
+settle 2
+expect_reg "$REG_RING_STATUS" "$ENABLED" "8 MiB TRANSFER: still busy after a couple of 1 MiB runs"
+expect_reg "$REG_RING_HEAD" 0 "8 MiB TRANSFER: RING_HEAD at the TRANSFER"
+expect_reg "$REG_ID" 0x57445347 "8 MiB TRANSFER: registers answer meanwhile"
+expect_seqno 0 "8 MiB TRANSFER: the FENCE after it has not run"
+settle 24
+expect_idle "8 MiB TRANSFER"
+expect_seqno "$SEQ" "8 MiB TRANSFER: the FENCE after it ran"
+for m in 0 1 2 3 4 5 6 7; do
+	expect "readl $((LONG + m * MiB))" $((0xf0000000 | m)) "8 MiB TRANSFER: first word of MiB $m"
+	expect "readl $((LONG + m * MiB + MiB - 4))" $((0xf1000000 | m)) "8 MiB TRANSFER: last word of MiB $m"
+done
+# Overlapping VRAM -> VRAM over several runs: memmove semantics.
+c_transfer $((3 * MiB)) "1:0" "1:$MiB"
+run 8
+expect_idle "overlapping 3 MiB VRAM TRANSFER"
+for m in 0 1 2; do
+	expect "readl $((BAR2 + (m + 1) * MiB))" $((0xf0000000 | m)) "overlapping TRANSFER: MiB $m moved up, first word"
+	expect "readl $((BAR2 + (m + 2) * MiB - 4))" $((0xf1000000 | m)) "overlapping TRANSFER: MiB $m moved up, last word"
+done
+session "long" -device wddmseg,addr=0x4,x-batch-bytes=1M
+
 # ---- system reset ------------------------------------------------------------
 # 0xcf9 (q35 reset control) requests a reset; QEMU performs it when the
 # main loop runs again, i.e. after the current chunk of qtest input (1024
@@ -571,9 +1236,20 @@ wr64 "$REG_PEEK_ADDR_LO" $((4 * GiB + 0x10000))
 expect "readl $(reg "$REG_PEEK_DATA")" 0xffffffff "before reset: PEEK of an unmapped page faults"
 apt 0 0 0
 expect_status $((APT_ERROR | PEEK_FAULT)) "before reset: both STATUS bits set"
+wr "$REG_IRQ_MASK" $((IRQ_FENCE | IRQ_ERROR))
+SEQ=0
+ring_enable "$RING0" 0x1000
+q "irq_intercept_in ioapic"
+c_fence "$FENCE_IRQ"
+run
+wr "$REG_INJECT" "$INJECT_HANG"
+c_fence
+run
+expect_reg "$REG_RING_STATUS" "$ENABLED" "before reset: the engine hangs with a FENCE queued"
+expect_reg "$REG_IRQ_STATUS" "$IRQ_FENCE" "before reset: IRQ_STATUS.FENCE set"
 q "outb 0xcf9 0x6"
 for _ in $(seq 80); do q "readl $RAM"; done
-cfg_expect 0x04 0 "after reset: PCI command register cleared (reset happened)"
+cfg_expect 0x04 0x00100000 "after reset: PCI command register cleared (reset happened), status has CAP_LIST"
 map_bars
 expect_window 0 "after reset: WINDOW_BASE is 0"
 q "writel $((BAR2 + 0x40)) 0x0e5e7040"
@@ -583,7 +1259,19 @@ expect "readl $(reg "$REG_APT_SEGMENT")" 0 "after reset: APT_SEGMENT is 0"
 expect "readl $(reg "$REG_APT_PAGE")" 0 "after reset: APT_PAGE is 0"
 expect_apt 3 7 0 "after reset: aperture entries are unmapped"
 expect64 $((BAR0 + REG_PEEK_ADDR_LO)) 0 "after reset: PEEK_ADDR is 0"
+expect_reg "$REG_RING_STATUS" "$IDLE" "after reset: ring disabled and IDLE"
+expect_reg "$REG_RING_CTRL" 0 "after reset: RING_CTRL is 0"
+expect64 $((BAR0 + REG_RING_BASE_LO)) 0 "after reset: RING_BASE is 0"
+expect_reg "$REG_RING_SIZE" 0 "after reset: RING_SIZE is 0"
+expect_reg "$REG_RING_HEAD" 0 "after reset: RING_HEAD is 0"
+expect_reg "$REG_RING_TAIL" 0 "after reset: RING_TAIL is 0"
+expect_reg "$REG_INJECT" 0 "after reset: no hang, no injected fault"
+expect_seqno 0 "after reset: LAST_SEQNO is 0"
+expect_reg "$REG_IRQ_STATUS" 0 "after reset: IRQ_STATUS is 0"
+expect_reg "$REG_IRQ_MASK" 0 "after reset: IRQ_MASK is 0"
 session "reset" -device wddmseg,addr=0x4
+expect_log "$TMP/out" "^IRQ raise 20" 1 "reset: the FENCE raised INTx"
+expect_log "$TMP/out" "^IRQ lower 20" 1 "reset: the reset lowered it"
 
 # ---- migration -------------------------------------------------------------
 # Needs a monitor next to qtest, so it runs outside session: python3 drives
@@ -592,7 +1280,7 @@ session "reset" -device wddmseg,addr=0x4
 # aperture is smaller (its page tables differ: the load must fail). The
 # script prints one "ok DESC" or "not-ok DESC" line per check.
 
-MIGRATION_CHECKS=10
+MIGRATION_CHECKS=14
 
 migration_check() {
 	local verdict desc n=0
@@ -651,6 +1339,16 @@ class Qtest(Conn):
 
     def writel(self, a, v):
         self.cmd('writel 0x%x 0x%x' % (a, v))
+
+    def writeq(self, a, v):
+        self.cmd('writeq 0x%x 0x%x' % (a, v))
+
+    def fence(self, at, seqno):
+        # FENCE with FENCE_IRQ at ring offset at, writeback at RAM + 0x20000
+        for i, w in enumerate((0x40008, seqno, RAM + 0x20000, 1)):
+            self.writeq(RAM + 0x10000 + at + 8 * i, w)
+        self.writel(BAR0 + 0x210, at + 32)
+        return wait(lambda: self.readl(BAR0 + 0x20c) == at + 32)
 
     def cfg(self, off, v):
         self.cmd('outl 0xcf8 0x%x' % (0x80000000 | (4 << 11) | off))
@@ -712,6 +1410,13 @@ q.writel(BAR0 + 0x50, 0x1000)
 q.writel(BAR0 + 0x54, 1)
 q.readl(BAR0 + 0x58)                    # unmapped: sets PEEK_FAULT
 q.writel(BAR0 + 0x50, 0x9000)
+# Copy engine: IRQ_MASK, a 4 KiB ring at RAM + 64 KiB, one FENCE run.
+q.writel(BAR0 + 0x104, 3)
+q.writel(BAR0 + 0x200, RAM + 0x10000)
+q.writel(BAR0 + 0x204, 0)
+q.writel(BAR0 + 0x208, 0x1000)
+q.writel(BAR0 + 0x214, 1)
+q.fence(0, 0x77)
 m.cmd('migrate', uri=f'exec:cat > {state}')
 done = wait(lambda: m.cmd('query-migrate')['return'].get('status')
             in ('completed', 'failed'))
@@ -735,6 +1440,14 @@ check(q.readl(BAR0 + 0x50) == 0x9000 and q.readl(BAR0 + 0x54) == 1,
       'PEEK_ADDR migrates')
 check(q.readl(BAR0 + 0x58) == 0x12345678,
       'PEEK through the migrated aperture entry reads guest RAM')
+check(q.readl(BAR0 + 0x228) == 0x77 and q.readl(BAR0 + 0x20c) == 0x20,
+      'LAST_SEQNO and RING_HEAD migrate')
+check(q.readl(BAR0 + 0x100) == 1 and q.readl(BAR0 + 0x104) == 3,
+      'IRQ_STATUS and IRQ_MASK migrate')
+check(q.readl(BAR0 + 0x218) == 3 and q.readl(BAR0 + 0x208) == 0x1000,
+      'the ring migrates enabled and idle')
+check(q.fence(0x20, 0x78) and q.readl(BAR0 + 0x228) == 0x78,
+      'the migrated ring runs a new FENCE')
 p.kill()
 p.wait()
 

@@ -19,17 +19,32 @@
  * the one that must refuse them. Only a syntactically malformed layout
  * string fails realize.
  *
- * Register decoding is split by BAR0 range (adapter block, segment table)
- * so that later blocks (copy-engine ring, interrupts, scanout) get their
- * own range and handler. Inside the adapter block, the read-only identity
- * registers and the read/write control registers (window, aperture page
- * tables, PEEK, STATUS) have their own functions. Every register access is
- * O(1): the PEEK lookup walks at most WDDMSEG_SEG_MAX descriptors.
+ * Register decoding is split by BAR0 range (adapter block, interrupts,
+ * copy-engine ring, segment table), each with its own handler, so that
+ * later blocks (scanout) get theirs. Inside the adapter block, the
+ * read-only identity registers and the read/write control registers
+ * (window, aperture page tables, PEEK, STATUS) have their own functions.
+ * Every register access is O(1): the PEEK lookup walks at most
+ * WDDMSEG_SEG_MAX descriptors, and the doorbell only schedules work.
+ * Interrupts: INTx pin A, or MSI-X vector 0 (BAR1).
  *
  * GPU address space: VRAM is linear from GPU address 0 (the VRAM offset of
  * a memory segment's byte is its GPU address); an Aperture segment maps
  * GPU page (address - BaseAddress) / 4 KiB through its page table to a
  * DMA address. Agp segments have no GPU view in this model.
+ *
+ * Copy engine (paging node 0): a ring of commands in guest memory. The
+ * doorbell (RING_TAIL) only schedules a bottom half; the bottom half runs
+ * a bounded batch (WDDMSEG_BATCH_CMDS commands or x-batch-bytes bytes
+ * moved) and reschedules itself while work remains, so neither the vCPU
+ * nor the main loop waits for a long copy. Each command is read once into
+ * s->cmd, validated, and executed in pieces: a memory location resolves to
+ * runs of contiguous VRAM (a host pointer) or contiguous system memory
+ * (merged 4 KiB pages of an aperture table or a page list), and each piece
+ * is one memmove or one pci_dma_read/write between VRAM and guest memory;
+ * only system-to-system copies go through a bounce buffer. Any error stops
+ * the engine with a latched fault code and an ERROR interrupt. The engine
+ * runs only while the VM runs, and resumes when it does (migration).
  */
 
 #include "qemu/osdep.h"
@@ -40,10 +55,13 @@
 #include "qemu/module.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
+#include "qemu/main-loop.h"
+#include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "qom/object.h"
+#include "sysemu/runstate.h"
 
 #include "wddmseg_hw.h"
 
@@ -65,6 +83,23 @@ OBJECT_DECLARE_SIMPLE_TYPE(WddmsegState, WDDMSEG)
  * memory. See wddmseg_apt_init() for layouts that need more.
  */
 #define WDDMSEG_APT_MAX_ENTRIES (16 * 1024 * 1024)
+
+/* Copy engine: ring size limits (bytes), and the largest command. */
+#define WDDMSEG_RING_MIN        (4 * KiB)
+#define WDDMSEG_RING_MAX        (1 * MiB)
+#define WDDMSEG_CMD_MAX_QWORDS  WDDMSEG_TRANSFER_QWORDS
+
+/* One bottom-half run: at most this many commands, x-batch-bytes moved. */
+#define WDDMSEG_BATCH_CMDS      64
+#define WDDMSEG_DEFAULT_BATCH_BYTES (16 * MiB)
+/* What one MAP/UNMAP page table entry counts against x-batch-bytes. */
+#define WDDMSEG_APT_ENTRY_COST  64
+
+/* System-to-system copies and FILL patterns go through this buffer. */
+#define WDDMSEG_BOUNCE_SIZE     (64 * KiB)
+
+/* Page list entries read from guest memory at once. */
+#define WDDMSEG_LIST_CACHE      512
 
 /* Defaults of the size properties (see the rst). */
 #define WDDMSEG_DEFAULT_VIS_SIZE            (64 * MiB)
@@ -93,6 +128,42 @@ typedef struct WddmsegLayout {
     WddmsegSegment segs[WDDMSEG_SEG_MAX];
 } WddmsegLayout;
 
+/*
+ * Page list entries of the current command, read ahead from guest memory
+ * (never past the last entry the command covers). Not migrated: emptied
+ * when a command starts and after a migration.
+ */
+typedef struct WddmsegListCache {
+    uint64_t list;              /* DMA address of the list */
+    uint64_t first;             /* index of e[0] in the list */
+    uint32_t count;             /* valid entries, 0: empty */
+    uint64_t e[WDDMSEG_LIST_CACHE];
+} WddmsegListCache;
+
+/* Where a command's bytes are, after validation. */
+typedef enum WddmsegLocKind {
+    WDDMSEG_LOC_VRAM,           /* contiguous VRAM from addr */
+    WDDMSEG_LOC_APERTURE,       /* aperture segment seg from offset addr */
+    WDDMSEG_LOC_PAGES,          /* page list at addr, from byte offset */
+    WDDMSEG_LOC_DMA,            /* contiguous system memory from addr */
+} WddmsegLocKind;
+
+typedef struct WddmsegLoc {
+    WddmsegLocKind kind;
+    unsigned int seg;           /* APERTURE: segment index (id - 1) */
+    uint64_t addr;              /* see WddmsegLocKind */
+    uint64_t offset;            /* PAGES: byte offset into the memory */
+    uint64_t size;              /* bytes the command covers */
+    WddmsegListCache *cache;    /* PAGES */
+} WddmsegLoc;
+
+/* A run of a location: contiguous VRAM, or contiguous system memory. */
+typedef struct WddmsegSpan {
+    bool vram;
+    uint64_t addr;              /* VRAM offset or DMA address */
+    uint64_t len;
+} WddmsegSpan;
+
 struct WddmsegState {
     PCIDevice parent_obj;
 
@@ -111,6 +182,7 @@ struct WddmsegState {
     uint64_t aperture_commit;
     uint64_t vram_size_prop;
     char *layout_str;
+    uint64_t batch_bytes;
 
     /* Fixed at realize */
     uint64_t vram_size;         /* reported in VRAM_SIZE */
@@ -136,6 +208,34 @@ struct WddmsegState {
     uint32_t apt_addr_lo;       /* APT_ADDR_LO as written, until HI */
     uint64_t peek_addr;         /* PEEK_ADDR_LO/HI */
     uint32_t status;            /* STATUS, sticky bits */
+
+    /* Interrupts */
+    uint32_t irq_status;        /* IRQ_STATUS */
+    uint32_t irq_mask;          /* IRQ_MASK */
+
+    /* Copy engine registers */
+    uint64_t ring_base;         /* RING_BASE_LO/HI as written */
+    uint32_t ring_size;         /* RING_SIZE as written */
+    uint32_t ring_head;         /* RING_HEAD */
+    uint32_t ring_tail;         /* RING_TAIL */
+    uint32_t ring_ctrl;         /* WDDMSEG_RING_CTRL_ENABLE or 0 */
+    uint32_t fault_code;        /* FAULT_CODE; not NONE: the engine stops */
+    uint32_t fault_head;        /* FAULT_HEAD */
+    uint64_t last_seqno;        /* LAST_SEQNO */
+    bool hung;                  /* INJECT_HANG until RING_CTRL.RESET */
+    bool inject_fault;          /* INJECT_FAULT pending */
+
+    /* The command at ring_head, once fetched, and its progress */
+    bool cmd_active;
+    uint64_t cmd[WDDMSEG_CMD_MAX_QWORDS];
+    uint64_t cmd_done;          /* bytes (MAP/UNMAP: entries) done */
+
+    /* Copy engine, not migrated */
+    uint8_t *vram_ptr;          /* host pointer of vram */
+    QEMUBH *bh;                 /* runs wddmseg_engine_run() */
+    VMChangeStateEntry *vmstate_change;
+    uint8_t *bounce;            /* WDDMSEG_BOUNCE_SIZE + 8 bytes */
+    WddmsegListCache cache[2];  /* source and destination page lists */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -640,6 +740,178 @@ static void wddmseg_apt_write(WddmsegState *s, uint64_t entry)
 }
 
 /* ------------------------------------------------------------------------ */
+/* GPU addresses and memory locations                                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Bytes [off, off + size) of segment index i (id i + 1), as a location: a
+ * memory segment is VRAM at BaseAddress + off and must lie inside VRAM,
+ * an Aperture segment goes through its page table (checked page by page
+ * when used), an Agp segment has no GPU view. Returns a WDDMSEG_FAULT_*
+ * code, with *why saying what is wrong.
+ */
+static uint32_t wddmseg_seg_loc(WddmsegState *s, unsigned int i, uint64_t off,
+                                uint64_t size, WddmsegLoc *loc,
+                                const char **why)
+{
+    const WddmsegSegment *seg = &s->layout.segs[i];
+
+    if (off > seg->size || size > seg->size - off) {
+        *why = "range outside the segment";
+        return WDDMSEG_FAULT_OUT_OF_RANGE;
+    }
+    loc->size = size;
+    if (seg->flags & DXGK_SEGFLAG_APERTURE) {
+        loc->kind = WDDMSEG_LOC_APERTURE;
+        loc->seg = i;
+        loc->addr = off;
+        return WDDMSEG_FAULT_NONE;
+    }
+    if (seg->flags & DXGK_SEGFLAG_AGP) {
+        *why = "Agp segment (not modelled)";
+        return WDDMSEG_FAULT_OUT_OF_RANGE;
+    }
+    if (seg->base > s->vram_size || off > s->vram_size - seg->base ||
+        size > s->vram_size - seg->base - off) {
+        *why = "memory segment past the end of VRAM";
+        return WDDMSEG_FAULT_OUT_OF_RANGE;
+    }
+    loc->kind = WDDMSEG_LOC_VRAM;
+    loc->addr = seg->base + off;
+    return WDDMSEG_FAULT_NONE;
+}
+
+/*
+ * GPU addresses [addr, addr + size): the first segment in table order
+ * whose [BaseAddress, +Size) holds addr decides (valid tables do not
+ * overlap), and the whole range must lie inside it.
+ */
+static uint32_t wddmseg_gpu_loc(WddmsegState *s, uint64_t addr, uint64_t size,
+                                WddmsegLoc *loc, const char **why)
+{
+    unsigned int i;
+
+    for (i = 0; i < s->layout.seg_count; i++) {
+        const WddmsegSegment *seg = &s->layout.segs[i];
+
+        if (addr >= seg->base && addr - seg->base < seg->size) {
+            return wddmseg_seg_loc(s, i, addr - seg->base, size, loc, why);
+        }
+    }
+    *why = "in no segment";
+    return WDDMSEG_FAULT_OUT_OF_RANGE;
+}
+
+/*
+ * Page list entry idx of loc (a PAGES location), through its cache: a miss
+ * reads the entries from idx on, up to the last one loc covers.
+ */
+static uint32_t wddmseg_list_entry(WddmsegState *s, WddmsegListCache *c,
+                                   uint64_t list, uint64_t idx, uint64_t last,
+                                   uint64_t *entry, const char **why)
+{
+    uint32_t n, j;
+
+    if (!c->count || c->list != list || idx < c->first ||
+        idx - c->first >= c->count) {
+        n = MIN(last - idx + 1, WDDMSEG_LIST_CACHE);
+        c->count = 0;
+        if (pci_dma_read(PCI_DEVICE(s), list + idx * sizeof(uint64_t), c->e,
+                         n * sizeof(uint64_t)) != MEMTX_OK) {
+            *why = "page list read failed";
+            return WDDMSEG_FAULT_DMA;
+        }
+        for (j = 0; j < n; j++) {
+            c->e[j] = le64_to_cpu(c->e[j]);
+        }
+        c->list = list;
+        c->first = idx;
+        c->count = n;
+    }
+    *entry = c->e[idx - c->first];
+    if (*entry % WDDMSEG_PAGE_SIZE) {
+        *why = "page list entry not 4 KiB aligned";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    return WDDMSEG_FAULT_NONE;
+}
+
+/*
+ * The run of loc that starts pos bytes in: at most max bytes (1 <= max <=
+ * loc->size - pos) that are contiguous in VRAM or in system memory.
+ * Physically contiguous aperture or page list pages are merged; the merge
+ * loop is bounded by max / 4 KiB.
+ */
+static uint32_t wddmseg_span(WddmsegState *s, const WddmsegLoc *loc,
+                             uint64_t pos, uint64_t max, WddmsegSpan *sp,
+                             const char **why)
+{
+    const uint64_t *table;
+    uint64_t off, page, last, entry, next;
+    uint32_t code;
+
+    switch (loc->kind) {
+    case WDDMSEG_LOC_VRAM:
+    case WDDMSEG_LOC_DMA:
+        sp->vram = loc->kind == WDDMSEG_LOC_VRAM;
+        sp->addr = loc->addr + pos;
+        sp->len = max;
+        return WDDMSEG_FAULT_NONE;
+    case WDDMSEG_LOC_APERTURE:
+        if (!s->apt_pages[loc->seg]) {
+            *why = "aperture without a page table";
+            return WDDMSEG_FAULT_UNMAPPED;
+        }
+        table = &s->apt[s->apt_first[loc->seg]];
+        off = loc->addr + pos;
+        page = off / WDDMSEG_PAGE_SIZE;
+        /* The segment range check keeps page below apt_pages. */
+        entry = table[page];
+        if (!entry) {
+            *why = "unmapped aperture page";
+            return WDDMSEG_FAULT_UNMAPPED;
+        }
+        sp->vram = false;
+        sp->addr = entry + off % WDDMSEG_PAGE_SIZE;
+        sp->len = WDDMSEG_PAGE_SIZE - off % WDDMSEG_PAGE_SIZE;
+        while (sp->len < max && page + 1 < s->apt_pages[loc->seg] &&
+               table[page + 1] == entry + WDDMSEG_PAGE_SIZE) {
+            page++;
+            entry += WDDMSEG_PAGE_SIZE;
+            sp->len += WDDMSEG_PAGE_SIZE;
+        }
+        sp->len = MIN(sp->len, max);
+        return WDDMSEG_FAULT_NONE;
+    case WDDMSEG_LOC_PAGES:
+        off = loc->offset + pos;
+        page = off / WDDMSEG_PAGE_SIZE;
+        last = (loc->offset + loc->size - 1) / WDDMSEG_PAGE_SIZE;
+        code = wddmseg_list_entry(s, loc->cache, loc->addr, page, last,
+                                  &entry, why);
+        if (code) {
+            return code;
+        }
+        sp->vram = false;
+        sp->addr = entry + off % WDDMSEG_PAGE_SIZE;
+        sp->len = WDDMSEG_PAGE_SIZE - off % WDDMSEG_PAGE_SIZE;
+        while (sp->len < max && page < last) {
+            /* A bad next entry ends the run; it faults when reached. */
+            if (wddmseg_list_entry(s, loc->cache, loc->addr, page + 1, last,
+                                   &next, why) ||
+                next != entry + WDDMSEG_PAGE_SIZE) {
+                break;
+            }
+            page++;
+            entry = next;
+            sp->len += WDDMSEG_PAGE_SIZE;
+        }
+        sp->len = MIN(sp->len, max);
+        return WDDMSEG_FAULT_NONE;
+    }
+    g_assert_not_reached();
+}
+
+/* ------------------------------------------------------------------------ */
 /* GPU-view read port (PEEK)                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -652,55 +924,31 @@ static uint32_t wddmseg_peek_fault(WddmsegState *s, const char *why)
 }
 
 /*
- * The word the GPU sees at peek_addr. The first segment in table order
- * whose [BaseAddress, +Size) holds the address decides (valid tables do
- * not overlap): a memory segment reads VRAM at that address, an Aperture
- * segment reads the system page its table maps, over DMA.
+ * The word the GPU sees at peek_addr, resolved as the copy engine resolves
+ * a GPU address: VRAM directly, an aperture page over DMA.
  */
 static uint32_t wddmseg_peek(WddmsegState *s)
 {
-    uint64_t addr = s->peek_addr;
-    const WddmsegSegment *seg = NULL;
-    uint64_t off = 0;
-    uint64_t entry;
+    const char *why = NULL;
+    WddmsegLoc loc;
+    WddmsegSpan sp;
     uint32_t word;
-    unsigned int i;
 
-    if (addr % sizeof(word)) {
+    if (s->peek_addr % sizeof(word)) {
         return wddmseg_peek_fault(s, "not 4-byte aligned");
     }
-    for (i = 0; i < s->layout.seg_count; i++) {
-        seg = &s->layout.segs[i];
-        if (addr >= seg->base && addr - seg->base < seg->size) {
-            off = addr - seg->base;
-            break;
-        }
+    if (wddmseg_gpu_loc(s, s->peek_addr, sizeof(word), &loc, &why) ||
+        wddmseg_span(s, &loc, 0, sizeof(word), &sp, &why)) {
+        return wddmseg_peek_fault(s, why);
     }
-    if (i == s->layout.seg_count) {
-        return wddmseg_peek_fault(s, "in no segment");
+    if (sp.vram) {
+        return ldl_le_p(s->vram_ptr + sp.addr);
     }
-
-    if (seg->flags & DXGK_SEGFLAG_APERTURE) {
-        if (!s->apt_pages[i]) {
-            return wddmseg_peek_fault(s, "aperture without a page table");
-        }
-        entry = s->apt[s->apt_first[i] + off / WDDMSEG_PAGE_SIZE];
-        if (!entry) {
-            return wddmseg_peek_fault(s, "unmapped aperture page");
-        }
-        if (pci_dma_read(PCI_DEVICE(s), entry + off % WDDMSEG_PAGE_SIZE,
-                         &word, sizeof(word)) != MEMTX_OK) {
-            return wddmseg_peek_fault(s, "DMA read failed");
-        }
-        return le32_to_cpu(word);
+    if (pci_dma_read(PCI_DEVICE(s), sp.addr, &word, sizeof(word)) !=
+        MEMTX_OK) {
+        return wddmseg_peek_fault(s, "DMA read failed");
     }
-    if (seg->flags & DXGK_SEGFLAG_AGP) {
-        return wddmseg_peek_fault(s, "Agp segment (not modelled)");
-    }
-    if (s->vram_size < sizeof(word) || addr > s->vram_size - sizeof(word)) {
-        return wddmseg_peek_fault(s, "memory segment past the end of VRAM");
-    }
-    return ldl_le_p((uint8_t *)memory_region_get_ram_ptr(&s->vram) + addr);
+    return le32_to_cpu(word);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -778,6 +1026,790 @@ static bool wddmseg_ctrl_write(WddmsegState *s, hwaddr addr, uint32_t val)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Interrupts                                                               */
+/* ------------------------------------------------------------------------ */
+
+#define WDDMSEG_IRQ_ALL ((uint32_t)(WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR))
+
+/* INTx follows IRQ_STATUS & IRQ_MASK while MSI-X is off. */
+static void wddmseg_irq_update(WddmsegState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    pci_set_irq(pdev, !msix_enabled(pdev) && (s->irq_status & s->irq_mask));
+}
+
+/*
+ * Events: set their IRQ_STATUS bits; with MSI-X, every event whose bit is
+ * in IRQ_MASK sends vector 0, whether or not the bit was already set.
+ */
+static void wddmseg_irq_raise(WddmsegState *s, uint32_t bits)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    s->irq_status |= bits;
+    if (msix_enabled(pdev) && (bits & s->irq_mask)) {
+        msix_notify(pdev, 0);
+    }
+    wddmseg_irq_update(s);
+}
+
+/* Unmasking a pending bit sends an MSI-X message too. */
+static void wddmseg_irq_set_mask(WddmsegState *s, uint32_t mask)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint32_t unmasked = s->irq_status & mask & ~s->irq_mask;
+
+    if (mask & ~WDDMSEG_IRQ_ALL) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: unknown IRQ_MASK bits 0x%x "
+                      "ignored\n", __func__, mask & ~WDDMSEG_IRQ_ALL);
+    }
+    s->irq_mask = mask & WDDMSEG_IRQ_ALL;
+    if (msix_enabled(pdev) && unmasked) {
+        msix_notify(pdev, 0);
+    }
+    wddmseg_irq_update(s);
+}
+
+static bool wddmseg_irq_read(WddmsegState *s, hwaddr addr, uint32_t *val)
+{
+    switch (addr) {
+    case WDDMSEG_REG_IRQ_STATUS:
+        *val = s->irq_status;
+        return true;
+    case WDDMSEG_REG_IRQ_MASK:
+        *val = s->irq_mask;
+        return true;
+    }
+    return false;
+}
+
+static bool wddmseg_irq_write(WddmsegState *s, hwaddr addr, uint32_t val)
+{
+    switch (addr) {
+    case WDDMSEG_REG_IRQ_STATUS:
+        s->irq_status &= ~val;
+        wddmseg_irq_update(s);
+        return true;
+    case WDDMSEG_REG_IRQ_MASK:
+        wddmseg_irq_set_mask(s, val);
+        return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Copy engine                                                              */
+/* ------------------------------------------------------------------------ */
+
+static bool wddmseg_engine_runnable(WddmsegState *s)
+{
+    return (s->ring_ctrl & WDDMSEG_RING_CTRL_ENABLE) &&
+           s->fault_code == WDDMSEG_FAULT_NONE && !s->hung &&
+           s->ring_head != s->ring_tail && runstate_is_running();
+}
+
+/* Run the engine soon (never inside the register write that asks). */
+static void wddmseg_engine_kick(WddmsegState *s)
+{
+    if (wddmseg_engine_runnable(s)) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+/*
+ * Stop the engine on the command at ring_head. The first fault stays
+ * latched until RING_CTRL.RESET; later ones are only logged.
+ */
+static void wddmseg_engine_fault(WddmsegState *s, uint32_t code,
+                                 const char *why)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: copy engine fault %u at ring "
+                  "offset 0x%x (command 0x%" PRIx64 "): %s\n", code,
+                  s->ring_head, s->cmd_active ? s->cmd[0] : 0, why);
+    s->cmd_active = false;
+    if (s->fault_code != WDDMSEG_FAULT_NONE) {
+        return;
+    }
+    s->fault_code = code;
+    s->fault_head = s->ring_head;
+    wddmseg_irq_raise(s, WDDMSEG_IRQ_ERROR);
+}
+
+/* RING_CTRL.RESET, and part of device reset. */
+static void wddmseg_engine_reset(WddmsegState *s)
+{
+    qemu_bh_cancel(s->bh);
+    s->ring_ctrl = 0;
+    s->ring_head = 0;
+    s->ring_tail = 0;
+    s->fault_code = WDDMSEG_FAULT_NONE;
+    s->fault_head = 0;
+    s->hung = false;
+    s->inject_fault = false;
+    s->cmd_active = false;
+    memset(s->cmd, 0, sizeof(s->cmd));
+    s->cmd_done = 0;
+    s->cache[0].count = 0;
+    s->cache[1].count = 0;
+}
+
+/* Length in qwords of each opcode's command: 0 any (NOP), -1 unknown. */
+static int wddmseg_cmd_qwords(unsigned int op)
+{
+    switch (op) {
+    case WDDMSEG_OP_NOP:
+        return 0;
+    case WDDMSEG_OP_TRANSFER:
+        return WDDMSEG_TRANSFER_QWORDS;
+    case WDDMSEG_OP_FILL:
+        return WDDMSEG_FILL_QWORDS;
+    case WDDMSEG_OP_DISCARD:
+        return WDDMSEG_DISCARD_QWORDS;
+    case WDDMSEG_OP_READ_PHYSICAL:
+    case WDDMSEG_OP_WRITE_PHYSICAL:
+        return WDDMSEG_PHYSICAL_QWORDS;
+    case WDDMSEG_OP_MAP_APERTURE:
+    case WDDMSEG_OP_UNMAP_APERTURE:
+        return WDDMSEG_APERTURE_QWORDS;
+    case WDDMSEG_OP_FENCE:
+        return WDDMSEG_FENCE_QWORDS;
+    }
+    return -1;
+}
+
+/* Read and check the command at ring_head into s->cmd. */
+static uint32_t wddmseg_engine_fetch(WddmsegState *s, const char **why)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint64_t at = s->ring_base + s->ring_head;
+    uint64_t hdr;
+    uint32_t qwords, queued, want, i;
+    int len;
+
+    if (pci_dma_read(pdev, at, &hdr, sizeof(hdr)) != MEMTX_OK) {
+        *why = "ring read failed";
+        return WDDMSEG_FAULT_DMA;
+    }
+    hdr = le64_to_cpu(hdr);
+    qwords = WDDMSEG_CMD_QWORDS(hdr);
+    if (hdr != WDDMSEG_CMD_HDR(WDDMSEG_CMD_OPCODE(hdr), (uint64_t)qwords)) {
+        *why = "reserved header bits set";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (!qwords) {
+        *why = "command length 0";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    len = wddmseg_cmd_qwords(WDDMSEG_CMD_OPCODE(hdr));
+    if (len < 0) {
+        *why = "unknown opcode";
+        return WDDMSEG_FAULT_BAD_OPCODE;
+    }
+    want = len;
+    if (want && qwords != want) {
+        *why = "wrong command length for the opcode";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (qwords * sizeof(uint64_t) > s->ring_size - s->ring_head) {
+        *why = "command straddles the end of the ring";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    queued = (s->ring_tail - s->ring_head) & (s->ring_size - 1);
+    if (qwords * sizeof(uint64_t) > queued) {
+        *why = "command extends past RING_TAIL";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+
+    memset(s->cmd, 0, sizeof(s->cmd));
+    s->cmd[0] = hdr;
+    /* A NOP's body is padding: never read. */
+    if (want > 1) {
+        if (pci_dma_read(pdev, at + sizeof(uint64_t), &s->cmd[1],
+                         (want - 1) * sizeof(uint64_t)) != MEMTX_OK) {
+            *why = "ring read failed";
+            return WDDMSEG_FAULT_DMA;
+        }
+        for (i = 1; i < want; i++) {
+            s->cmd[i] = le64_to_cpu(s->cmd[i]);
+        }
+    }
+    s->cmd_active = true;
+    s->cmd_done = 0;
+    s->cache[0].count = 0;
+    s->cache[1].count = 0;
+    return WDDMSEG_FAULT_NONE;
+}
+
+/*
+ * A "loc" of a command (3 words) covering size bytes: a segment id and a
+ * byte offset, or (id 0) a page list and a byte offset into the memory it
+ * describes.
+ */
+static uint32_t wddmseg_cmd_loc(WddmsegState *s, const uint64_t *w,
+                                uint64_t size, WddmsegListCache *cache,
+                                WddmsegLoc *loc, const char **why)
+{
+    uint64_t last;
+
+    if (w[0] >> 32) {
+        *why = "location: reserved bits of the segment id word set";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (w[0] == 0) {
+        if (w[1] % sizeof(uint64_t)) {
+            *why = "location: page list not 8-byte aligned";
+            return WDDMSEG_FAULT_BAD_PACKET;
+        }
+        if (w[2] + size < w[2]) {
+            *why = "location: page list offset + size overflows";
+            return WDDMSEG_FAULT_OUT_OF_RANGE;
+        }
+        last = size ? (w[2] + size - 1) / WDDMSEG_PAGE_SIZE : 0;
+        if (w[1] + (last + 1) * sizeof(uint64_t) < w[1]) {
+            *why = "location: page list wraps around the address space";
+            return WDDMSEG_FAULT_OUT_OF_RANGE;
+        }
+        loc->kind = WDDMSEG_LOC_PAGES;
+        loc->addr = w[1];
+        loc->offset = w[2];
+        loc->size = size;
+        loc->cache = cache;
+        return WDDMSEG_FAULT_NONE;
+    }
+    if (w[2]) {
+        *why = "location: reserved word set";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (w[0] > s->layout.seg_count) {
+        *why = "location: no such segment";
+        return WDDMSEG_FAULT_OUT_OF_RANGE;
+    }
+    return wddmseg_seg_loc(s, w[0] - 1, w[1], size, loc, why);
+}
+
+/* Contiguous system memory [addr, addr + size). */
+static uint32_t wddmseg_dma_loc(uint64_t addr, uint64_t size,
+                                WddmsegLoc *loc, const char **why)
+{
+    if (addr + size < addr) {
+        *why = "system memory range wraps around the address space";
+        return WDDMSEG_FAULT_OUT_OF_RANGE;
+    }
+    loc->kind = WDDMSEG_LOC_DMA;
+    loc->addr = addr;
+    loc->size = size;
+    return WDDMSEG_FAULT_NONE;
+}
+
+/* Move n bytes between two runs (n <= both lengths). */
+static uint32_t wddmseg_move(WddmsegState *s, const WddmsegSpan *src,
+                             const WddmsegSpan *dst, uint64_t n,
+                             const char **why)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    MemTxResult r;
+
+    if (src->vram && dst->vram) {
+        memmove(s->vram_ptr + dst->addr, s->vram_ptr + src->addr, n);
+        memory_region_set_dirty(&s->vram, dst->addr, n);
+        return WDDMSEG_FAULT_NONE;
+    }
+    if (src->vram) {
+        r = pci_dma_write(pdev, dst->addr, s->vram_ptr + src->addr, n);
+    } else if (dst->vram) {
+        r = pci_dma_read(pdev, src->addr, s->vram_ptr + dst->addr, n);
+        /* Even a failed read may have written part of the run. */
+        memory_region_set_dirty(&s->vram, dst->addr, n);
+    } else {
+        assert(n <= WDDMSEG_BOUNCE_SIZE);
+        r = pci_dma_read(pdev, src->addr, s->bounce, n);
+        if (r == MEMTX_OK) {
+            r = pci_dma_write(pdev, dst->addr, s->bounce, n);
+        }
+    }
+    if (r != MEMTX_OK) {
+        *why = "system memory access failed";
+        return WDDMSEG_FAULT_DMA;
+    }
+    return WDDMSEG_FAULT_NONE;
+}
+
+/*
+ * Copy size bytes from src to dst, resuming at cmd_done, within *budget.
+ * VRAM to VRAM behaves like memmove: an overlapping copy to a higher
+ * address runs backwards. Other overlaps copy forwards, run by run.
+ */
+static uint32_t wddmseg_copy(WddmsegState *s, const WddmsegLoc *src,
+                             const WddmsegLoc *dst, uint64_t *budget,
+                             bool *done, const char **why)
+{
+    uint64_t size = src->size;
+    bool both_vram = src->kind == WDDMSEG_LOC_VRAM &&
+                     dst->kind == WDDMSEG_LOC_VRAM;
+    bool backward = both_vram && dst->addr > src->addr &&
+                    dst->addr - src->addr < size;
+    WddmsegSpan a, b;
+    uint64_t n, pos;
+    uint32_t code;
+
+    while (s->cmd_done < size) {
+        n = MIN(size - s->cmd_done, *budget);
+        if (!n) {
+            return WDDMSEG_FAULT_NONE;
+        }
+        if (backward) {
+            pos = size - s->cmd_done - n;
+            memmove(s->vram_ptr + dst->addr + pos,
+                    s->vram_ptr + src->addr + pos, n);
+            memory_region_set_dirty(&s->vram, dst->addr + pos, n);
+        } else {
+            pos = s->cmd_done;
+            if (src->kind != WDDMSEG_LOC_VRAM &&
+                dst->kind != WDDMSEG_LOC_VRAM) {
+                n = MIN(n, WDDMSEG_BOUNCE_SIZE);
+            }
+            code = wddmseg_span(s, src, pos, n, &a, why);
+            if (code) {
+                return code;
+            }
+            n = a.len;
+            code = wddmseg_span(s, dst, pos, n, &b, why);
+            if (code) {
+                return code;
+            }
+            n = b.len;
+            code = wddmseg_move(s, &a, &b, n, why);
+            if (code) {
+                return code;
+            }
+        }
+        s->cmd_done += n;
+        *budget -= n;
+    }
+    *done = true;
+    return WDDMSEG_FAULT_NONE;
+}
+
+/*
+ * FILL: byte i of the range gets byte i % 4 of the little-endian pattern,
+ * whatever the alignment of the range.
+ */
+static uint32_t wddmseg_fill(WddmsegState *s, const WddmsegLoc *dst,
+                             uint32_t pattern, uint64_t *budget, bool *done,
+                             const char **why)
+{
+    uint64_t size = dst->size;
+    uint64_t fill = MIN(size, WDDMSEG_BOUNCE_SIZE) + sizeof(pattern);
+    WddmsegSpan sp;
+    uint64_t n, i;
+    uint32_t code;
+
+    /* The pattern from phase 0, for runs up to WDDMSEG_BOUNCE_SIZE. */
+    for (i = 0; i < fill; i += sizeof(pattern)) {
+        stl_le_p(s->bounce + i, pattern);
+    }
+    while (s->cmd_done < size) {
+        n = MIN(MIN(size - s->cmd_done, *budget), WDDMSEG_BOUNCE_SIZE);
+        if (!n) {
+            return WDDMSEG_FAULT_NONE;
+        }
+        code = wddmseg_span(s, dst, s->cmd_done, n, &sp, why);
+        if (code) {
+            return code;
+        }
+        n = sp.len;
+        if (sp.vram) {
+            memcpy(s->vram_ptr + sp.addr, s->bounce + s->cmd_done % 4, n);
+            memory_region_set_dirty(&s->vram, sp.addr, n);
+        } else if (pci_dma_write(PCI_DEVICE(s), sp.addr,
+                                 s->bounce + s->cmd_done % 4, n) !=
+                   MEMTX_OK) {
+            *why = "system memory write failed";
+            return WDDMSEG_FAULT_DMA;
+        }
+        s->cmd_done += n;
+        *budget -= n;
+    }
+    *done = true;
+    return WDDMSEG_FAULT_NONE;
+}
+
+/*
+ * MAP_APERTURE / UNMAP_APERTURE: entries [OffsetInPages, +NumberOfPages)
+ * of an aperture segment's table, from a page list or all one dummy page.
+ */
+static uint32_t wddmseg_map(WddmsegState *s, bool map, uint64_t *budget,
+                            bool *done, const char **why)
+{
+    uint64_t seg_word = s->cmd[1], first = s->cmd[2], count = s->cmd[3];
+    uint64_t addr = s->cmd[4];
+    uint64_t reserved = map ? ~(UINT32_MAX | WDDMSEG_MAP_CACHE_COHERENT) :
+                              ~(uint64_t)UINT32_MAX;
+    uint32_t id = seg_word, i, code;
+    uint64_t entry, *table;
+
+    if (seg_word & reserved) {
+        *why = "reserved bits of the segment word set";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (id == 0 || id > s->layout.seg_count ||
+        !(s->layout.segs[id - 1].flags & DXGK_SEGFLAG_APERTURE)) {
+        *why = "segment is not an aperture";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    i = id - 1;
+    if (first > s->apt_pages[i] || count > s->apt_pages[i] - first) {
+        *why = "pages outside the aperture's page table";
+        return WDDMSEG_FAULT_OUT_OF_RANGE;
+    }
+    if (map ? addr % sizeof(uint64_t) : addr % WDDMSEG_PAGE_SIZE) {
+        *why = map ? "page list not 8-byte aligned" :
+                     "dummy page not 4 KiB aligned";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (map && addr + count * sizeof(uint64_t) < addr) {
+        *why = "page list wraps around the address space";
+        return WDDMSEG_FAULT_OUT_OF_RANGE;
+    }
+    /* The cache-coherent bit is accepted; the model is always coherent. */
+    table = &s->apt[s->apt_first[i] + first];
+    while (s->cmd_done < count) {
+        if (!*budget) {
+            return WDDMSEG_FAULT_NONE;
+        }
+        entry = addr;
+        if (map) {
+            code = wddmseg_list_entry(s, &s->cache[0], addr, s->cmd_done,
+                                      count - 1, &entry, why);
+            if (code) {
+                return code;
+            }
+        }
+        table[s->cmd_done++] = entry;
+        *budget -= MIN(*budget, WDDMSEG_APT_ENTRY_COST);
+    }
+    *done = true;
+    return WDDMSEG_FAULT_NONE;
+}
+
+static uint32_t wddmseg_fence(WddmsegState *s, const char **why)
+{
+    uint64_t seqno = cpu_to_le64(s->cmd[1]);
+
+    if (s->cmd[3] & ~(uint64_t)WDDMSEG_FENCE_IRQ) {
+        *why = "unknown fence flags";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (s->cmd[2] % sizeof(seqno)) {
+        *why = "writeback slot not 8-byte aligned";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (pci_dma_write(PCI_DEVICE(s), s->cmd[2], &seqno, sizeof(seqno)) !=
+        MEMTX_OK) {
+        *why = "fence writeback failed";
+        return WDDMSEG_FAULT_DMA;
+    }
+    s->last_seqno = s->cmd[1];
+    if (s->cmd[3] & WDDMSEG_FENCE_IRQ) {
+        wddmseg_irq_raise(s, WDDMSEG_IRQ_FENCE);
+    }
+    return WDDMSEG_FAULT_NONE;
+}
+
+/*
+ * Run (or resume) the fetched command within *budget. *done tells whether
+ * it completed; it does not only when the budget ran out.
+ */
+static uint32_t wddmseg_exec(WddmsegState *s, uint64_t *budget, bool *done,
+                             const char **why)
+{
+    const uint64_t *c = s->cmd;
+    WddmsegLoc src, dst;
+    uint32_t code;
+
+    *done = false;
+    switch (WDDMSEG_CMD_OPCODE(c[0])) {
+    case WDDMSEG_OP_NOP:
+        break;
+    case WDDMSEG_OP_TRANSFER:
+        code = wddmseg_cmd_loc(s, &c[2], c[1], &s->cache[0], &src, why);
+        if (!code) {
+            code = wddmseg_cmd_loc(s, &c[5], c[1], &s->cache[1], &dst, why);
+        }
+        return code ? code : wddmseg_copy(s, &src, &dst, budget, done, why);
+    case WDDMSEG_OP_FILL:
+        if (c[2] >> 32) {
+            *why = "reserved bits of the pattern word set";
+            return WDDMSEG_FAULT_BAD_PACKET;
+        }
+        code = wddmseg_cmd_loc(s, &c[3], c[1], &s->cache[1], &dst, why);
+        return code ? code : wddmseg_fill(s, &dst, c[2], budget, done, why);
+    case WDDMSEG_OP_DISCARD:
+        code = wddmseg_cmd_loc(s, &c[2], c[1], &s->cache[1], &dst, why);
+        if (code) {
+            return code;
+        }
+        break;
+    case WDDMSEG_OP_READ_PHYSICAL:
+        code = wddmseg_gpu_loc(s, c[2], c[1], &src, why);
+        if (!code) {
+            code = wddmseg_dma_loc(c[3], c[1], &dst, why);
+        }
+        return code ? code : wddmseg_copy(s, &src, &dst, budget, done, why);
+    case WDDMSEG_OP_WRITE_PHYSICAL:
+        code = wddmseg_dma_loc(c[3], c[1], &src, why);
+        if (!code) {
+            code = wddmseg_gpu_loc(s, c[2], c[1], &dst, why);
+        }
+        return code ? code : wddmseg_copy(s, &src, &dst, budget, done, why);
+    case WDDMSEG_OP_MAP_APERTURE:
+    case WDDMSEG_OP_UNMAP_APERTURE:
+        return wddmseg_map(s, WDDMSEG_CMD_OPCODE(c[0]) ==
+                           WDDMSEG_OP_MAP_APERTURE, budget, done, why);
+    case WDDMSEG_OP_FENCE:
+        code = wddmseg_fence(s, why);
+        if (code) {
+            return code;
+        }
+        break;
+    default:
+        /* Only a corrupt migration stream gets here. */
+        *why = "unknown opcode";
+        return WDDMSEG_FAULT_BAD_OPCODE;
+    }
+    *done = true;
+    return WDDMSEG_FAULT_NONE;
+}
+
+/*
+ * The bottom half: at most WDDMSEG_BATCH_CMDS commands and x-batch-bytes
+ * moved, then reschedule while work remains.
+ */
+static void wddmseg_engine_run(void *opaque)
+{
+    WddmsegState *s = opaque;
+    uint64_t budget = s->batch_bytes;
+    const char *why = NULL;
+    unsigned int n;
+    uint32_t code;
+    bool done;
+
+    for (n = 0; n < WDDMSEG_BATCH_CMDS && budget; n++) {
+        if (!wddmseg_engine_runnable(s)) {
+            return;
+        }
+        if (!s->cmd_active) {
+            if (s->inject_fault) {
+                s->inject_fault = false;
+                wddmseg_engine_fault(s, WDDMSEG_FAULT_INJECTED,
+                                     "injected fault");
+                return;
+            }
+            code = wddmseg_engine_fetch(s, &why);
+            if (code) {
+                wddmseg_engine_fault(s, code, why);
+                return;
+            }
+        }
+        code = wddmseg_exec(s, &budget, &done, &why);
+        if (code) {
+            wddmseg_engine_fault(s, code, why);
+            return;
+        }
+        if (!done) {
+            break;
+        }
+        s->ring_head = (s->ring_head +
+                        WDDMSEG_CMD_QWORDS(s->cmd[0]) * sizeof(uint64_t)) &
+                       (s->ring_size - 1);
+        s->cmd_active = false;
+    }
+    wddmseg_engine_kick(s);
+}
+
+static void wddmseg_vm_state_change(void *opaque, bool running,
+                                    RunState state)
+{
+    if (running) {
+        wddmseg_engine_kick(opaque);
+    }
+}
+
+/* Base, size, head and tail the engine can run with. */
+static bool wddmseg_ring_valid(WddmsegState *s, const char **why)
+{
+    if (s->ring_size < WDDMSEG_RING_MIN || s->ring_size > WDDMSEG_RING_MAX ||
+        !is_power_of_2(s->ring_size)) {
+        *why = "RING_SIZE is not a power of two in [4 KiB, 1 MiB]";
+        return false;
+    }
+    if (s->ring_base % WDDMSEG_PAGE_SIZE) {
+        *why = "RING_BASE is not 4 KiB aligned";
+        return false;
+    }
+    if (s->ring_head >= s->ring_size || s->ring_tail >= s->ring_size) {
+        *why = "RING_HEAD or RING_TAIL past RING_SIZE (reset the ring)";
+        return false;
+    }
+    return true;
+}
+
+static void wddmseg_ring_ctrl_write(WddmsegState *s, uint32_t val)
+{
+    const char *why = NULL;
+
+    if (val & ~(WDDMSEG_RING_CTRL_ENABLE | WDDMSEG_RING_CTRL_RESET)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: unknown RING_CTRL bits 0x%x "
+                      "ignored\n", __func__, val);
+    }
+    if (val & WDDMSEG_RING_CTRL_RESET) {
+        wddmseg_engine_reset(s);
+    }
+    if (!(val & WDDMSEG_RING_CTRL_ENABLE)) {
+        s->ring_ctrl = 0;
+        return;
+    }
+    if (s->ring_ctrl & WDDMSEG_RING_CTRL_ENABLE) {
+        return;
+    }
+    if (!wddmseg_ring_valid(s, &why)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: ring not enabled: %s (base "
+                      "0x%" PRIx64 ", size 0x%x)\n", __func__, why,
+                      s->ring_base, s->ring_size);
+        return;
+    }
+    s->ring_ctrl = WDDMSEG_RING_CTRL_ENABLE;
+    wddmseg_engine_kick(s);
+}
+
+/* The doorbell. A tail the ring cannot have is a fault. */
+static void wddmseg_ring_tail_write(WddmsegState *s, uint32_t val)
+{
+    if (val % sizeof(uint64_t) || val >= s->ring_size) {
+        wddmseg_engine_fault(s, WDDMSEG_FAULT_BAD_PACKET, "RING_TAIL not a "
+                             "multiple of 8 below RING_SIZE");
+        return;
+    }
+    s->ring_tail = val;
+    wddmseg_engine_kick(s);
+}
+
+static void wddmseg_inject_write(WddmsegState *s, uint32_t val)
+{
+    if (val & ~(WDDMSEG_INJECT_HANG | WDDMSEG_INJECT_FAULT)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: unknown INJECT bits 0x%x "
+                      "ignored\n", __func__, val);
+    }
+    if (val & WDDMSEG_INJECT_HANG) {
+        s->hung = true;
+    }
+    if (val & WDDMSEG_INJECT_FAULT) {
+        s->inject_fault = true;
+        wddmseg_engine_kick(s);
+    }
+}
+
+static uint32_t wddmseg_ring_status(WddmsegState *s)
+{
+    uint32_t v = 0;
+
+    if (s->ring_ctrl & WDDMSEG_RING_CTRL_ENABLE) {
+        v |= WDDMSEG_RING_STATUS_ENABLED;
+    }
+    if (s->ring_head == s->ring_tail && !s->hung &&
+        s->fault_code == WDDMSEG_FAULT_NONE) {
+        v |= WDDMSEG_RING_STATUS_IDLE;
+    }
+    if (s->fault_code != WDDMSEG_FAULT_NONE) {
+        v |= WDDMSEG_RING_STATUS_FAULTED;
+    }
+    return v;
+}
+
+static bool wddmseg_ring_read(WddmsegState *s, hwaddr addr, uint32_t *val)
+{
+    switch (addr) {
+    case WDDMSEG_REG_RING_BASE_LO:
+    case WDDMSEG_REG_RING_BASE_HI:
+        *val = wddmseg_lo_hi(s->ring_base, addr, WDDMSEG_REG_RING_BASE_LO);
+        return true;
+    case WDDMSEG_REG_RING_SIZE:
+        *val = s->ring_size;
+        return true;
+    case WDDMSEG_REG_RING_HEAD:
+        *val = s->ring_head;
+        return true;
+    case WDDMSEG_REG_RING_TAIL:
+        *val = s->ring_tail;
+        return true;
+    case WDDMSEG_REG_RING_CTRL:
+        *val = s->ring_ctrl;
+        return true;
+    case WDDMSEG_REG_RING_STATUS:
+        *val = wddmseg_ring_status(s);
+        return true;
+    case WDDMSEG_REG_FAULT_CODE:
+        *val = s->fault_code;
+        return true;
+    case WDDMSEG_REG_FAULT_HEAD:
+        *val = s->fault_head;
+        return true;
+    case WDDMSEG_REG_LAST_SEQNO_LO:
+    case WDDMSEG_REG_LAST_SEQNO_HI:
+        *val = wddmseg_lo_hi(s->last_seqno, addr, WDDMSEG_REG_LAST_SEQNO_LO);
+        return true;
+    case WDDMSEG_REG_INJECT:
+        *val = (s->hung ? WDDMSEG_INJECT_HANG : 0) |
+               (s->inject_fault ? WDDMSEG_INJECT_FAULT : 0);
+        return true;
+    }
+    return false;
+}
+
+/* RING_BASE and RING_SIZE only change while the ring is disabled. */
+static bool wddmseg_ring_config_writable(WddmsegState *s, const char *reg)
+{
+    if (s->ring_ctrl & WDDMSEG_RING_CTRL_ENABLE) {
+        qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: write to %s while the ring "
+                      "is enabled ignored\n", reg);
+        return false;
+    }
+    return true;
+}
+
+static bool wddmseg_ring_write(WddmsegState *s, hwaddr addr, uint32_t val)
+{
+    switch (addr) {
+    case WDDMSEG_REG_RING_BASE_LO:
+        if (wddmseg_ring_config_writable(s, "RING_BASE_LO")) {
+            s->ring_base = deposit64(s->ring_base, 0, 32, val);
+        }
+        return true;
+    case WDDMSEG_REG_RING_BASE_HI:
+        if (wddmseg_ring_config_writable(s, "RING_BASE_HI")) {
+            s->ring_base = deposit64(s->ring_base, 32, 32, val);
+        }
+        return true;
+    case WDDMSEG_REG_RING_SIZE:
+        if (wddmseg_ring_config_writable(s, "RING_SIZE")) {
+            s->ring_size = val;
+        }
+        return true;
+    case WDDMSEG_REG_RING_TAIL:
+        wddmseg_ring_tail_write(s, val);
+        return true;
+    case WDDMSEG_REG_RING_CTRL:
+        wddmseg_ring_ctrl_write(s, val);
+        return true;
+    case WDDMSEG_REG_INJECT:
+        wddmseg_inject_write(s, val);
+        return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------------ */
 /* BAR0 dispatch                                                            */
 /* ------------------------------------------------------------------------ */
 
@@ -787,9 +1819,13 @@ static uint64_t wddmseg_mmio_read(void *opaque, hwaddr addr, unsigned size)
     uint32_t val = 0;
     bool known = false;
 
-    if (addr < WDDMSEG_SEG_TABLE) {
+    if (addr < WDDMSEG_REG_IRQ_STATUS) {
         known = wddmseg_adapter_read(s, addr, &val) ||
                 wddmseg_ctrl_read(s, addr, &val);
+    } else if (addr < WDDMSEG_REG_RING_BASE_LO) {
+        known = wddmseg_irq_read(s, addr, &val);
+    } else if (addr < WDDMSEG_SEG_TABLE) {
+        known = wddmseg_ring_read(s, addr, &val);
     } else if (addr < WDDMSEG_SEG_REG(WDDMSEG_SEG_MAX, 0)) {
         known = wddmseg_segment_read(s, addr, &val);
     }
@@ -808,13 +1844,23 @@ static void wddmseg_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     uint32_t dummy;
     bool known = false;
 
-    if (addr < WDDMSEG_SEG_TABLE) {
+    if (addr < WDDMSEG_REG_IRQ_STATUS) {
         if (wddmseg_ctrl_write(s, addr, val)) {
             return;
         }
         /* Read-only: identity registers and PEEK_DATA. */
         known = wddmseg_adapter_read(s, addr, &dummy) ||
                 addr == WDDMSEG_REG_PEEK_DATA;
+    } else if (addr < WDDMSEG_REG_RING_BASE_LO) {
+        if (wddmseg_irq_write(s, addr, val)) {
+            return;
+        }
+    } else if (addr < WDDMSEG_SEG_TABLE) {
+        if (wddmseg_ring_write(s, addr, val)) {
+            return;
+        }
+        /* Read-only: RING_HEAD, RING_STATUS, FAULT_*, LAST_SEQNO_*. */
+        known = wddmseg_ring_read(s, addr, &dummy);
     } else if (addr < WDDMSEG_SEG_REG(WDDMSEG_SEG_MAX, 0)) {
         known = wddmseg_segment_read(s, addr, &dummy);
     }
@@ -846,6 +1892,10 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
     ERRP_GUARD();
     WddmsegState *s = WDDMSEG(pdev);
 
+    if (s->batch_bytes < WDDMSEG_PAGE_SIZE || s->batch_bytes > GiB) {
+        error_setg(errp, "x-batch-bytes must be in [4 KiB, 1 GiB]");
+        return;
+    }
     if (s->layout_str) {
         if (!wddmseg_parse_layout(s->layout_str, &s->layout, errp)) {
             return;
@@ -877,6 +1927,7 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
     if (*errp) {
         return;
     }
+    s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
 
     memory_region_init_io(&s->mmio, OBJECT(s), &wddmseg_mmio_ops, s,
                           "wddmseg-mmio", WDDMSEG_MMIO_SIZE);
@@ -902,14 +1953,45 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, WDDMSEG_BAR_WINDOW, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->window_bar);
 
-    /* Last: nothing above needs undoing if this fails. */
-    wddmseg_apt_init(s, errp);
+    /* Nothing above needs undoing if this fails. */
+    if (!wddmseg_apt_init(s, errp)) {
+        return;
+    }
+
+    /* Interrupts: pin A, and one MSI-X vector with its own BAR1. */
+    pci_config_set_interrupt_pin(pdev->config, 1);
+    if (msix_init_exclusive_bar(pdev, WDDMSEG_MSIX_VECTORS, WDDMSEG_MSIX_BAR,
+                                errp)) {
+        g_free(s->apt);
+        s->apt = NULL;
+        return;
+    }
+    msix_vector_use(pdev, 0);
+
+    s->bh = qemu_bh_new_guarded(wddmseg_engine_run, s,
+                                &DEVICE(s)->mem_reentrancy_guard);
+    s->bounce = g_malloc(WDDMSEG_BOUNCE_SIZE + 8);
+    s->vmstate_change = qemu_add_vm_change_state_handler(
+        wddmseg_vm_state_change, s);
+}
+
+/* MSI-X enable and INTx disable change where the interrupt goes. */
+static void wddmseg_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                                 int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    wddmseg_irq_update(WDDMSEG(pdev));
 }
 
 static void wddmseg_exit(PCIDevice *pdev)
 {
     WddmsegState *s = WDDMSEG(pdev);
 
+    qemu_del_vm_change_state_handler(s->vmstate_change);
+    qemu_bh_delete(s->bh);
+    g_free(s->bounce);
+    s->bounce = NULL;
+    msix_uninit_exclusive_bar(pdev);
     g_free(s->apt);
     s->apt = NULL;
 }
@@ -930,11 +2012,23 @@ static void wddmseg_reset(DeviceState *dev)
     s->peek_addr = 0;
     s->status = 0;
     wddmseg_window_apply(s);
+
+    /* The engine stopped and unconfigured, no interrupt. */
+    wddmseg_engine_reset(s);
+    s->ring_base = 0;
+    s->ring_size = 0;
+    s->last_seqno = 0;
+    s->irq_status = 0;
+    s->irq_mask = 0;
+    wddmseg_irq_update(s);
+    msix_unuse_all_vectors(PCI_DEVICE(s));
+    msix_vector_use(PCI_DEVICE(s), 0);
 }
 
 static int wddmseg_post_load(void *opaque, int version_id)
 {
     WddmsegState *s = opaque;
+    const char *why = NULL;
 
     if (s->window_base && !wddmseg_window_valid(s, s->window_base)) {
         error_report("wddmseg: migrated window base 0x%" PRIx64 " is not "
@@ -943,17 +2037,30 @@ static int wddmseg_post_load(void *opaque, int version_id)
         return -EINVAL;
     }
     wddmseg_window_apply(s);
+
+    if ((s->ring_ctrl & ~WDDMSEG_RING_CTRL_ENABLE) ||
+        ((s->ring_ctrl & WDDMSEG_RING_CTRL_ENABLE) &&
+         !wddmseg_ring_valid(s, &why)) ||
+        s->ring_head % sizeof(uint64_t) || s->ring_tail % sizeof(uint64_t)) {
+        error_report("wddmseg: migrated copy engine state is not valid%s%s",
+                     why ? ": " : "", why ? why : "");
+        return -EINVAL;
+    }
+    /* The engine runs again when the VM does (wddmseg_vm_state_change). */
+    s->cache[0].count = 0;
+    s->cache[1].count = 0;
     return 0;
 }
 
 /*
  * The layout and the sizes are properties, identical on both sides; the
- * aperture tables migrate as one array, whose size must match.
+ * aperture tables migrate as one array, whose size must match. A command
+ * in progress migrates as its latched copy and its progress.
  */
 static const VMStateDescription vmstate_wddmseg = {
     .name = "wddmseg",
-    .version_id = 2,
-    .minimum_version_id = 2,
+    .version_id = 3,
+    .minimum_version_id = 3,
     .post_load = wddmseg_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, WddmsegState),
@@ -969,6 +2076,22 @@ static const VMStateDescription vmstate_wddmseg = {
                              "layout and sizes must match"),
         VMSTATE_VARRAY_UINT32(apt, WddmsegState, apt_total, 0,
                               vmstate_info_uint64, uint64_t),
+        VMSTATE_MSIX(parent_obj, WddmsegState),
+        VMSTATE_UINT32(irq_status, WddmsegState),
+        VMSTATE_UINT32(irq_mask, WddmsegState),
+        VMSTATE_UINT64(ring_base, WddmsegState),
+        VMSTATE_UINT32(ring_size, WddmsegState),
+        VMSTATE_UINT32(ring_head, WddmsegState),
+        VMSTATE_UINT32(ring_tail, WddmsegState),
+        VMSTATE_UINT32(ring_ctrl, WddmsegState),
+        VMSTATE_UINT32(fault_code, WddmsegState),
+        VMSTATE_UINT32(fault_head, WddmsegState),
+        VMSTATE_UINT64(last_seqno, WddmsegState),
+        VMSTATE_BOOL(hung, WddmsegState),
+        VMSTATE_BOOL(inject_fault, WddmsegState),
+        VMSTATE_BOOL(cmd_active, WddmsegState),
+        VMSTATE_UINT64_ARRAY(cmd, WddmsegState, WDDMSEG_CMD_MAX_QWORDS),
+        VMSTATE_UINT64(cmd_done, WddmsegState),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -984,6 +2107,8 @@ static Property wddmseg_properties[] = {
                      WDDMSEG_DEFAULT_APERTURE_COMMIT),
     DEFINE_PROP_SIZE("vram-size", WddmsegState, vram_size_prop, 0),
     DEFINE_PROP_STRING("layout", WddmsegState, layout_str),
+    DEFINE_PROP_SIZE("x-batch-bytes", WddmsegState, batch_bytes,
+                     WDDMSEG_DEFAULT_BATCH_BYTES),
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -994,6 +2119,7 @@ static void wddmseg_class_init(ObjectClass *klass, void *data)
 
     k->realize = wddmseg_realize;
     k->exit = wddmseg_exit;
+    k->config_write = wddmseg_config_write;
     k->romfile = NULL;
     k->vendor_id = WDDMSEG_PCI_VENDOR_ID;
     k->device_id = WDDMSEG_PCI_DEVICE_ID;
@@ -1018,6 +2144,9 @@ static void wddmseg_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "layout",
         "Descriptor table and caps, replacing the default layout: "
         "CAPS:NODE{|BASE:CPU:SIZE:COMMIT:FLAGS[:NBANKS[:END{/END}]]}");
+    object_class_property_set_description(klass, "x-batch-bytes",
+        "Bytes the copy engine moves per bottom-half run, 4K..1G (a test "
+        "hook: smaller runs make a long copy span several)");
     set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
 }
 

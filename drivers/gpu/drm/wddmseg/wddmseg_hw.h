@@ -35,7 +35,7 @@
 #define WDDMSEG_REG_VERSION		0x0004
 #define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
-#define   WDDMSEG_VERSION_CURRENT	0x00010001	/* 1.1 */
+#define   WDDMSEG_VERSION_CURRENT	0x00010002	/* 1.2 */
 
 /* Adapter capabilities: DXGK_VIDMMCAPS. */
 #define WDDMSEG_REG_VIDMM_CAPS		0x0008	/* DXGK_VIDMMCAPS.Value */
