@@ -274,6 +274,18 @@ static void wddmseg_bo_destroy(struct ttm_buffer_object *tbo)
 	kfree(bo);
 }
 
+/**
+ * wddmseg_is_bo - whether a TTM BO is one of our allocations
+ * @tbo: buffer object
+ *
+ * TTM also hands the driver "ghost" objects that hold the old resource of
+ * a pipelined move; they are plain ttm_buffer_objects.
+ */
+bool wddmseg_is_bo(struct ttm_buffer_object *tbo)
+{
+	return tbo->destroy == wddmseg_bo_destroy;
+}
+
 static void wddmseg_gem_free(struct drm_gem_object *obj)
 {
 	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);

@@ -5,8 +5,11 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/io.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include <drm/drm_debugfs.h>
 #include <drm/drm_drv.h>
@@ -117,10 +120,66 @@ static int wddmseg_peek_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
+static int wddmseg_engine_show(struct seq_file *m, void *unused)
+{
+	struct drm_info_node *node = m->private;
+	struct wddmseg_device *wdev = to_wddmseg(node->minor->dev);
+	struct wddmseg_engine *eng = &wdev->engine;
+	int idx;
+
+	seq_printf(m, "ready: %d\nsubmitted seqno: %llu\nresets: %llu\n",
+		   READ_ONCE(eng->ready), READ_ONCE(eng->seqno),
+		   READ_ONCE(eng->resets));
+	if (!eng->ready || !drm_dev_enter(&wdev->drm, &idx))
+		return 0;
+	seq_printf(m, "completed seqno: %llu\n",
+		   le64_to_cpu(READ_ONCE(*eng->writeback)));
+	seq_printf(m, "head: 0x%x\ntail: 0x%x\nstatus: 0x%x\nfault code: %u at 0x%x\n",
+		   readl(wdev->mmio + WDDMSEG_REG_RING_HEAD),
+		   readl(wdev->mmio + WDDMSEG_REG_RING_TAIL),
+		   readl(wdev->mmio + WDDMSEG_REG_RING_STATUS),
+		   readl(wdev->mmio + WDDMSEG_REG_FAULT_CODE),
+		   readl(wdev->mmio + WDDMSEG_REG_FAULT_HEAD));
+	drm_dev_exit(idx);
+	return 0;
+}
+
+/* Write "hang" or "fault" to make the engine misbehave once. */
+static ssize_t wddmseg_inject_write(struct file *file, const char __user *ubuf,
+				    size_t len, loff_t *pos)
+{
+	struct wddmseg_device *wdev = file_inode(file)->i_private;
+	char buf[8] = {};
+	u32 what;
+	int idx;
+
+	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
+		return -EFAULT;
+	if (sysfs_streq(buf, "hang"))
+		what = WDDMSEG_INJECT_HANG;
+	else if (sysfs_streq(buf, "fault"))
+		what = WDDMSEG_INJECT_FAULT;
+	else
+		return -EINVAL;
+	if (!wdev->engine.ready || !drm_dev_enter(&wdev->drm, &idx))
+		return -ENODEV;
+	wddmseg_engine_inject(&wdev->engine, what);
+	drm_dev_exit(idx);
+	return len;
+}
+
+static const struct file_operations wddmseg_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = wddmseg_inject_write,
+	.llseek = noop_llseek,
+};
+
 static const struct drm_info_list wddmseg_debugfs_list[] = {
 	{ "segments", wddmseg_segments_show, 0, NULL },
 	{ "mm", wddmseg_mm_show, 0, NULL },
 	{ "peek", wddmseg_peek_show, 0, NULL },
+	{ "engine", wddmseg_engine_show, 0, NULL },
 };
 
 void wddmseg_debugfs_init(struct drm_minor *minor)
@@ -132,4 +191,6 @@ void wddmseg_debugfs_init(struct drm_minor *minor)
 				 minor->debugfs_root, minor);
 	debugfs_create_x64("peek_addr", 0600, minor->debugfs_root,
 			   &wdev->peek_addr);
+	debugfs_create_file("inject", 0200, minor->debugfs_root, wdev,
+			    &wddmseg_inject_fops);
 }

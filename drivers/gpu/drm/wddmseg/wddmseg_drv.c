@@ -147,6 +147,13 @@ static int wddmseg_map_bars(struct wddmseg_device *wdev)
 	return drmm_add_action_or_reset(&wdev->drm, wddmseg_unmap_bars, NULL);
 }
 
+static void wddmseg_stop_engine(void *data)
+{
+	struct wddmseg_device *wdev = data;
+
+	wddmseg_engine_fini(&wdev->engine);
+}
+
 static void wddmseg_release_ttm(struct drm_device *drm, void *unused)
 {
 	wddmseg_ttm_fini(to_wddmseg(drm));
@@ -187,6 +194,19 @@ static int wddmseg_pci_probe(struct pci_dev *pdev,
 	ret = wddmseg_load_segments(wdev);
 	if (ret)
 		return ret;
+
+	ret = wddmseg_engine_init(wdev, &wdev->engine);
+	if (ret) {
+		/* Keep going: moves fall back to the CPU. */
+		drm_warn(&wdev->drm, "copy engine unavailable (%d), moving memory with the CPU\n",
+			 ret);
+	} else {
+		/* Stop the engine at unbind, before pcim disables the device. */
+		ret = devm_add_action_or_reset(&pdev->dev, wddmseg_stop_engine,
+					       wdev);
+		if (ret)
+			return ret;
+	}
 
 	ret = wddmseg_ttm_init(wdev);
 	if (ret)

@@ -5,8 +5,11 @@
 #ifndef WDDMSEG_DRV_H
 #define WDDMSEG_DRV_H
 
+#include <linux/dma-fence.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
@@ -129,6 +132,88 @@ struct wddmseg_file {
 };
 
 /**
+ * struct wddmseg_engine - the copy engine (paging node)
+ * @wdev: owning device
+ * @mmio: BAR0
+ * @lock: serializes submissions (reserve, emit, commit) and recovery
+ * @ready: the engine runs; otherwise moves fall back to the CPU
+ * @wedged: unused for now: recovery always restarts the engine
+ * @ring: command ring (coherent DMA memory)
+ * @ring_dma: its DMA address
+ * @ring_tail: next free byte offset (what the doorbell says)
+ * @ring_free: offset up to which completed jobs freed the ring
+ * @arena: page-list arena (coherent DMA memory)
+ * @arena_dma: its DMA address
+ * @arena_tail: next free byte offset
+ * @arena_free: offset up to which completed jobs freed the arena
+ * @writeback: slot the device writes the last completed seqno to
+ * @writeback_dma: its DMA address
+ * @dummy: page unmapped aperture entries point at
+ * @dummy_dma: its DMA address
+ * @fence_context: one dma_fence timeline for all paging work
+ * @seqno: last seqno handed out
+ * @fence_lock: protects @pending, @ring_free, @arena_free; fence lock
+ * @pending: submitted fences, oldest first
+ * @space_wq: woken when jobs complete
+ * @watchdog: detects hangs and faults
+ * @resets: engine resets so far
+ */
+struct wddmseg_engine {
+	struct wddmseg_device *wdev;
+	void __iomem *mmio;
+	struct mutex lock;	/* submissions and recovery */
+	bool ready;
+	bool wedged;
+	__le64 *ring;
+	dma_addr_t ring_dma;
+	u32 ring_tail;
+	u32 ring_free;
+	u8 *arena;
+	dma_addr_t arena_dma;
+	u32 arena_tail;
+	u32 arena_free;
+	__le64 *writeback;
+	dma_addr_t writeback_dma;
+	void *dummy;
+	dma_addr_t dummy_dma;
+	u64 fence_context;
+	u64 seqno;
+	spinlock_t fence_lock;	/* pending list, free offsets, fences */
+	struct list_head pending;
+	wait_queue_head_t space_wq;
+	struct delayed_work watchdog;
+	u64 resets;
+};
+
+/**
+ * struct wddmseg_job - room reserved in the ring and the arena
+ * @ring_start: ring offset of the first command
+ * @ring_pos: where the next command goes
+ * @ring_limit: end of the reserved commands (the FENCE goes after)
+ * @arena: CPU address of the reserved page-list bytes
+ * @arena_dma: their DMA address
+ */
+struct wddmseg_job {
+	u32 ring_start;
+	u32 ring_pos;
+	u32 ring_limit;
+	u8 *arena;
+	dma_addr_t arena_dma;
+};
+
+/**
+ * struct wddmseg_loc - a memory location of a paging command
+ * @segment_id: segment, or 0 for system memory through a page list
+ * @addr: byte offset in the segment, or DMA address of the page list
+ * @offset: with segment 0, byte offset into the listed memory
+ */
+struct wddmseg_loc {
+	u32 segment_id;
+	u64 addr;
+	u64 offset;
+};
+
+/**
  * struct wddmseg_device - driver instance
  * @drm: DRM device, first so that the managed allocation frees us
  * @mmio: BAR0 registers
@@ -143,6 +228,7 @@ struct wddmseg_file {
  * @apt_lock: serializes select-then-access register sequences (APT, PEEK)
  * @peek_addr: GPU address the debugfs peek file reads
  * @ttm_ready: the TTM device and its managers are initialized
+ * @engine: the copy engine
  */
 struct wddmseg_device {
 	struct drm_device drm;
@@ -159,6 +245,7 @@ struct wddmseg_device {
 	struct mutex apt_lock;		/* select + access of APT and PEEK */
 	u64 peek_addr;
 	bool ttm_ready;
+	struct wddmseg_engine engine;
 };
 
 static inline struct wddmseg_device *to_wddmseg(struct drm_device *drm)
@@ -243,6 +330,30 @@ int wddmseg_alloc_validate(const struct wddmseg_adapter_desc *desc,
 			   const struct drm_wddmseg_gem_create *args,
 			   u64 max_size, struct wddmseg_violation *v);
 
+/* wddmseg_paging.c */
+u32 wddmseg_encode_transfer(u64 *cmd, u64 size, const struct wddmseg_loc *src,
+			    const struct wddmseg_loc *dst);
+u32 wddmseg_encode_fill(u64 *cmd, u64 size, u32 pattern,
+			const struct wddmseg_loc *dst);
+u32 wddmseg_encode_map_aperture(u64 *cmd, u32 segment_id, bool coherent,
+				u64 first_page, u64 count, u64 list);
+u32 wddmseg_encode_unmap_aperture(u64 *cmd, u32 segment_id, u64 first_page,
+				  u64 count, u64 dummy);
+u32 wddmseg_encode_fence(u64 *cmd, u64 seqno, u64 writeback, u32 flags);
+u32 wddmseg_encode_nop(u64 *cmd, u32 qwords);
+
+/* wddmseg_engine.c */
+int wddmseg_engine_init(struct wddmseg_device *wdev, struct wddmseg_engine *eng);
+void wddmseg_engine_fini(struct wddmseg_engine *eng);
+int wddmseg_engine_reserve(struct wddmseg_engine *eng, u32 qwords,
+			   u32 arena_bytes, struct wddmseg_job *job);
+void wddmseg_engine_emit(struct wddmseg_engine *eng, struct wddmseg_job *job,
+			 const u64 *cmd, u32 qwords);
+struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
+					struct wddmseg_job *job);
+bool wddmseg_engine_idle(struct wddmseg_engine *eng, unsigned long timeout);
+void wddmseg_engine_inject(struct wddmseg_engine *eng, u32 what);
+
 /* wddmseg_mgr.c */
 int wddmseg_mgr_init(struct wddmseg_device *wdev, u32 segment_id);
 void wddmseg_mgr_fini(struct wddmseg_device *wdev, u32 segment_id);
@@ -256,6 +367,7 @@ int wddmseg_budget_group(const struct wddmseg_segment_desc *seg);
 
 /* wddmseg_bo.c */
 extern const struct drm_gem_object_funcs wddmseg_gem_funcs;
+bool wddmseg_is_bo(struct ttm_buffer_object *tbo);
 void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access);
 void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from_segment,
 				struct ttm_placement *placement);

@@ -30,7 +30,7 @@
 #include "wddmseg_drv.h"
 #include "wddmseg_hw.h"
 
-#define WDDMSEG_HW_PAGE_SIZE	4096
+#define WDDMSEG_HW_PAGE_SIZE	BIT(WDDMSEG_HW_PAGE_SHIFT)
 
 static struct wddmseg_mgr *wddmseg_res_mgr(struct wddmseg_device *wdev,
 					   struct ttm_resource *res)
@@ -216,6 +216,221 @@ static int wddmseg_cpu_copy(struct wddmseg_device *wdev,
 	return 0;
 }
 
+static bool use_engine = true;
+module_param(use_engine, bool, 0644);
+MODULE_PARM_DESC(use_engine,
+		 "Move memory with the copy engine (default) or, if 0, with the CPU");
+
+/* Pages per engine job: each job's page lists must fit the arena. */
+#define WDDMSEG_MOVE_CHUNK_PAGES	(SZ_8M >> PAGE_SHIFT)
+
+static bool wddmseg_engine_usable(struct wddmseg_device *wdev)
+{
+	return READ_ONCE(use_engine) && READ_ONCE(wdev->engine.ready);
+}
+
+/*
+ * Where pages [@first, @first + @n) of @res are, for a paging command: a
+ * segment offset, or system memory through a page list written into the
+ * job's arena at *@arena_off.
+ */
+static void wddmseg_res_loc(struct wddmseg_device *wdev,
+			    struct ttm_buffer_object *tbo,
+			    struct ttm_resource *res, pgoff_t first, pgoff_t n,
+			    struct wddmseg_job *job, u32 *arena_off,
+			    struct wddmseg_loc *loc)
+{
+	struct wddmseg_mgr *mgr = wddmseg_res_mgr(wdev, res);
+	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	__le64 *list;
+	pgoff_t i;
+	u32 j, k = 0;
+
+	if (mgr && !mgr->manager.use_tt) {
+		loc->segment_id = mgr->segment_id;
+		loc->addr = (u64)(res->start + first) << PAGE_SHIFT;
+		loc->offset = 0;
+		return;
+	}
+
+	list = (__le64 *)(job->arena + *arena_off);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < sub; j++)
+			list[k++] = cpu_to_le64(tbo->ttm->dma_address[first + i] +
+						j * WDDMSEG_HW_PAGE_SIZE);
+	loc->segment_id = WDDMSEG_SEGMENT_SYSTEM;
+	loc->addr = job->arena_dma + *arena_off;
+	loc->offset = 0;
+	*arena_off += k * sizeof(*list);
+}
+
+/*
+ * The paging buffer of one move, in jobs of at most 8 MiB: Transfer (or
+ * Fill with zeroes when the source never had content), MapApertureSegment
+ * for a new aperture placement, UnmapApertureSegment for an old one.
+ * Returns the last job's fence; the engine runs jobs in order.
+ */
+static int wddmseg_engine_move(struct wddmseg_device *wdev,
+			       struct ttm_buffer_object *tbo,
+			       struct ttm_resource *new_mem, bool clear,
+			       struct dma_fence **fence)
+{
+	struct wddmseg_engine *eng = &wdev->engine;
+	struct ttm_resource *old_mem = tbo->resource;
+	struct wddmseg_mgr *old_mgr = wddmseg_res_mgr(wdev, old_mem);
+	struct wddmseg_mgr *new_mgr = wddmseg_res_mgr(wdev, new_mem);
+	bool old_tt = !old_mgr || old_mgr->manager.use_tt;
+	bool new_tt = !new_mgr || new_mgr->manager.use_tt;
+	bool old_apt = wddmseg_res_is_aperture(wdev, old_mem);
+	bool new_apt = wddmseg_res_is_aperture(wdev, new_mem);
+	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	struct dma_fence *last = NULL;
+	pgoff_t first, n;
+	int ret = 0;
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return -ENODEV;
+	}
+
+	for (first = 0; first < new_mem->num_pages; first += n) {
+		u64 cmd[WDDMSEG_TRANSFER_QWORDS + 2 * WDDMSEG_APERTURE_QWORDS];
+		struct wddmseg_loc src, dst;
+		struct wddmseg_job job;
+		u32 q = 0, arena = 0, lists, dst_list = 0;
+		struct dma_fence *f;
+
+		n = min_t(pgoff_t, WDDMSEG_MOVE_CHUNK_PAGES,
+			  new_mem->num_pages - first);
+		lists = (old_tt && !clear && !new_tt) + new_tt;
+		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd),
+					     lists * n * sub * 8, &job);
+		if (ret)
+			break;
+
+		if (!(old_tt && new_tt)) {
+			if (!clear)
+				wddmseg_res_loc(wdev, tbo, old_mem, first, n, &job,
+						&arena, &src);
+			dst_list = arena;
+			wddmseg_res_loc(wdev, tbo, new_mem, first, n, &job,
+					&arena, &dst);
+			if (clear)
+				q += wddmseg_encode_fill(cmd + q,
+							 (u64)n << PAGE_SHIFT, 0,
+							 &dst);
+			else
+				q += wddmseg_encode_transfer(cmd + q,
+							     (u64)n << PAGE_SHIFT,
+							     &src, &dst);
+		} else if (new_apt) {
+			wddmseg_res_loc(wdev, tbo, new_mem, first, n, &job,
+					&arena, &dst);
+		}
+		if (new_apt)
+			q += wddmseg_encode_map_aperture(cmd + q,
+							 new_mgr->segment_id,
+							 new_mgr->desc->flags &
+							 DXGK_SEGFLAG_CACHE_COHERENT,
+							 (new_mem->start + first) * sub,
+							 n * sub,
+							 job.arena_dma + dst_list);
+		if (old_apt)
+			q += wddmseg_encode_unmap_aperture(cmd + q,
+							   old_mgr->segment_id,
+							   (old_mem->start + first) * sub,
+							   n * sub, eng->dummy_dma);
+		wddmseg_engine_emit(eng, &job, cmd, q);
+
+		f = wddmseg_engine_commit(eng, &job);
+		if (IS_ERR(f)) {
+			ret = PTR_ERR(f);
+			break;
+		}
+		dma_fence_put(last);
+		last = f;
+	}
+	mutex_unlock(&eng->lock);
+
+	if (ret && last) {
+		/* Part of the move is queued: let it finish, then fail. */
+		dma_fence_wait(last, false);
+		dma_fence_put(last);
+		return ret;
+	}
+	*fence = last;
+	return ret;
+}
+
+/* The engine path of the move callback; -ENODEV: use the CPU instead. */
+static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
+				  struct ttm_buffer_object *tbo, bool evict,
+				  struct ttm_operation_ctx *ctx,
+				  struct ttm_resource *new_mem)
+{
+	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
+	struct ttm_resource *old_mem = tbo->resource;
+	struct ttm_resource_manager *old_man, *new_man;
+	bool sync = bo->flags & WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
+	struct dma_fence *fence = NULL;
+	struct ttm_tt *ttm = tbo->ttm;
+	bool clear;
+	int ret;
+
+	old_man = ttm_manager_type(tbo->bdev, old_mem->mem_type);
+	new_man = ttm_manager_type(tbo->bdev, new_mem->mem_type);
+
+	/* Both in pages and no aperture involved: nothing to do. */
+	if (old_man->use_tt && new_man->use_tt &&
+	    !wddmseg_res_is_aperture(wdev, old_mem) &&
+	    !wddmseg_res_is_aperture(wdev, new_mem)) {
+		wddmseg_bo_moved(bo, old_mem, new_mem, evict);
+		ttm_bo_move_null(tbo, new_mem);
+		return 0;
+	}
+
+	/* SynchronousPaging: page only when idle, finish before returning. */
+	if (sync) {
+		ret = ttm_bo_wait_ctx(tbo, ctx);
+		if (ret)
+			return ret;
+	}
+
+	clear = old_man->use_tt && (!ttm || !ttm_tt_is_populated(ttm));
+	if (ttm && (!clear || new_man->use_tt)) {
+		ret = ttm_tt_populate(tbo->bdev, ttm, ctx);
+		if (ret)
+			return ret;
+	}
+
+	ret = wddmseg_engine_move(wdev, tbo, new_mem, clear, &fence);
+	if (ret)
+		return ret;
+
+	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
+	if (old_man->use_tt && new_man->use_tt) {
+		/* Aperture (un)binding only: short, and the pages stay. */
+		dma_fence_wait(fence, false);
+		ret = fence->error;
+		dma_fence_put(fence);
+		ttm_bo_move_null(tbo, new_mem);
+		return ret;
+	}
+	if (sync)
+		dma_fence_wait(fence, false);
+	/*
+	 * Always the eviction flavour: VRAM is freed at once, and TTM makes
+	 * the next user of that range wait for this fence (the manager's
+	 * move fence, one paging timeline); pages are freed once the copy
+	 * is done. No ghost object keeps the old placement allocated, so
+	 * usage counters are exact when the ioctl returns.
+	 */
+	ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !sync, new_mem);
+	dma_fence_put(fence);
+	return ret;
+}
+
 static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 			   struct ttm_operation_ctx *ctx,
 			   struct ttm_resource *new_mem, struct ttm_place *hop)
@@ -232,15 +447,26 @@ static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 		wddmseg_bo_moved(bo, NULL, new_mem, evict);
 		return 0;
 	}
+	/* A ghost of a pipelined move holds stale content: nothing to keep. */
+	if (!wddmseg_is_bo(tbo)) {
+		ttm_bo_move_null(tbo, new_mem);
+		return 0;
+	}
+
+	old_type = old_mem->mem_type;
+	old_man = ttm_manager_type(tbo->bdev, old_type);
+	new_man = ttm_manager_type(tbo->bdev, new_mem->mem_type);
+
+	if (wddmseg_engine_usable(wdev)) {
+		ret = wddmseg_bo_move_engine(wdev, tbo, evict, ctx, new_mem);
+		if (ret != -ENODEV)
+			return ret;
+	}
 
 	/* The CPU copies synchronously: wait until nothing uses the BO. */
 	ret = ttm_bo_wait_ctx(tbo, ctx);
 	if (ret)
 		return ret;
-
-	old_type = old_mem->mem_type;
-	old_man = ttm_manager_type(tbo->bdev, old_type);
-	new_man = ttm_manager_type(tbo->bdev, new_mem->mem_type);
 
 	if (!(old_man->use_tt && new_man->use_tt)) {
 		ret = wddmseg_cpu_copy(wdev, tbo, new_mem, ctx);
@@ -269,7 +495,8 @@ static void wddmseg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
 		return;
 	if (wddmseg_res_is_aperture(wdev, tbo->resource))
 		wddmseg_apt_update(wdev, tbo->resource, NULL);
-	wddmseg_bo_moved(to_wddmseg_bo(tbo), tbo->resource, NULL, false);
+	if (wddmseg_is_bo(tbo))
+		wddmseg_bo_moved(to_wddmseg_bo(tbo), tbo->resource, NULL, false);
 }
 
 /**
@@ -386,6 +613,9 @@ static void wddmseg_evict_flags(struct ttm_buffer_object *tbo,
 {
 	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
 
+	/* No placement: TTM drops a ghost's stale content. */
+	if (!wddmseg_is_bo(tbo))
+		return;
 	wddmseg_bo_evict_placement(to_wddmseg_bo(tbo),
 				   wddmseg_mem_type_segment(wdev,
 							    tbo->resource->mem_type),
@@ -411,6 +641,63 @@ static int wddmseg_io_mem_reserve(struct ttm_device *bdev,
 	return 0;
 }
 
+/* Queue a FILL of zeroes over the VRAM of an allocation being released. */
+static void wddmseg_bo_wipe(struct ttm_buffer_object *tbo)
+{
+	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
+	struct wddmseg_mgr *mgr;
+	struct wddmseg_engine *eng = &wdev->engine;
+	struct ttm_resource *res = tbo->resource;
+	struct dma_fence *fence;
+	struct wddmseg_loc dst;
+	struct wddmseg_job job;
+	u64 cmd[WDDMSEG_FILL_QWORDS];
+	u32 q;
+
+	if (!res || !wddmseg_engine_usable(wdev))
+		return;
+	mgr = wddmseg_res_mgr(wdev, res);
+	if (!mgr || mgr->manager.use_tt || !dma_resv_trylock(tbo->base.resv))
+		return;
+	if (dma_resv_reserve_fences(tbo->base.resv, 1))
+		goto unlock;
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready || wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd), 0, &job)) {
+		mutex_unlock(&eng->lock);
+		goto unlock;
+	}
+	dst.segment_id = mgr->segment_id;
+	dst.addr = (u64)res->start << PAGE_SHIFT;
+	dst.offset = 0;
+	q = wddmseg_encode_fill(cmd, (u64)res->num_pages << PAGE_SHIFT, 0, &dst);
+	wddmseg_engine_emit(eng, &job, cmd, q);
+	fence = wddmseg_engine_commit(eng, &job);
+	mutex_unlock(&eng->lock);
+
+	/* TTM frees the VRAM only once the wipe is done. */
+	if (!IS_ERR(fence)) {
+		dma_resv_add_fence(tbo->base.resv, fence, DMA_RESV_USAGE_KERNEL);
+		dma_fence_put(fence);
+	}
+unlock:
+	dma_resv_unlock(tbo->base.resv);
+}
+
+/*
+ * Wipe VRAM an allocation leaves behind, with a FILL on the engine, then
+ * wait until the allocation is idle: its memory is free (and counted as
+ * free) when the last reference goes, not later from TTM's delayed delete.
+ */
+static void wddmseg_bo_release_notify(struct ttm_buffer_object *tbo)
+{
+	if (!wddmseg_is_bo(tbo))
+		return;
+	wddmseg_bo_wipe(tbo);
+	dma_resv_wait_timeout(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP, false,
+			      msecs_to_jiffies(30000));
+}
+
 static struct ttm_device_funcs wddmseg_ttm_funcs = {
 	.ttm_tt_create = wddmseg_ttm_tt_create,
 	.ttm_tt_populate = wddmseg_ttm_tt_populate,
@@ -421,6 +708,7 @@ static struct ttm_device_funcs wddmseg_ttm_funcs = {
 	.move = wddmseg_bo_move,
 	.delete_mem_notify = wddmseg_bo_delete_mem_notify,
 	.io_mem_reserve = wddmseg_io_mem_reserve,
+	.release_notify = wddmseg_bo_release_notify,
 };
 
 static void wddmseg_assign_mem_types(struct wddmseg_device *wdev)

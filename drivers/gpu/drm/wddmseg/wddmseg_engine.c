@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The copy engine: WDDM's paging node as a ring of commands.
+ *
+ * A submission reserves room in the ring (commands) and in the page-list
+ * arena (MDLs the commands point at), copies its commands in, and ends
+ * with a FENCE that writes its seqno to a writeback slot and interrupts.
+ * Both the ring and the arena are consumed in submission order, so each
+ * fence records where its job ends in both; when it signals, that space is
+ * free again. All fences share one context: the paging engine is one
+ * timeline, which is what TTM's pipelined eviction expects.
+ *
+ * A watchdog notices a fence older than the timeout or a faulted engine,
+ * resets the engine and replays the jobs that had not completed, once; a
+ * job that fails again is signalled with -EIO.
+ */
+
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <drm/drm_print.h>
+
+#include "wddmseg_drv.h"
+#include "wddmseg_hw.h"
+
+#define WDDMSEG_RING_BYTES	SZ_256K
+#define WDDMSEG_ARENA_BYTES	SZ_1M
+
+static unsigned int fence_timeout_ms = 5000;
+module_param(fence_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(fence_timeout_ms,
+		 "Paging fence timeout before the engine is reset (default 5000)");
+
+/**
+ * struct wddmseg_fence - completion of one engine job
+ * @base: the dma_fence
+ * @link: in &wddmseg_engine.pending, submission order
+ * @ring_start: ring offset of the job's first command
+ * @ring_end: ring offset just past its FENCE
+ * @arena_end: arena offset just past its page lists
+ * @deadline: jiffies after which the job counts as hung
+ * @replayed: the job was already replayed after a reset
+ */
+struct wddmseg_fence {
+	struct dma_fence base;
+	struct list_head link;
+	u32 ring_start;
+	u32 ring_end;
+	u32 arena_end;
+	unsigned long deadline;
+	bool replayed;
+};
+
+static const char *wddmseg_fence_driver_name(struct dma_fence *f)
+{
+	return WDDMSEG_DRIVER_NAME;
+}
+
+static const char *wddmseg_fence_timeline_name(struct dma_fence *f)
+{
+	return "paging";
+}
+
+static const struct dma_fence_ops wddmseg_fence_ops = {
+	.get_driver_name = wddmseg_fence_driver_name,
+	.get_timeline_name = wddmseg_fence_timeline_name,
+};
+
+static u64 wddmseg_engine_done_seqno(struct wddmseg_engine *eng)
+{
+	u64 done = le64_to_cpu(READ_ONCE(*eng->writeback));
+
+	dma_rmb();
+	return done;
+}
+
+/* Signal finished fences and free their ring and arena space. */
+static void wddmseg_engine_retire(struct wddmseg_engine *eng)
+{
+	struct wddmseg_fence *f, *tmp;
+	unsigned long flags;
+	u64 done = wddmseg_engine_done_seqno(eng);
+	bool progress = false;
+
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	list_for_each_entry_safe(f, tmp, &eng->pending, link) {
+		if (f->base.seqno > done)
+			break;
+		eng->ring_free = f->ring_end;
+		eng->arena_free = f->arena_end;
+		list_del(&f->link);
+		dma_fence_signal_locked(&f->base);
+		dma_fence_put(&f->base);
+		progress = true;
+	}
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+
+	if (progress)
+		wake_up_all(&eng->space_wq);
+}
+
+static irqreturn_t wddmseg_engine_irq(int irq, void *arg)
+{
+	struct wddmseg_engine *eng = arg;
+	u32 status = readl(eng->mmio + WDDMSEG_REG_IRQ_STATUS);
+
+	if (!status)
+		return IRQ_NONE;
+	writel(status, eng->mmio + WDDMSEG_REG_IRQ_STATUS);
+
+	wddmseg_engine_retire(eng);
+	if (status & WDDMSEG_IRQ_ERROR)
+		mod_delayed_work(system_wq, &eng->watchdog, 0);
+	return IRQ_HANDLED;
+}
+
+static void wddmseg_engine_hw_start(struct wddmseg_engine *eng)
+{
+	writel(lower_32_bits(eng->ring_dma), eng->mmio + WDDMSEG_REG_RING_BASE_LO);
+	writel(upper_32_bits(eng->ring_dma), eng->mmio + WDDMSEG_REG_RING_BASE_HI);
+	writel(WDDMSEG_RING_BYTES, eng->mmio + WDDMSEG_REG_RING_SIZE);
+	writel(WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR,
+	       eng->mmio + WDDMSEG_REG_IRQ_MASK);
+	writel(WDDMSEG_RING_CTRL_ENABLE, eng->mmio + WDDMSEG_REG_RING_CTRL);
+}
+
+static u32 wddmseg_ring_used(struct wddmseg_engine *eng)
+{
+	return (eng->ring_tail - eng->ring_free) & (WDDMSEG_RING_BYTES - 1);
+}
+
+/* Bytes to skip at the ring end so that @bytes fit contiguously. */
+static u32 wddmseg_ring_pad(struct wddmseg_engine *eng, u32 bytes)
+{
+	u32 left = WDDMSEG_RING_BYTES - eng->ring_tail;
+
+	return left < bytes ? left : 0;
+}
+
+static bool wddmseg_ring_fits(struct wddmseg_engine *eng, u32 bytes)
+{
+	/* Keep one word free: head == tail must mean empty. */
+	return wddmseg_ring_used(eng) + wddmseg_ring_pad(eng, bytes) + bytes +
+	       8 <= WDDMSEG_RING_BYTES;
+}
+
+static u32 wddmseg_arena_pad(struct wddmseg_engine *eng, u32 bytes)
+{
+	u32 left = WDDMSEG_ARENA_BYTES - eng->arena_tail;
+
+	return left < bytes ? left : 0;
+}
+
+static bool wddmseg_arena_fits(struct wddmseg_engine *eng, u32 bytes)
+{
+	u32 used = (eng->arena_tail - eng->arena_free) &
+		   (WDDMSEG_ARENA_BYTES - 1);
+
+	if (!bytes)
+		return true;
+	/* An empty arena may restart anywhere. */
+	if (list_empty(&eng->pending))
+		return true;
+	return used + wddmseg_arena_pad(eng, bytes) + bytes + 8 <=
+	       WDDMSEG_ARENA_BYTES;
+}
+
+static bool wddmseg_engine_has_room(struct wddmseg_engine *eng, u32 ring_bytes,
+				    u32 arena_bytes)
+{
+	bool ok;
+	unsigned long flags;
+
+	wddmseg_engine_retire(eng);
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	ok = wddmseg_ring_fits(eng, ring_bytes) &&
+	     wddmseg_arena_fits(eng, arena_bytes);
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+	return ok;
+}
+
+static void wddmseg_engine_recover(struct wddmseg_engine *eng,
+				   const char *why);
+
+/**
+ * wddmseg_engine_reserve - make room for a job
+ * @eng: engine, whose lock the caller holds
+ * @qwords: command words, not counting the FENCE added at commit
+ * @arena_bytes: bytes of page lists
+ * @job: filled in
+ *
+ * Waits for older jobs to complete if needed, recovering a hung engine.
+ *
+ * Return: 0, or -EINVAL if the job can never fit, or -EIO if the engine is
+ * wedged.
+ */
+int wddmseg_engine_reserve(struct wddmseg_engine *eng, u32 qwords,
+			   u32 arena_bytes, struct wddmseg_job *job)
+{
+	u32 ring_bytes = (qwords + WDDMSEG_FENCE_QWORDS) * 8;
+	unsigned long flags;
+	u32 pad;
+
+	lockdep_assert_held(&eng->lock);
+	arena_bytes = ALIGN(arena_bytes, 8);
+	if (ring_bytes > WDDMSEG_RING_BYTES / 2 ||
+	    arena_bytes > WDDMSEG_ARENA_BYTES / 2)
+		return -EINVAL;
+
+	while (!wddmseg_engine_has_room(eng, ring_bytes, arena_bytes)) {
+		if (eng->wedged)
+			return -EIO;
+		if (!wait_event_timeout(eng->space_wq,
+					wddmseg_engine_has_room(eng, ring_bytes,
+								arena_bytes),
+					msecs_to_jiffies(fence_timeout_ms)))
+			wddmseg_engine_recover(eng, "ring full, no progress");
+	}
+	if (eng->wedged)
+		return -EIO;
+
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	if (list_empty(&eng->pending)) {
+		eng->arena_free = 0;
+		eng->arena_tail = 0;
+	}
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+
+	/* Pad the ring end with a NOP so the job is contiguous. */
+	pad = wddmseg_ring_pad(eng, ring_bytes);
+	if (pad) {
+		u64 nop = WDDMSEG_CMD_HDR(WDDMSEG_OP_NOP, pad / 8);
+
+		eng->ring[eng->ring_tail / 8] = cpu_to_le64(nop);
+		eng->ring_tail = 0;
+	}
+	pad = wddmseg_arena_pad(eng, arena_bytes);
+	if (pad)
+		eng->arena_tail = 0;
+
+	job->ring_start = eng->ring_tail;
+	job->ring_pos = eng->ring_tail;
+	job->ring_limit = eng->ring_tail + ring_bytes - WDDMSEG_FENCE_QWORDS * 8;
+	job->arena = eng->arena + eng->arena_tail;
+	job->arena_dma = eng->arena_dma + eng->arena_tail;
+	eng->arena_tail += arena_bytes;
+	return 0;
+}
+
+/**
+ * wddmseg_engine_emit - copy commands into a reserved job
+ * @eng: engine
+ * @job: from wddmseg_engine_reserve()
+ * @cmd: words in CPU order
+ * @qwords: how many
+ */
+void wddmseg_engine_emit(struct wddmseg_engine *eng, struct wddmseg_job *job,
+			 const u64 *cmd, u32 qwords)
+{
+	u32 i;
+
+	if (WARN_ON(job->ring_pos + qwords * 8 > job->ring_limit))
+		return;
+	for (i = 0; i < qwords; i++)
+		eng->ring[job->ring_pos / 8 + i] = cpu_to_le64(cmd[i]);
+	job->ring_pos += qwords * 8;
+}
+
+static void wddmseg_engine_doorbell(struct wddmseg_engine *eng)
+{
+	/* Commands and page lists must be visible before the device looks. */
+	wmb();
+	writel(eng->ring_tail, eng->mmio + WDDMSEG_REG_RING_TAIL);
+}
+
+/**
+ * wddmseg_engine_commit - end a job with a FENCE and start it
+ * @eng: engine
+ * @job: filled with commands
+ *
+ * Return: the job's fence (a reference for the caller), or an ERR_PTR.
+ */
+struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
+					struct wddmseg_job *job)
+{
+	struct wddmseg_fence *f;
+	unsigned long flags;
+	u64 cmd[WDDMSEG_FENCE_QWORDS];
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+
+	dma_fence_init(&f->base, &wddmseg_fence_ops, &eng->fence_lock,
+		       eng->fence_context, ++eng->seqno);
+	wddmseg_encode_fence(cmd, eng->seqno, eng->writeback_dma,
+			     WDDMSEG_FENCE_IRQ);
+	job->ring_limit += WDDMSEG_FENCE_QWORDS * 8;
+	wddmseg_engine_emit(eng, job, cmd, WDDMSEG_FENCE_QWORDS);
+
+	f->ring_start = job->ring_start;
+	f->ring_end = job->ring_pos & (WDDMSEG_RING_BYTES - 1);
+	f->arena_end = eng->arena_tail;
+	f->deadline = jiffies + msecs_to_jiffies(fence_timeout_ms);
+
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	dma_fence_get(&f->base);
+	list_add_tail(&f->link, &eng->pending);
+	eng->ring_tail = f->ring_end;
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+
+	wddmseg_engine_doorbell(eng);
+	mod_delayed_work(system_wq, &eng->watchdog,
+			 msecs_to_jiffies(fence_timeout_ms));
+	return &f->base;
+}
+
+/* Fail every pending job: the engine cannot run them. */
+static void wddmseg_engine_fail_pending(struct wddmseg_engine *eng, int error)
+{
+	struct wddmseg_fence *f, *tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	list_for_each_entry_safe(f, tmp, &eng->pending, link) {
+		list_del(&f->link);
+		dma_fence_set_error(&f->base, error);
+		dma_fence_signal_locked(&f->base);
+		dma_fence_put(&f->base);
+	}
+	eng->ring_free = 0;
+	eng->ring_tail = 0;
+	eng->arena_free = 0;
+	eng->arena_tail = 0;
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+	wake_up_all(&eng->space_wq);
+}
+
+/*
+ * Reset the engine and replay the jobs that had not completed, from the
+ * first one on, at the start of the ring. Their page lists stay where they
+ * are in the arena. A job that already was replayed fails with -EIO.
+ */
+static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
+{
+	struct drm_device *drm = &eng->wdev->drm;
+	struct wddmseg_fence *f, *first;
+	u32 code, head, start, len, shift;
+	unsigned long flags;
+	bool replay = true;
+	u8 *copy;
+
+	lockdep_assert_held(&eng->lock);
+	code = readl(eng->mmio + WDDMSEG_REG_FAULT_CODE);
+	head = readl(eng->mmio + WDDMSEG_REG_FAULT_HEAD);
+	writel(WDDMSEG_RING_CTRL_RESET, eng->mmio + WDDMSEG_REG_RING_CTRL);
+	eng->resets++;
+
+	wddmseg_engine_retire(eng);
+
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	first = list_first_entry_or_null(&eng->pending, struct wddmseg_fence,
+					 link);
+	list_for_each_entry(f, &eng->pending, link)
+		if (f->replayed)
+			replay = false;
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+
+	drm_err(drm, "paging engine reset (%s; fault code %u at 0x%x): %s\n",
+		why, code, head,
+		!first ? "nothing pending" :
+		replay ? "replaying pending jobs" : "failing pending jobs");
+
+	if (!first) {
+		eng->ring_free = 0;
+		eng->ring_tail = 0;
+		wddmseg_engine_hw_start(eng);
+		return;
+	}
+	if (!replay)
+		goto fail;
+
+	start = first->ring_start;
+	len = (eng->ring_tail - start) & (WDDMSEG_RING_BYTES - 1);
+	copy = kvmalloc(len, GFP_KERNEL);
+	if (!copy)
+		goto fail;
+	if (start + len <= WDDMSEG_RING_BYTES) {
+		memcpy(copy, (u8 *)eng->ring + start, len);
+	} else {
+		u32 part = WDDMSEG_RING_BYTES - start;
+
+		memcpy(copy, (u8 *)eng->ring + start, part);
+		memcpy(copy + part, eng->ring, len - part);
+	}
+	memcpy(eng->ring, copy, len);
+	kvfree(copy);
+
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	list_for_each_entry(f, &eng->pending, link) {
+		shift = (f->ring_start - start) & (WDDMSEG_RING_BYTES - 1);
+		f->ring_end = (shift + ((f->ring_end - f->ring_start) &
+					(WDDMSEG_RING_BYTES - 1))) &
+			      (WDDMSEG_RING_BYTES - 1);
+		f->ring_start = shift;
+		f->replayed = true;
+		f->deadline = jiffies + msecs_to_jiffies(fence_timeout_ms);
+	}
+	eng->ring_free = 0;
+	eng->ring_tail = len;
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+
+	wddmseg_engine_hw_start(eng);
+	wddmseg_engine_doorbell(eng);
+	mod_delayed_work(system_wq, &eng->watchdog,
+			 msecs_to_jiffies(fence_timeout_ms));
+	return;
+
+fail:
+	wddmseg_engine_fail_pending(eng, -EIO);
+	wddmseg_engine_hw_start(eng);
+}
+
+static void wddmseg_engine_watchdog(struct work_struct *work)
+{
+	struct wddmseg_engine *eng =
+		container_of(work, struct wddmseg_engine, watchdog.work);
+	struct wddmseg_fence *oldest;
+	unsigned long flags;
+	bool hung, faulted;
+
+	wddmseg_engine_retire(eng);
+
+	if (!mutex_trylock(&eng->lock)) {
+		/* A submitter holds it; it recovers itself if it waits. */
+		mod_delayed_work(system_wq, &eng->watchdog, HZ / 10);
+		return;
+	}
+
+	faulted = readl(eng->mmio + WDDMSEG_REG_RING_STATUS) &
+		  WDDMSEG_RING_STATUS_FAULTED;
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	oldest = list_first_entry_or_null(&eng->pending, struct wddmseg_fence,
+					  link);
+	hung = oldest && time_after(jiffies, oldest->deadline);
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+
+	if (faulted || hung)
+		wddmseg_engine_recover(eng, faulted ? "engine fault" :
+					    "fence timeout");
+	else if (oldest)
+		mod_delayed_work(system_wq, &eng->watchdog,
+				 msecs_to_jiffies(fence_timeout_ms));
+	mutex_unlock(&eng->lock);
+}
+
+/**
+ * wddmseg_engine_inject - make the device hang or fault, for tests
+ * @eng: engine
+ * @what: WDDMSEG_INJECT_HANG or WDDMSEG_INJECT_FAULT
+ */
+void wddmseg_engine_inject(struct wddmseg_engine *eng, u32 what)
+{
+	writel(what, eng->mmio + WDDMSEG_REG_INJECT);
+}
+
+/**
+ * wddmseg_engine_idle - wait until every submitted job has completed
+ * @eng: engine
+ * @timeout: jiffies
+ *
+ * Return: true if idle.
+ */
+bool wddmseg_engine_idle(struct wddmseg_engine *eng, unsigned long timeout)
+{
+	return wait_event_timeout(eng->space_wq,
+				  (wddmseg_engine_retire(eng),
+				   list_empty(&eng->pending)), timeout);
+}
+
+/**
+ * wddmseg_engine_init - allocate the ring and start the engine
+ * @wdev: device
+ * @eng: engine to set up
+ *
+ * Return: 0 or a negative errno.
+ */
+int wddmseg_engine_init(struct wddmseg_device *wdev, struct wddmseg_engine *eng)
+{
+	struct pci_dev *pdev = to_pci_dev(wdev->drm.dev);
+	struct device *dev = wdev->drm.dev;
+	int ret;
+
+	eng->wdev = wdev;
+	eng->mmio = wdev->mmio;
+	mutex_init(&eng->lock);
+	spin_lock_init(&eng->fence_lock);
+	INIT_LIST_HEAD(&eng->pending);
+	init_waitqueue_head(&eng->space_wq);
+	INIT_DELAYED_WORK(&eng->watchdog, wddmseg_engine_watchdog);
+	eng->fence_context = dma_fence_context_alloc(1);
+
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+
+	eng->ring = dma_alloc_coherent(dev, WDDMSEG_RING_BYTES, &eng->ring_dma,
+				       GFP_KERNEL);
+	eng->arena = dma_alloc_coherent(dev, WDDMSEG_ARENA_BYTES,
+					&eng->arena_dma, GFP_KERNEL);
+	eng->writeback = dma_alloc_coherent(dev, PAGE_SIZE, &eng->writeback_dma,
+					    GFP_KERNEL);
+	eng->dummy = dma_alloc_coherent(dev, PAGE_SIZE, &eng->dummy_dma,
+					GFP_KERNEL);
+	if (!eng->ring || !eng->arena || !eng->writeback || !eng->dummy) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX | PCI_IRQ_LEGACY);
+	if (ret < 0)
+		goto err_free;
+	ret = request_irq(pci_irq_vector(pdev, 0), wddmseg_engine_irq,
+			  IRQF_SHARED, WDDMSEG_DRIVER_NAME, eng);
+	if (ret)
+		goto err_vectors;
+
+	writel(WDDMSEG_RING_CTRL_RESET, eng->mmio + WDDMSEG_REG_RING_CTRL);
+	writel(~0u, eng->mmio + WDDMSEG_REG_IRQ_STATUS);
+	wddmseg_engine_hw_start(eng);
+	if (!(readl(eng->mmio + WDDMSEG_REG_RING_STATUS) &
+	      WDDMSEG_RING_STATUS_ENABLED)) {
+		drm_err(&wdev->drm, "paging engine refused the ring\n");
+		ret = -EIO;
+		goto err_irq;
+	}
+	eng->ready = true;
+	return 0;
+
+err_irq:
+	free_irq(pci_irq_vector(pdev, 0), eng);
+err_vectors:
+	pci_free_irq_vectors(pdev);
+err_free:
+	if (eng->dummy)
+		dma_free_coherent(dev, PAGE_SIZE, eng->dummy, eng->dummy_dma);
+	if (eng->writeback)
+		dma_free_coherent(dev, PAGE_SIZE, eng->writeback,
+				  eng->writeback_dma);
+	if (eng->arena)
+		dma_free_coherent(dev, WDDMSEG_ARENA_BYTES, eng->arena,
+				  eng->arena_dma);
+	if (eng->ring)
+		dma_free_coherent(dev, WDDMSEG_RING_BYTES, eng->ring,
+				  eng->ring_dma);
+	return ret;
+}
+
+/**
+ * wddmseg_engine_fini - wait for the engine, stop it, free its memory
+ * @eng: engine set up by wddmseg_engine_init()
+ */
+void wddmseg_engine_fini(struct wddmseg_engine *eng)
+{
+	struct pci_dev *pdev;
+	struct device *dev;
+
+	if (!eng->ready)
+		return;
+	dev = eng->wdev->drm.dev;
+	pdev = to_pci_dev(dev);
+
+	mutex_lock(&eng->lock);
+	if (!wddmseg_engine_idle(eng, msecs_to_jiffies(fence_timeout_ms))) {
+		wddmseg_engine_recover(eng, "teardown");
+		if (!wddmseg_engine_idle(eng, msecs_to_jiffies(fence_timeout_ms)))
+			wddmseg_engine_fail_pending(eng, -ENODEV);
+	}
+	/* From now on moves use the CPU. */
+	WRITE_ONCE(eng->ready, false);
+	mutex_unlock(&eng->lock);
+	cancel_delayed_work_sync(&eng->watchdog);
+
+	writel(WDDMSEG_RING_CTRL_RESET, eng->mmio + WDDMSEG_REG_RING_CTRL);
+	writel(0, eng->mmio + WDDMSEG_REG_IRQ_MASK);
+	free_irq(pci_irq_vector(pdev, 0), eng);
+	pci_free_irq_vectors(pdev);
+
+	dma_free_coherent(dev, PAGE_SIZE, eng->dummy, eng->dummy_dma);
+	dma_free_coherent(dev, PAGE_SIZE, eng->writeback, eng->writeback_dma);
+	dma_free_coherent(dev, WDDMSEG_ARENA_BYTES, eng->arena, eng->arena_dma);
+	dma_free_coherent(dev, WDDMSEG_RING_BYTES, eng->ring, eng->ring_dma);
+}
