@@ -28,6 +28,7 @@
 
 #include "wddmseg_drv.h"
 #include "wddmseg_hw.h"
+#include "wddmseg_trace.h"
 
 #define WDDMSEG_RING_BYTES	SZ_256K
 #define WDDMSEG_ARENA_BYTES	SZ_1M
@@ -95,6 +96,7 @@ static void wddmseg_engine_retire(struct wddmseg_engine *eng)
 		eng->ring_free = f->ring_end;
 		eng->arena_free = f->arena_end;
 		list_del(&f->link);
+		trace_wddmseg_fence_signal(f->base.seqno, 0);
 		dma_fence_signal_locked(&f->base);
 		dma_fence_put(&f->base);
 		progress = true;
@@ -330,6 +332,7 @@ static void wddmseg_engine_fail_pending(struct wddmseg_engine *eng, int error)
 	spin_lock_irqsave(&eng->fence_lock, flags);
 	list_for_each_entry_safe(f, tmp, &eng->pending, link) {
 		list_del(&f->link);
+		trace_wddmseg_fence_signal(f->base.seqno, error);
 		dma_fence_set_error(&f->base, error);
 		dma_fence_signal_locked(&f->base);
 		dma_fence_put(&f->base);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Tracepoints of the wddmseg driver: allocation lifetime and placement
- * changes (events/wddmseg/ in tracefs).
+ * Tracepoints of the wddmseg driver: allocation lifetime, placement
+ * changes, paging operations on the copy engine and fence signals
+ * (events/wddmseg/ in tracefs).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM wddmseg
@@ -63,6 +64,34 @@ TRACE_EVENT(wddmseg_bo_destroy,
 	    TP_fast_assign(__entry->bo = bo;
 			   __entry->size = size;),
 	    TP_printk("bo=%p size=%llu", __entry->bo, __entry->size)
+);
+
+TRACE_EVENT(wddmseg_paging_op,
+	    TP_PROTO(const char *op, u32 src, u32 dst, u64 size, u64 seqno),
+	    TP_ARGS(op, src, dst, size, seqno),
+	    TP_STRUCT__entry(__string(op, op)
+			     __field(u32, src)
+			     __field(u32, dst)
+			     __field(u64, size)
+			     __field(u64, seqno)),
+	    TP_fast_assign(__assign_str(op, op);
+			   __entry->src = src;
+			   __entry->dst = dst;
+			   __entry->size = size;
+			   __entry->seqno = seqno;),
+	    TP_printk("%s segment %u -> segment %u size=%llu seqno=%llu",
+		      __get_str(op), __entry->src, __entry->dst,
+		      __entry->size, __entry->seqno)
+);
+
+TRACE_EVENT(wddmseg_fence_signal,
+	    TP_PROTO(u64 seqno, int error),
+	    TP_ARGS(seqno, error),
+	    TP_STRUCT__entry(__field(u64, seqno)
+			     __field(int, error)),
+	    TP_fast_assign(__entry->seqno = seqno;
+			   __entry->error = error;),
+	    TP_printk("seqno=%llu error=%d", __entry->seqno, __entry->error)
 );
 
 #endif /* WDDMSEG_TRACE_H */

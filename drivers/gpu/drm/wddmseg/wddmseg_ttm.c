@@ -29,6 +29,7 @@
 
 #include "wddmseg_drv.h"
 #include "wddmseg_hw.h"
+#include "wddmseg_trace.h"
 
 #define WDDMSEG_HW_PAGE_SIZE	BIT(WDDMSEG_HW_PAGE_SHIFT)
 
@@ -328,6 +329,11 @@ static int wddmseg_engine_move(struct wddmseg_device *wdev,
 			wddmseg_res_loc(wdev, tbo, new_mem, first, n, &job,
 					&arena, &dst);
 		}
+		trace_wddmseg_paging_op(old_tt && new_tt ? "aperture" :
+					clear ? "fill" : "transfer",
+					old_mgr ? old_mgr->segment_id : 0,
+					new_mgr ? new_mgr->segment_id : 0,
+					(u64)n << PAGE_SHIFT, eng->seqno + 1);
 		if (new_apt)
 			q += wddmseg_encode_map_aperture(cmd + q,
 							 new_mgr->segment_id,
@@ -671,6 +677,8 @@ static void wddmseg_bo_wipe(struct ttm_buffer_object *tbo)
 	dst.addr = (u64)res->start << PAGE_SHIFT;
 	dst.offset = 0;
 	q = wddmseg_encode_fill(cmd, (u64)res->num_pages << PAGE_SHIFT, 0, &dst);
+	trace_wddmseg_paging_op("wipe", mgr->segment_id, mgr->segment_id,
+				(u64)res->num_pages << PAGE_SHIFT, eng->seqno + 1);
 	wddmseg_engine_emit(eng, &job, cmd, q);
 	fence = wddmseg_engine_commit(eng, &job);
 	mutex_unlock(&eng->lock);
