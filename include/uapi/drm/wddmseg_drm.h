@@ -42,6 +42,7 @@ extern "C" {
 #define DRM_WDDMSEG_GEM_EVICT		0x06
 #define DRM_WDDMSEG_GEM_WAIT		0x07
 #define DRM_WDDMSEG_QUERY_BUDGET	0x08
+#define DRM_WDDMSEG_SUBMIT_BLIT		0x09
 
 #define DRM_IOCTL_WDDMSEG_QUERY_ADAPTER \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_ADAPTER, \
@@ -70,6 +71,9 @@ extern "C" {
 #define DRM_IOCTL_WDDMSEG_QUERY_BUDGET \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_BUDGET, \
 		 struct drm_wddmseg_query_budget)
+#define DRM_IOCTL_WDDMSEG_SUBMIT_BLIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_SUBMIT_BLIT, \
+		 struct drm_wddmseg_submit_blit)
 
 /**
  * struct drm_wddmseg_query_adapter - adapter-wide properties
@@ -377,6 +381,45 @@ struct drm_wddmseg_query_budget {
 	__u64 available;
 	/** @reserved: must be zero. */
 	__u64 reserved[4];
+};
+
+/* Values of &drm_wddmseg_submit_blit.op */
+#define WDDMSEG_BLIT_COPY		0	/* a Transfer */
+#define WDDMSEG_BLIT_FILL		1	/* a Fill */
+
+/* Bits of &drm_wddmseg_submit_blit.flags */
+#define WDDMSEG_BLIT_FENCE_OUT		(1u << 0)	/* return a sync_file */
+
+/**
+ * struct drm_wddmseg_submit_blit - copy or fill with the copy engine
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_SUBMIT_BLIT: the paging engine used as a
+ * blit engine. The operation is queued behind every earlier operation on
+ * the engine and the ioctl returns at once; GEM_WAIT on the allocations
+ * waits for it, and with WDDMSEG_BLIT_FENCE_OUT a sync_file fd signals its
+ * completion (poll() it, or import it as a syncobj).
+ */
+struct drm_wddmseg_submit_blit {
+	/** @op: in: WDDMSEG_BLIT_COPY or WDDMSEG_BLIT_FILL. */
+	__u32 op;
+	/** @flags: in: WDDMSEG_BLIT_* flags. */
+	__u32 flags;
+	/** @src_handle: in: source allocation (COPY), 0 for FILL. */
+	__u32 src_handle;
+	/** @dst_handle: in: destination allocation. */
+	__u32 dst_handle;
+	/** @src_offset: in: byte offset in the source, a multiple of 4. */
+	__u64 src_offset;
+	/** @dst_offset: in: byte offset in the destination, a multiple of 4. */
+	__u64 dst_offset;
+	/** @size: in: bytes, a non-zero multiple of 4. */
+	__u64 size;
+	/** @pattern: in: 32-bit value a FILL repeats; 0 for COPY. */
+	__u32 pattern;
+	/** @fence_fd: out: sync_file fd with WDDMSEG_BLIT_FENCE_OUT, else -1. */
+	__s32 fence_fd;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
 };
 
 #if defined(__cplusplus)

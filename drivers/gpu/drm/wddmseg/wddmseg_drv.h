@@ -364,6 +364,10 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev);
 void wddmseg_ttm_fini(struct wddmseg_device *wdev);
 bool wddmseg_segment_cpu_visible(struct wddmseg_device *wdev, u32 segment_id);
 int wddmseg_budget_group(const struct wddmseg_segment_desc *seg);
+void wddmseg_res_loc(struct wddmseg_device *wdev, struct ttm_buffer_object *tbo,
+		     struct ttm_resource *res, u64 off, u64 len,
+		     struct wddmseg_job *job, u32 *arena_off,
+		     struct wddmseg_loc *loc);
 
 /* wddmseg_bo.c */
 extern const struct drm_gem_object_funcs wddmseg_gem_funcs;
@@ -391,6 +395,10 @@ int wddmseg_ioctl_gem_wait(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
 			       struct drm_file *file);
+
+/* wddmseg_blit.c */
+int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
+			      struct drm_file *file);
 
 /* wddmseg_ioctl.c */
 int wddmseg_ioctl_query_adapter(struct drm_device *drm, void *data,

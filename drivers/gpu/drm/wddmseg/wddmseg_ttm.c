@@ -230,26 +230,36 @@ static bool wddmseg_engine_usable(struct wddmseg_device *wdev)
 	return READ_ONCE(use_engine) && READ_ONCE(wdev->engine.ready);
 }
 
-/*
- * Where pages [@first, @first + @n) of @res are, for a paging command: a
- * segment offset, or system memory through a page list written into the
- * job's arena at *@arena_off.
+/**
+ * wddmseg_res_loc - where bytes of a resource are, for a paging command
+ * @wdev: device
+ * @tbo: buffer object whose ttm_tt backs @res if @res is not VRAM
+ * @res: resource
+ * @off: byte offset in @res
+ * @len: bytes
+ * @job: engine job whose arena receives a page list
+ * @arena_off: in/out: where in the job's arena the list goes
+ * @loc: filled in
+ *
+ * VRAM is a segment offset; system pages (system memory or an aperture
+ * placement) are a page list written to the arena (WDDM's MDL) with the
+ * byte offset into its first page.
  */
-static void wddmseg_res_loc(struct wddmseg_device *wdev,
-			    struct ttm_buffer_object *tbo,
-			    struct ttm_resource *res, pgoff_t first, pgoff_t n,
-			    struct wddmseg_job *job, u32 *arena_off,
-			    struct wddmseg_loc *loc)
+void wddmseg_res_loc(struct wddmseg_device *wdev, struct ttm_buffer_object *tbo,
+		     struct ttm_resource *res, u64 off, u64 len,
+		     struct wddmseg_job *job, u32 *arena_off,
+		     struct wddmseg_loc *loc)
 {
 	struct wddmseg_mgr *mgr = wddmseg_res_mgr(wdev, res);
 	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	pgoff_t i, first = off >> PAGE_SHIFT;
+	pgoff_t n = DIV_ROUND_UP(offset_in_page(off) + len, PAGE_SIZE);
 	__le64 *list;
-	pgoff_t i;
 	u32 j, k = 0;
 
 	if (mgr && !mgr->manager.use_tt) {
 		loc->segment_id = mgr->segment_id;
-		loc->addr = (u64)(res->start + first) << PAGE_SHIFT;
+		loc->addr = ((u64)res->start << PAGE_SHIFT) + off;
 		loc->offset = 0;
 		return;
 	}
@@ -261,7 +271,7 @@ static void wddmseg_res_loc(struct wddmseg_device *wdev,
 						j * WDDMSEG_HW_PAGE_SIZE);
 	loc->segment_id = WDDMSEG_SEGMENT_SYSTEM;
 	loc->addr = job->arena_dma + *arena_off;
-	loc->offset = 0;
+	loc->offset = offset_in_page(off);
 	*arena_off += k * sizeof(*list);
 }
 
@@ -312,11 +322,14 @@ static int wddmseg_engine_move(struct wddmseg_device *wdev,
 
 		if (!(old_tt && new_tt)) {
 			if (!clear)
-				wddmseg_res_loc(wdev, tbo, old_mem, first, n, &job,
+				wddmseg_res_loc(wdev, tbo, old_mem,
+						(u64)first << PAGE_SHIFT,
+						(u64)n << PAGE_SHIFT, &job,
 						&arena, &src);
 			dst_list = arena;
-			wddmseg_res_loc(wdev, tbo, new_mem, first, n, &job,
-					&arena, &dst);
+			wddmseg_res_loc(wdev, tbo, new_mem,
+					(u64)first << PAGE_SHIFT,
+					(u64)n << PAGE_SHIFT, &job, &arena, &dst);
 			if (clear)
 				q += wddmseg_encode_fill(cmd + q,
 							 (u64)n << PAGE_SHIFT, 0,
@@ -326,8 +339,9 @@ static int wddmseg_engine_move(struct wddmseg_device *wdev,
 							     (u64)n << PAGE_SHIFT,
 							     &src, &dst);
 		} else if (new_apt) {
-			wddmseg_res_loc(wdev, tbo, new_mem, first, n, &job,
-					&arena, &dst);
+			wddmseg_res_loc(wdev, tbo, new_mem,
+					(u64)first << PAGE_SHIFT,
+					(u64)n << PAGE_SHIFT, &job, &arena, &dst);
 		}
 		trace_wddmseg_paging_op(old_tt && new_tt ? "aperture" :
 					clear ? "fill" : "transfer",

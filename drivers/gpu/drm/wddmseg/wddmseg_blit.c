@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The copy engine as a blit engine: userspace copies and fills between
+ * allocations, queued on the paging ring and fenced like paging work.
+ */
+
+#include <linux/dma-resv.h>
+#include <linux/file.h>
+#include <linux/sync_file.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_print.h>
+#include <drm/ttm/ttm_tt.h>
+
+#include "wddmseg_drv.h"
+#include "wddmseg_hw.h"
+#include "wddmseg_trace.h"
+
+/* Bytes per engine job, so that each job's page lists fit the arena. */
+#define WDDMSEG_BLIT_CHUNK	SZ_8M
+
+static bool wddmseg_blit_range_ok(struct drm_gem_object *obj, u64 off,
+				  u64 size)
+{
+	return IS_ALIGNED(off, 4) && off <= obj->size && size <= obj->size - off;
+}
+
+static int wddmseg_blit_check(struct drm_device *drm,
+			      const struct drm_wddmseg_submit_blit *a,
+			      struct drm_gem_object *src,
+			      struct drm_gem_object *dst)
+{
+	if (!a->size || !IS_ALIGNED(a->size, 4)) {
+		drm_dbg(drm, "blit: size %llu must be a non-zero multiple of 4\n",
+			a->size);
+		return -EINVAL;
+	}
+	if (!wddmseg_blit_range_ok(dst, a->dst_offset, a->size) ||
+	    (src && !wddmseg_blit_range_ok(src, a->src_offset, a->size))) {
+		drm_dbg(drm, "blit: range outside an allocation or not 4-byte aligned\n");
+		return -EINVAL;
+	}
+	if (src == dst && a->src_offset < a->dst_offset + a->size &&
+	    a->dst_offset < a->src_offset + a->size) {
+		drm_dbg(drm, "blit: source and destination overlap\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Make sure the engine can reach the pages of @obj if it lives in them. */
+static int wddmseg_blit_prepare(struct wddmseg_device *wdev,
+				struct drm_gem_object *obj)
+{
+	struct ttm_buffer_object *tbo = &gem_to_wddmseg_bo(obj)->tbo;
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_resource_manager *man =
+		ttm_manager_type(tbo->bdev, tbo->resource->mem_type);
+	int ret;
+
+	ret = dma_resv_reserve_fences(obj->resv, 1);
+	if (ret || !man->use_tt)
+		return ret;
+	/* TTM gives every allocation in system memory or an aperture pages. */
+	if (WARN_ON_ONCE(!tbo->ttm))
+		return -EINVAL;
+	return ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
+}
+
+static struct dma_fence *
+wddmseg_blit_queue(struct wddmseg_device *wdev,
+		   const struct drm_wddmseg_submit_blit *a,
+		   struct drm_gem_object *src, struct drm_gem_object *dst)
+{
+	struct wddmseg_engine *eng = &wdev->engine;
+	struct dma_fence *last = NULL, *f;
+	const u32 list_bytes = (WDDMSEG_BLIT_CHUNK / PAGE_SIZE + 1) *
+			       (PAGE_SIZE >> WDDMSEG_HW_PAGE_SHIFT) * 8;
+	u64 done, n;
+	int ret = 0;
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(-ENODEV);
+	}
+	for (done = 0; done < a->size; done += n) {
+		struct ttm_buffer_object *dtbo = &gem_to_wddmseg_bo(dst)->tbo;
+		u64 cmd[WDDMSEG_TRANSFER_QWORDS];
+		struct wddmseg_loc s, d;
+		struct wddmseg_job job;
+		u32 arena = 0, q;
+
+		n = min_t(u64, WDDMSEG_BLIT_CHUNK, a->size - done);
+		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd),
+					     (src ? 2 : 1) * list_bytes, &job);
+		if (ret)
+			break;
+		wddmseg_res_loc(wdev, dtbo, dtbo->resource, a->dst_offset + done,
+				n, &job, &arena, &d);
+		if (src) {
+			struct ttm_buffer_object *stbo =
+				&gem_to_wddmseg_bo(src)->tbo;
+
+			wddmseg_res_loc(wdev, stbo, stbo->resource,
+					a->src_offset + done, n, &job, &arena, &s);
+			q = wddmseg_encode_transfer(cmd, n, &s, &d);
+			trace_wddmseg_paging_op("blit-transfer", s.segment_id,
+						d.segment_id, n, eng->seqno + 1);
+		} else {
+			q = wddmseg_encode_fill(cmd, n, a->pattern, &d);
+			trace_wddmseg_paging_op("blit-fill", d.segment_id,
+						d.segment_id, n, eng->seqno + 1);
+		}
+		wddmseg_engine_emit(eng, &job, cmd, q);
+		f = wddmseg_engine_commit(eng, &job);
+		if (IS_ERR(f)) {
+			ret = PTR_ERR(f);
+			break;
+		}
+		dma_fence_put(last);
+		last = f;
+	}
+	mutex_unlock(&eng->lock);
+
+	if (ret) {
+		if (last) {
+			dma_fence_wait(last, false);
+			dma_fence_put(last);
+		}
+		return ERR_PTR(ret);
+	}
+	return last;
+}
+
+static int wddmseg_blit_fence_fd(struct dma_fence *fence)
+{
+	struct sync_file *sync;
+	int fd;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	sync = sync_file_create(fence);
+	if (!sync) {
+		put_unused_fd(fd);
+		return -ENOMEM;
+	}
+	fd_install(fd, sync->file);
+	return fd;
+}
+
+int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+	struct drm_wddmseg_submit_blit *a = data;
+	struct drm_gem_object *objs[2] = {};
+	struct ww_acquire_ctx ticket;
+	struct dma_fence *fence;
+	int ret, idx, count = 1, fd = -1;
+
+	if ((a->op != WDDMSEG_BLIT_COPY && a->op != WDDMSEG_BLIT_FILL) ||
+	    (a->flags & ~WDDMSEG_BLIT_FENCE_OUT) ||
+	    memchr_inv(a->reserved, 0, sizeof(a->reserved)) ||
+	    (a->op == WDDMSEG_BLIT_FILL && (a->src_handle || a->src_offset)) ||
+	    (a->op == WDDMSEG_BLIT_COPY && a->pattern)) {
+		drm_dbg(drm, "blit: bad op %u, flags 0x%x, or fields the op does not use are set\n",
+			a->op, a->flags);
+		return -EINVAL;
+	}
+
+	objs[0] = drm_gem_object_lookup(file, a->dst_handle);
+	if (!objs[0])
+		return -ENOENT;
+	if (a->op == WDDMSEG_BLIT_COPY) {
+		objs[1] = drm_gem_object_lookup(file, a->src_handle);
+		if (!objs[1]) {
+			ret = -ENOENT;
+			goto out_put;
+		}
+		if (objs[1] != objs[0])
+			count = 2;
+	}
+	ret = wddmseg_blit_check(drm, a, objs[1], objs[0]);
+	if (ret)
+		goto out_put;
+
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto out_put;
+	}
+	ret = drm_gem_lock_reservations(objs, count, &ticket);
+	if (ret)
+		goto out_exit;
+	ret = wddmseg_blit_prepare(wdev, objs[0]);
+	if (!ret && count == 2)
+		ret = wddmseg_blit_prepare(wdev, objs[1]);
+	if (ret)
+		goto out_unlock;
+
+	fence = wddmseg_blit_queue(wdev, a, objs[1], objs[0]);
+	if (IS_ERR(fence)) {
+		ret = PTR_ERR(fence);
+		goto out_unlock;
+	}
+	dma_resv_add_fence(objs[0]->resv, fence, DMA_RESV_USAGE_WRITE);
+	if (count == 2)
+		dma_resv_add_fence(objs[1]->resv, fence, DMA_RESV_USAGE_READ);
+	if (a->flags & WDDMSEG_BLIT_FENCE_OUT) {
+		fd = wddmseg_blit_fence_fd(fence);
+		if (fd < 0)
+			ret = fd;
+	}
+	dma_fence_put(fence);
+
+out_unlock:
+	drm_gem_unlock_reservations(objs, count, &ticket);
+out_exit:
+	drm_dev_exit(idx);
+out_put:
+	drm_gem_object_put(objs[0]);
+	if (objs[1])
+		drm_gem_object_put(objs[1]);
+	a->fence_fd = ret ? -1 : fd;
+	return ret;
+}
