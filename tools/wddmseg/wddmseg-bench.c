@@ -7,7 +7,7 @@
  * passes or fails here. `make bench` runs it (tools/bench.sh).
  *
  * Usage: wddmseg-bench [-t SECONDS] [-r REPEATS] [-e MIB] [-v]
- *                      [-d DRIVER=NODE]... [DRIVER...]
+ *                      [-m SECONDS] [-H MIBPS] [-d DRIVER=NODE]... [DRIVER...]
  *
  *   DRIVER   DRM driver names, one table column each (default: wddmseg
  *            bochs-drm); the first primary node (/dev/dri/cardN) whose
@@ -16,6 +16,10 @@
  *   -r       repeats of each measurement; the table shows the median
  *            (default 5); -v prints every repeat
  *   -e       wddmseg eviction buffer size in MiB (default 8)
+ *   -m       seconds per migration throughput cell, over 3 repeats
+ *            (default 1.5; 0 skips the migration table)
+ *   -H       host memcpy bandwidth in MiB/s, measured outside the VM
+ *            (tools/bench.sh), printed as the physical ceiling
  *
  * Before anything is timed, 80% of MemAvailable is mapped, written and
  * unmapped: QEMU gives guest RAM host pages on first touch, and without
@@ -68,6 +72,20 @@
  *                         framebuffer of the whole VRAM.
  *                         Needs a connector and a mode of at most the
  *                         framebuffer size; otherwise "n/a" with the reason.
+ *
+ * Migration throughput (wddmseg only, its own table after the main one):
+ * one CpuVisibleOnDemand allocation of 4 KiB, 64 KiB, 1 MiB, 16 MiB and
+ * 64 MiB moved back and forth between VRAM (the CpuVisible segment) and
+ * system memory (EVICT), the aperture, and the other (invisible) VRAM
+ * segment; each move is the ioctl plus GEM_WAIT, so the engine's pipelined
+ * copy is inside the time. MiB moved per second, both directions counted,
+ * median of 3 repeats, each after one untimed warm-up round trip. Every
+ * cell is measured with the copy engine (module parameter use_engine=1)
+ * and with the CPU copy fallback (use_engine=0) in the same boot; the
+ * parameter is restored afterwards. Rows also show engine/CPU, and the
+ * engine's 64 MiB figures are compared with the host's memcpy bandwidth
+ * (-H) and the guest's userspace memcpy of 64 MiB. A size that does not
+ * fit a segment shows n/a. The content is checked after each cell.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -104,6 +122,8 @@ static double seconds = 5.0;
 static unsigned int repeats = 5;
 static uint64_t evict_mib = 8;
 static bool verbose;
+static double mig_seconds = 1.5;
+static double host_memcpy = NA;
 
 static const uint64_t sizes[] = { 4096, 65536, 1048576 };
 
@@ -604,6 +624,323 @@ static void bench_wddmseg(struct col *c)
 	wddmseg_evict(c);
 }
 
+/* ---- wddmseg migration throughput: engine against CPU --------------- */
+
+#define USE_ENGINE_PARAM	"/sys/module/wddmseg/parameters/use_engine"
+#define MIG_REPEATS		3
+
+static const uint64_t mig_sizes[] = {
+	4096, 65536, 1048576, 16 << 20, 64 << 20,
+};
+#define MIG_NSIZES	ARRAY_SIZE(mig_sizes)
+
+enum mig_path { MIG_SYS, MIG_APT, MIG_VRAM, MIG_NPATHS };
+static const char * const mig_path_name[MIG_NPATHS] = {
+	[MIG_SYS]	= "VRAM <-> system",
+	[MIG_APT]	= "VRAM <-> aperture",
+	[MIG_VRAM]	= "VRAM <-> VRAM (seg1<->seg2)",
+};
+
+/* [path][size][0: CPU, 1: engine], MiB/s or NA; why n/a */
+static double mig[MIG_NPATHS][MIG_NSIZES][2];
+static char mig_note[MIG_NPATHS][MIG_NSIZES][2][96];
+static bool mig_ran;
+static char mig_info[6][200];
+static unsigned int mig_ninfo;
+static double guest_memcpy = NA;
+
+static void __attribute__((format(printf, 1, 2))) minfo(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (mig_ninfo == ARRAY_SIZE(mig_info))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(mig_info[mig_ninfo++], sizeof(mig_info[0]), fmt, ap);
+	va_end(ap);
+}
+
+static int param_read(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int param_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/* Move and wait until the move (the engine's copy too) is done. */
+static int mig_move(struct col *c, uint32_t h, uint32_t id)
+{
+	struct drm_wddmseg_gem_wait w = { .handle = h,
+					  .timeout_ns = 30000000000LL };
+	int ret;
+
+	ret = residency(c, id ? DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT :
+			DRM_IOCTL_WDDMSEG_GEM_EVICT, h, id);
+	return ret ? ret : xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_WAIT, &w);
+}
+
+/* Guest userspace memcpy of 64 MiB, warmed up: the (virtual) CPU's copy. */
+static void guest_memcpy_sample(void)
+{
+	const size_t len = 64 << 20;
+	char *a = malloc(len), *b = malloc(len);
+	double t0, best = 0;
+	int i;
+
+	if (!a || !b)
+		goto out;
+	memset(a, 1, len);
+	memset(b, 2, len);
+	for (i = 0; i < 4; i++) {
+		t0 = now();
+		memcpy(b, a, len);
+		__asm__ volatile("" : : "r"(b) : "memory");
+		t0 = 64 / (now() - t0);
+		if (i && t0 > best)	/* the first is warm-up */
+			best = t0;
+	}
+	guest_memcpy = best;
+out:
+	free(a);
+	free(b);
+}
+
+/* One cell: round trips of @h between @a and @b for mig_seconds. */
+static double mig_cell(struct col *c, uint32_t h, uint64_t size, uint32_t a,
+		       uint32_t b, char *note, size_t nlen)
+{
+	double runs[MIG_REPEATS], t0, dt;
+	unsigned int k;
+	uint64_t n;
+	int ret;
+
+	/* warm-up, untimed: first touch of pages and VRAM is slow in QEMU */
+	ret = mig_move(c, h, b);
+	if (!ret)
+		ret = mig_move(c, h, a);
+	if (ret) {
+		snprintf(note, nlen, "warm-up move: %s", strerror(-ret));
+		return NA;
+	}
+	for (k = 0; k < MIG_REPEATS; k++) {
+		n = 0;
+		t0 = now();
+		do {
+			ret = mig_move(c, h, b);
+			if (!ret)
+				ret = mig_move(c, h, a);
+			if (ret) {
+				snprintf(note, nlen, "move: %s", strerror(-ret));
+				return NA;
+			}
+			n++;
+			dt = now() - t0;
+		} while (dt < mig_seconds / MIG_REPEATS || n < 2);
+		runs[k] = 2.0 * n * size / 1048576.0 / dt;
+	}
+	qsort(runs, MIG_REPEATS, sizeof(double), cmp_double);
+	return runs[MIG_REPEATS / 2];
+}
+
+static void bench_migrate(struct col *c)
+{
+	struct drm_wddmseg_query_adapter qa;
+	struct drm_wddmseg_query_segment qs;
+	uint32_t vis = 0, inv = 0, apt = 0, id, other[MIG_NPATHS];
+	char saved[16] = "";
+	unsigned int p, s, e;
+	int ret;
+
+	for (p = 0; p < MIG_NPATHS; p++)
+		for (s = 0; s < MIG_NSIZES; s++)
+			for (e = 0; e < 2; e++)
+				mig[p][s][e] = NA;
+	mig_ran = true;
+	guest_memcpy_sample();
+	memset(&qa, 0, sizeof(qa));
+	if (xioctl(c->fd, DRM_IOCTL_WDDMSEG_QUERY_ADAPTER, &qa))
+		return;
+	for (id = 1; id <= qa.segment_count; id++) {
+		memset(&qs, 0, sizeof(qs));
+		qs.segment_id = id;
+		if (xioctl(c->fd, DRM_IOCTL_WDDMSEG_QUERY_SEGMENT, &qs))
+			return;
+		if (qs.flags & SEGF_AGP)
+			continue;
+		if (qs.flags & SEGF_APERTURE) {
+			if (!apt)
+				apt = id;
+		} else if (qs.flags & SEGF_CPU_VISIBLE) {
+			if (!vis)
+				vis = id;
+		} else if (!inv) {
+			inv = id;
+		}
+	}
+	minfo("migration: VRAM segment %u, other VRAM segment %u, aperture %u",
+	      vis, inv, apt);
+	other[MIG_SYS] = 0;
+	other[MIG_APT] = apt;
+	other[MIG_VRAM] = inv;
+	if (param_read(USE_ENGINE_PARAM, saved, sizeof(saved)))
+		minfo("no %s: only the default mode is measured", USE_ENGINE_PARAM);
+
+	/* engine first, then the CPU fallback */
+	for (e = 2; e-- > 0;) {
+		if (saved[0] && (ret = param_write(USE_ENGINE_PARAM, e ? "1" : "0"))) {
+			minfo("cannot write %s: %s", USE_ENGINE_PARAM,
+			      strerror(-ret));
+			break;
+		}
+		if (!saved[0] && !e)
+			break;
+		for (s = 0; s < MIG_NSIZES; s++) {
+			struct drm_wddmseg_gem_create g;
+			struct drm_wddmseg_gem_mmap_offset mo;
+			uint64_t size = mig_sizes[s];
+			uint32_t seed = 0x316e0000 + s;
+			void *m;
+
+			memset(&g, 0, sizeof(g));
+			g.size = size;
+			g.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND;
+			g.supported_segments = WDDMSEG_SEGMENT_BIT(vis);
+			if (apt)
+				g.supported_segments |= WDDMSEG_SEGMENT_BIT(apt);
+			if (inv)
+				g.supported_segments |= WDDMSEG_SEGMENT_BIT(inv);
+			g.preferred[0] = vis;
+			ret = vis ? xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &g) :
+				    -ENODEV;
+			if (!ret)
+				ret = mig_move(c, g.handle, vis);
+			if (ret) {
+				for (p = 0; p < MIG_NPATHS; p++)
+					snprintf(mig_note[p][s][e], sizeof(mig_note[0][0][0]),
+						 "%" PRIu64 " KiB in VRAM: %s",
+						 size >> 10, strerror(-ret));
+				if (g.handle)
+					gem_close(c, g.handle);
+				continue;
+			}
+			memset(&mo, 0, sizeof(mo));
+			mo.handle = g.handle;
+			m = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET, &mo) ?
+			    NULL : map(c, mo.offset, size);
+			if (m)
+				fill(m, size, seed);
+			for (p = 0; p < MIG_NPATHS; p++) {
+				if (p != MIG_SYS && !other[p]) {
+					snprintf(mig_note[p][s][e], sizeof(mig_note[0][0][0]),
+						 "no such segment");
+					continue;
+				}
+				mig[p][s][e] = mig_cell(c, g.handle, size, vis,
+							other[p], mig_note[p][s][e],
+							sizeof(mig_note[0][0][0]));
+				if (verbose)
+					printf("%s: migration %s %" PRIu64 " KiB %s: %.1f MiB/s\n",
+					       prog, mig_path_name[p], size >> 10,
+					       e ? "engine" : "CPU", mig[p][s][e]);
+			}
+			if (m) {
+				if (!check(m, size, seed))
+					minfo("CONTENT LOST: %" PRIu64 " KiB, %s",
+					      size >> 10, e ? "engine" : "CPU");
+				munmap(m, size);
+			}
+			gem_close(c, g.handle);
+		}
+	}
+	if (saved[0])
+		param_write(USE_ENGINE_PARAM, saved);
+}
+
+static void fmt_mibs(char *buf, size_t len, double v)
+{
+	if (v == NA)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.1f", v);
+}
+
+static void print_migration(void)
+{
+	char a[24], b[24], r[24];
+	unsigned int p, s;
+
+	if (!mig_ran)
+		return;
+	printf("\nmigration throughput, wddmseg (move + GEM_WAIT, both directions, median of %d) [MiB/s]\n",
+	       MIG_REPEATS);
+	printf("%-30s %8s %12s %12s %10s\n", "path", "size", "engine",
+	       "CPU", "engine/CPU");
+	for (p = 0; p < MIG_NPATHS; p++) {
+		for (s = 0; s < MIG_NSIZES; s++) {
+			double en = mig[p][s][1], cpu = mig[p][s][0];
+			char sz[24];
+
+			if (mig_sizes[s] >= 1048576)
+				snprintf(sz, sizeof(sz), "%" PRIu64 " MiB",
+					 mig_sizes[s] >> 20);
+			else
+				snprintf(sz, sizeof(sz), "%" PRIu64 " KiB",
+					 mig_sizes[s] >> 10);
+			fmt_mibs(a, sizeof(a), en);
+			fmt_mibs(b, sizeof(b), cpu);
+			if (en != NA && cpu != NA && cpu > 0)
+				snprintf(r, sizeof(r), "%.2f", en / cpu);
+			else
+				snprintf(r, sizeof(r), "n/a");
+			printf("%-30s %8s %12s %12s %10s\n", mig_path_name[p],
+			       sz, a, b, r);
+		}
+	}
+	for (s = 0; s < MIG_NSIZES * MIG_NPATHS * 2; s++) {
+		unsigned int pp = s / (MIG_NSIZES * 2), ss = s / 2 % MIG_NSIZES,
+			     e = s % 2;
+
+		if (mig[pp][ss][e] == NA && mig_note[pp][ss][e][0])
+			printf("  n/a %s %" PRIu64 " KiB %s: %s\n",
+			       mig_path_name[pp], mig_sizes[ss] >> 10,
+			       e ? "engine" : "CPU", mig_note[pp][ss][e]);
+	}
+	fmt_mibs(a, sizeof(a), host_memcpy);
+	fmt_mibs(b, sizeof(b), guest_memcpy);
+	printf("host memcpy, 64 MiB buffers (outside the VM) [MiB/s]: %s\n", a);
+	printf("guest userspace memcpy, 64 MiB (TCG) [MiB/s]: %s\n", b);
+	for (p = 0; p < MIG_NPATHS; p++) {
+		double en = mig[p][MIG_NSIZES - 1][1];
+
+		if (en != NA && host_memcpy != NA && host_memcpy > 0)
+			printf("engine 64 MiB %s / host memcpy: %.3f\n",
+			       mig_path_name[p], en / host_memcpy);
+	}
+	for (s = 0; s < mig_ninfo; s++)
+		printf("  %s\n", mig_info[s]);
+}
+
 /* ---- drm_gem_vram_helper drivers (bochs) ---------------------------- */
 
 /* VRAM size and usage in bytes from debugfs dri/N/vram-mm. */
@@ -1017,7 +1354,7 @@ static void print_table(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
+		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-m SECONDS] [-H MIBPS] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
 		prog);
 	exit(2);
 }
@@ -1042,7 +1379,7 @@ int main(int argc, char **argv)
 	unsigned int i, r;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "t:r:e:d:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "t:r:e:m:H:d:vh")) != -1) {
 		switch (opt) {
 		case 't':
 			seconds = strtod(optarg, NULL);
@@ -1052,6 +1389,12 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			evict_mib = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			mig_seconds = strtod(optarg, NULL);
+			break;
+		case 'H':
+			host_memcpy = strtod(optarg, NULL);
 			break;
 		case 'd': {
 			char *eq = strchr(optarg, '=');
@@ -1095,8 +1438,11 @@ int main(int argc, char **argv)
 		}
 		c->minor = node_minor(c->node);
 		fflush(stdout);
-		if (!strcmp(c->driver, "wddmseg"))
+		if (!strcmp(c->driver, "wddmseg")) {
 			bench_wddmseg(c);
+			if (mig_seconds > 0)
+				bench_migrate(c);
+		}
 		else if (!strcmp(c->driver, "bochs-drm"))
 			bench_vram_helper(c);
 		else
@@ -1105,5 +1451,6 @@ int main(int argc, char **argv)
 		close(c->fd);
 	}
 	print_table();
+	print_migration();
 	return 0;
 }

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kselftest: the copy engine as a blit engine (DRM_IOCTL_WDDMSEG_SUBMIT_BLIT):
+ * copies and fills between allocations in every kind of placement, the
+ * sync_file out-fence, and every refusal.
+ *
+ * Runs on the first device of the expectation file (the default layout:
+ * 1 CPU-visible VRAM, 2 invisible VRAM, 3 aperture).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "wddmseg_gem.h"
+#include "kselftest_harness.h"
+
+#define BLIT_SIZE	(3 * SZ_1M + 12)
+
+FIXTURE(blit) {
+	struct gem_dev dev;
+	int fd;
+};
+
+FIXTURE_SETUP(blit)
+{
+	char err[EXPECT_ERR_LEN];
+	unsigned int nr = 0;
+	int ret;
+
+	ret = gem_load_expect(gem_expect_path(), &self->dev, 1, &nr, err);
+	if (ret == -ENOENT || !nr)
+		SKIP(return, "no expectation file");
+	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	ASSERT_EQ(0, gem_find_nodes(&self->dev, err)) TH_LOG("%s", err);
+	self->fd = open(self->dev.card, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(blit)
+{
+	if (self->fd > 0)
+		close(self->fd);
+}
+
+/* Bytes of [@p, @p + @n) that are not zero. */
+static uint64_t nonzero_bytes(const uint8_t *p, uint64_t n)
+{
+	uint64_t i, bad = 0;
+
+	for (i = 0; i < n; i++)
+		bad += p[i] != 0;
+	return bad;
+}
+
+static int submit(int fd, struct drm_wddmseg_submit_blit *b)
+{
+	return wioctl(fd, DRM_IOCTL_WDDMSEG_SUBMIT_BLIT, b);
+}
+
+/* An allocation of @size in segment @id (0: system), CPU-mappable. */
+static uint32_t make(struct __test_metadata *_metadata, int fd, uint32_t id,
+		     uint64_t size)
+{
+	uint32_t h;
+
+	ASSERT_EQ(0, gem_create_in(fd, size, WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+				   id, &h));
+	return h;
+}
+
+/* Copy between every pair of placements; byte-exact, unaligned offsets. */
+TEST_F(blit, copy_every_pair)
+{
+	static const uint32_t segs[] = { 0, 1, 2, 3 };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(segs); i++) {
+		for (j = 0; j < ARRAY_SIZE(segs); j++) {
+			uint64_t size = 4 * SZ_1M;
+			uint32_t src = make(_metadata, self->fd, segs[i], size);
+			uint32_t dst = make(_metadata, self->fd, segs[j], size);
+			struct drm_wddmseg_submit_blit b = {
+				.op = WDDMSEG_BLIT_COPY,
+				.src_handle = src, .dst_handle = dst,
+				.src_offset = 4 * 1025, .dst_offset = 12,
+				.size = BLIT_SIZE,
+			};
+			uint8_t *ps, *pd;
+
+			ps = gem_mmap(self->fd, src, size);
+			ASSERT_NE(MAP_FAILED, ps);
+			pattern_fill(ps, size, 0x5eed + i * 16 + j);
+			munmap(ps, size);
+			/* Back where it belongs after a fault migration. */
+			ASSERT_EQ(0, gem_move(self->fd, src, segs[i]));
+			ASSERT_EQ(0, gem_move(self->fd, dst, segs[j]));
+			ASSERT_EQ(segs[i], (uint32_t)gem_segment(self->fd, src));
+			ASSERT_EQ(segs[j], (uint32_t)gem_segment(self->fd, dst));
+
+			ASSERT_EQ(0, submit(self->fd, &b))
+				TH_LOG("segment %u -> %u", segs[i], segs[j]);
+			ASSERT_EQ(-1, b.fence_fd);
+			ASSERT_EQ(0, gem_wait(self->fd, dst, 10000000000LL));
+
+			ps = gem_mmap(self->fd, src, size);
+			pd = gem_mmap(self->fd, dst, size);
+			ASSERT_NE(MAP_FAILED, ps);
+			ASSERT_NE(MAP_FAILED, pd);
+			EXPECT_EQ(0, memcmp(ps + b.src_offset, pd + b.dst_offset,
+					    b.size))
+				TH_LOG("copy segment %u -> %u differs", segs[i],
+				       segs[j]);
+			/* Bytes outside the destination range stay zero. */
+			EXPECT_EQ(0u, nonzero_bytes(pd, b.dst_offset));
+			EXPECT_EQ(0u, nonzero_bytes(pd + b.dst_offset + b.size,
+						  size - b.dst_offset - b.size));
+			munmap(ps, size);
+			munmap(pd, size);
+			gem_close(self->fd, src);
+			gem_close(self->fd, dst);
+		}
+	}
+}
+
+/* FILL writes the pattern over exactly the range; a sync_file signals it. */
+TEST_F(blit, fill_with_fence_out)
+{
+	static const uint32_t segs[] = { 0, 1, 2, 3 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(segs); i++) {
+		uint64_t size = 4 * SZ_1M, k;
+		uint32_t dst = make(_metadata, self->fd, segs[i], size);
+		struct drm_wddmseg_submit_blit b = {
+			.op = WDDMSEG_BLIT_FILL,
+			.flags = WDDMSEG_BLIT_FENCE_OUT,
+			.dst_handle = dst, .dst_offset = 4096 + 8,
+			.size = BLIT_SIZE, .pattern = 0xa5c3f00d,
+		};
+		struct pollfd pfd;
+		uint32_t *pw;
+		uint8_t *p;
+
+		ASSERT_EQ(0, submit(self->fd, &b)) TH_LOG("segment %u", segs[i]);
+		ASSERT_LE(0, b.fence_fd);
+		pfd.fd = b.fence_fd;
+		pfd.events = POLLIN;
+		ASSERT_EQ(1, poll(&pfd, 1, 10000)) TH_LOG("sync_file never signalled");
+		close(b.fence_fd);
+		ASSERT_EQ(segs[i], (uint32_t)gem_segment(self->fd, dst));
+
+		p = gem_mmap(self->fd, dst, size);
+		ASSERT_NE(MAP_FAILED, p);
+		pw = (uint32_t *)(p + b.dst_offset);
+		for (k = 0; k < b.size / 4; k++) {
+			if (pw[k] != b.pattern) {
+				EXPECT_EQ(b.pattern, pw[k])
+					TH_LOG("segment %u word %llu", segs[i],
+					       (unsigned long long)k);
+				break;
+			}
+		}
+		EXPECT_EQ(0u, nonzero_bytes(p, b.dst_offset));
+		EXPECT_EQ(0u, nonzero_bytes(p + b.dst_offset + b.size,
+					  size - b.dst_offset - b.size));
+		munmap(p, size);
+		gem_close(self->fd, dst);
+	}
+}
+
+/* Each malformed request is refused and queues nothing. */
+TEST_F(blit, refusals)
+{
+	uint32_t a = make(_metadata, self->fd, 1, SZ_1M);
+	uint32_t c = make(_metadata, self->fd, 2, SZ_1M);
+	struct drm_wddmseg_submit_blit ok = {
+		.op = WDDMSEG_BLIT_COPY, .src_handle = a, .dst_handle = c,
+		.size = 4096,
+	}, b;
+
+	b = ok; b.op = 2;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	b = ok; b.flags = 2;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	b = ok; b.reserved[1] = 1;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	b = ok; b.pattern = 1;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	b = ok; b.size = 0;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	b = ok; b.size = 6;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	b = ok; b.dst_offset = 2;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	b = ok; b.src_offset = SZ_1M - 4096 + 4;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	b = ok; b.size = SZ_1M + 4;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	b = ok; b.dst_handle = a; b.src_offset = 0; b.dst_offset = 2048;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b)) TH_LOG("overlap accepted");
+	b = ok; b.dst_handle = 0xdead;
+	EXPECT_EQ(-ENOENT, submit(self->fd, &b));
+	b = ok; b.src_handle = 0xdead;
+	EXPECT_EQ(-ENOENT, submit(self->fd, &b));
+	b = ok; b.op = WDDMSEG_BLIT_FILL;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b)) TH_LOG("FILL with a source");
+	b = ok;
+	EXPECT_EQ(0, submit(self->fd, &b));
+	EXPECT_EQ(0, gem_wait(self->fd, c, 10000000000LL));
+	gem_close(self->fd, a);
+	gem_close(self->fd, c);
+}
+
+TEST_HARNESS_MAIN

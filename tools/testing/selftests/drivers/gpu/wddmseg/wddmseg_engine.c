@@ -1,0 +1,737 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wddmseg copy engine (wddmseg_engine.c, the engine path of
+ * wddmseg_ttm.c): multi-job migrations between every kind of place, the
+ * engine against the CPU fallback (module parameter use_engine), GEM_WAIT
+ * on pipelined engine work, recovery from an injected hang and an injected
+ * fault (debugfs "inject"; the watchdog resets the engine and replays the
+ * jobs that had not completed), and concurrent submitters.
+ *
+ * Runs on the device of the expectation file ($WDDMSEG_EXPECT) with the
+ * default layout and the most CPU-visible VRAM (in the VM check boot the
+ * default device, 64 MiB + 64 MiB VRAM, 256 MiB aperture with a 128 MiB
+ * CommitLimit). Engine state comes from debugfs
+ * /sys/kernel/debug/dri/N/engine; tests that need debugfs or a module
+ * parameter skip without it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "wddmseg_gem.h"
+
+#define SEG_VIS		1	/* default layout: CPU-visible VRAM */
+#define SEG_INV		2	/* invisible VRAM */
+#define SEG_APT		3	/* aperture */
+#define BIT(id)		WDDMSEG_SEGMENT_BIT(id)
+#define SZ_8M		(8 * SZ_1M)
+#define NSEC_PER_SEC	1000000000LL
+
+#define PARAM_DIR		"/sys/module/wddmseg/parameters"
+#define PARAM_USE_ENGINE	PARAM_DIR "/use_engine"
+#define PARAM_FENCE_TIMEOUT	PARAM_DIR "/fence_timeout_ms"
+#define RESET_MSG		"paging engine reset"
+#define PEEK_WORDS		16
+
+static const char *const seg_name[] = { "system", "seg1", "seg2", "seg3" };
+
+FIXTURE(engine) {
+	struct gem_dev dev[GEM_MAX_DEVS];
+	unsigned int nr_devs;
+	struct gem_dev *def;
+	int fd;
+	uint64_t size[4];
+	uint64_t base[4];
+	char dbg[64];			/* /sys/kernel/debug/dri/N */
+	char saved_use_engine[16];
+	char saved_timeout[16];
+};
+
+struct eng_state {
+	int ready;
+	uint64_t submitted, completed, resets;
+};
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	ssize_t n;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static uint64_t field(const char *buf, const char *key)
+{
+	const char *p = strstr(buf, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 0) : UINT64_MAX;
+}
+
+static int engine_state(FIXTURE_DATA(engine) *self, struct eng_state *st)
+{
+	char path[96], buf[1024];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/engine", self->dbg);
+	ret = read_file(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	st->ready = (int)field(buf, "ready: ");
+	st->submitted = field(buf, "submitted seqno: ");
+	st->completed = field(buf, "completed seqno: ");
+	st->resets = field(buf, "resets: ");
+	if (st->submitted == UINT64_MAX || st->resets == UINT64_MAX)
+		return -EPROTO;
+	return 0;
+}
+
+static void __attribute__((constructor)) skip_without_expect(void)
+{
+	static struct gem_dev devs[GEM_MAX_DEVS];
+	char err[EXPECT_ERR_LEN] = "";
+	unsigned int nr = 0;
+	int ret;
+
+	ret = gem_load_expect(gem_expect_path(), devs, GEM_MAX_DEVS, &nr, err);
+	if (ret == -ENOENT) {
+		ksft_print_header();
+		ksft_exit_skip("no expectation file %s\n", gem_expect_path());
+	}
+	if (!ret && !nr) {
+		ksft_print_header();
+		ksft_exit_skip("%s lists no device\n", gem_expect_path());
+	}
+}
+
+FIXTURE_SETUP(engine)
+{
+	char err[EXPECT_ERR_LEN] = "";
+	struct drm_wddmseg_query_segment qs;
+	const char *n;
+	unsigned int i;
+	int ret;
+
+	self->fd = -1;
+	ret = gem_load_expect(gem_expect_path(), self->dev, GEM_MAX_DEVS,
+			      &self->nr_devs, err);
+	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	for (i = 0; i < self->nr_devs; i++) {
+		struct gem_dev *d = &self->dev[i];
+
+		ASSERT_EQ(0, gem_find_nodes(d, err)) TH_LOG("%s", err);
+		if (!layout_is_default_shape(&d->exp.layout))
+			continue;
+		if (!self->def ||
+		    d->exp.layout.seg[0].size > self->def->exp.layout.seg[0].size)
+			self->def = d;
+	}
+	if (!self->def)
+		SKIP(return, "no device with the default layout in %s",
+		     gem_expect_path());
+	self->fd = open(self->def->render, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->def->render,
+				      strerror(errno));
+	for (i = 1; i <= 3; i++) {
+		ASSERT_EQ(0, query_segment(self->fd, i, &qs));
+		self->size[i] = qs.size;
+		self->base[i] = qs.base_address;
+	}
+	n = strrchr(self->def->card, 'd');
+	snprintf(self->dbg, sizeof(self->dbg), "/sys/kernel/debug/dri/%s",
+		 n ? n + 1 : "0");
+}
+
+FIXTURE_TEARDOWN(engine)
+{
+	if (self->saved_use_engine[0])
+		write_file(PARAM_USE_ENGINE, self->saved_use_engine);
+	if (self->saved_timeout[0])
+		write_file(PARAM_FENCE_TIMEOUT, self->saved_timeout);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* Save a module parameter once (restored in teardown), then set it. */
+static int param_set(char *saved, size_t len, const char *path,
+		     const char *val)
+{
+	int ret;
+
+	if (!saved[0]) {
+		ret = read_file(path, saved, len);
+		if (ret)
+			return ret;
+	}
+	return write_file(path, val);
+}
+
+static bool engine_debugfs(FIXTURE_DATA(engine) *self)
+{
+	struct eng_state st;
+
+	return !engine_state(self, &st) && st.ready == 1;
+}
+
+#define NEED_ENGINE()							\
+	do {								\
+		if (!engine_debugfs(self))				\
+			SKIP(return, "no debugfs %s/engine or engine not ready", \
+			     self->dbg);				\
+	} while (0)
+
+/* An on-demand CPU-visible allocation that may live anywhere. */
+static int create_any(int fd, uint64_t size, uint8_t first, uint32_t *h)
+{
+	struct gem_args a = {
+		.size = size,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+		.supported = BIT(SEG_VIS) | BIT(SEG_INV) | BIT(SEG_APT),
+		.preferred = { first },
+	};
+
+	return gem_create(fd, &a, h);
+}
+
+/* Move, wait for the engine, and check the placement. 0 or -errno. */
+static int move_wait(int fd, uint32_t h, uint32_t to)
+{
+	int ret = gem_move(fd, h, to);
+
+	if (ret)
+		return ret;
+	ret = gem_wait(fd, h, 20 * NSEC_PER_SEC);
+	if (ret)
+		return ret;
+	ret = gem_segment(fd, h);
+	if (ret < 0)
+		return ret;
+	return (uint32_t)ret == to ? 0 : -EXDEV;
+}
+
+#define MOVE_OK(h, to)							\
+	ASSERT_EQ(0, move_wait(self->fd, (h), (to)))			\
+		TH_LOG("move to %s failed", seg_name[(to)])
+
+/* Words the GPU sees at @addr (debugfs peek); faults count as bad. */
+static int gpu_peek(FIXTURE_DATA(engine) *self, uint64_t addr,
+		    uint32_t *words, unsigned int *faults)
+{
+	char path[96], line[512], *p, *end;
+	unsigned int i;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/peek_addr", self->dbg);
+	snprintf(line, sizeof(line), "0x%" PRIx64, addr);
+	ret = write_file(path, line);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/peek", self->dbg);
+	ret = read_file(path, line, sizeof(line));
+	if (ret)
+		return ret;
+	p = strchr(line, ':');
+	if (!p || strtoull(line, NULL, 16) != addr)
+		return -EPROTO;
+	*faults = 0;
+	for (p++, i = 0; i < PEEK_WORDS; i++) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "fault", 5)) {
+			words[i] = 0xffffffff;
+			(*faults)++;
+			p += 5;
+			continue;
+		}
+		words[i] = strtoul(p, &end, 16);
+		if (end == p)
+			return -EPROTO;
+		p = end;
+	}
+	return 0;
+}
+
+/*
+ * The GPU view of an allocation at @gpu: 64 bytes at the start and end of
+ * every 8 MiB engine job and at the end. Returns wrong words, or -errno.
+ */
+static long gpu_check(FIXTURE_DATA(engine) *self, uint64_t gpu,
+		      uint64_t size, uint32_t seed, uint64_t *first_bad)
+{
+	uint32_t words[PEEK_WORDS];
+	unsigned int faults, j;
+	uint64_t off;
+	long bad = 0;
+	int ret;
+
+	for (off = 0; off < size; off += SZ_1M) {
+		uint64_t at[2] = { off, off + SZ_1M - 64 };
+		unsigned int k;
+
+		/* every MiB start, plus both edges of each 8 MiB job */
+		for (k = 0; k < 2; k++) {
+			if (k == 1 && (off + SZ_1M) % SZ_8M && off + SZ_1M != size)
+				continue;
+			ret = gpu_peek(self, gpu + at[k], words, &faults);
+			if (ret)
+				return ret;
+			for (j = 0; j < PEEK_WORDS; j++) {
+				if (words[j] == pattern_word(seed, at[k] / 4 + j))
+					continue;
+				if (!bad)
+					*first_bad = at[k] + 4 * j;
+				bad++;
+			}
+		}
+	}
+	return bad;
+}
+
+/* Copy the allocation out through a mapping (it must be CPU-visible now). */
+static int read_back(int fd, uint32_t h, uint64_t size, void *out)
+{
+	void *p = gem_mmap(fd, h, size);
+
+	if (!p)
+		return -errno;
+	memcpy(out, p, size);
+	munmap(p, size);
+	return 0;
+}
+
+static int write_pattern(int fd, uint32_t h, uint64_t size, uint32_t seed)
+{
+	void *p = gem_mmap(fd, h, size);
+
+	if (!p)
+		return -errno;
+	pattern_fill(p, size, seed);
+	munmap(p, size);
+	return 0;
+}
+
+/*
+ * Create the largest allocation of 64, 48 or 32 MiB that fits in visible
+ * VRAM next to whatever else is there.
+ */
+static uint64_t create_big(FIXTURE_DATA(engine) *self, uint32_t *h)
+{
+	static const uint64_t sizes[] = { 64 * SZ_1M, 48 * SZ_1M, 32 * SZ_1M };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		if (sizes[i] > self->size[SEG_VIS] || sizes[i] > self->size[SEG_INV])
+			continue;
+		if (create_any(self->fd, sizes[i], SEG_VIS, h))
+			continue;
+		if (!move_wait(self->fd, *h, SEG_VIS))
+			return sizes[i];
+		gem_close(self->fd, *h);
+	}
+	return 0;
+}
+
+/*
+ * seg1 -> seg2 -> seg3 -> system -> seg1 with the pattern written in seg1;
+ * checks the GPU view in the aperture, and returns the final bytes in @out.
+ */
+static void round_trip(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(engine) *self, uint32_t h, uint64_t size,
+		       uint32_t seed, void *out)
+{
+	static const uint32_t path[] = { SEG_INV, SEG_APT, 0, SEG_VIS };
+	struct drm_wddmseg_gem_info info;
+	uint64_t moves, first = 0, bad;
+	unsigned int i;
+
+	MOVE_OK(h, SEG_VIS);
+	ASSERT_EQ(0, write_pattern(self->fd, h, size, seed));
+	ASSERT_EQ(0, gem_info(self->fd, h, &info));
+	moves = info.move_count;
+	for (i = 0; i < 4; i++) {
+		MOVE_OK(h, path[i]);
+		ASSERT_EQ(0, gem_info(self->fd, h, &info));
+		EXPECT_EQ(moves + i + 1, info.move_count);
+		if (path[i] == SEG_APT && !access(PARAM_DIR, F_OK) &&
+		    engine_debugfs(self)) {
+			long gbad = gpu_check(self, self->base[SEG_APT] + info.offset,
+					      size, seed, &first);
+
+			ASSERT_LE(0, gbad) TH_LOG("peek: %s", strerror(-gbad));
+			EXPECT_EQ(0, gbad)
+				TH_LOG("aperture: GPU sees %ld wrong words, first at 0x%" PRIx64,
+				       gbad, first);
+		}
+	}
+	ASSERT_EQ(0, read_back(self->fd, h, size, out));
+	bad = pattern_check(out, size, seed, &first);
+	EXPECT_EQ(0u, bad)
+		TH_LOG("%" PRIu64 " of 0x%" PRIx64 " bytes wrong after seg1->seg2->seg3->system->seg1, first at 0x%" PRIx64 " (got 0x%08x want 0x%08x)",
+		       bad, size, first, ((uint32_t *)out)[first / 4],
+		       pattern_word(seed, first / 4));
+}
+
+/* 1. Multi-job (8 MiB each) migrations between every kind of place. */
+TEST_F_TIMEOUT(engine, big_migrations, 120)
+{
+	struct eng_state st0, st1;
+	bool dbg = engine_debugfs(self);
+	uint64_t size, jobs;
+	uint32_t h;
+	void *out;
+
+	size = create_big(self, &h);
+	ASSERT_NE(0u, size) TH_LOG("no 32 MiB allocation fits in seg1");
+	TH_LOG("%" PRIu64 " MiB allocation", size / SZ_1M);
+	out = malloc(size);
+	ASSERT_NE(NULL, out);
+	if (dbg)
+		ASSERT_EQ(0, engine_state(self, &st0));
+	round_trip(_metadata, self, h, size, 0xb16, out);
+	if (dbg) {
+		ASSERT_EQ(0, engine_state(self, &st1));
+		/* seg1->seg2, ->seg3, ->system, ->seg1: each in 8 MiB jobs */
+		jobs = 4 * (size / SZ_8M);
+		char v[8] = "";
+
+		/* with use_engine on (or absent), each job is one fence */
+		if (read_file(PARAM_USE_ENGINE, v, sizeof(v)) || v[0] != 'N') {
+			EXPECT_LE(jobs, st1.submitted - st0.submitted)
+				TH_LOG("%" PRIu64 " engine jobs for 4 moves of %" PRIu64 " MiB",
+				       st1.submitted - st0.submitted,
+				       size / SZ_1M);
+		}
+		EXPECT_EQ(st1.submitted, st1.completed);
+	}
+	free(out);
+	gem_close(self->fd, h);
+}
+
+/* 2. The same round trip with the CPU fallback and the engine. */
+TEST_F_TIMEOUT(engine, engine_vs_cpu, 120)
+{
+	const uint64_t size = 32 * SZ_1M + 3 * SZ_4K;	/* a partial job */
+	struct eng_state st0, st1;
+	void *out[2];
+	unsigned int mode;
+	uint32_t h;
+
+	if (access(PARAM_USE_ENGINE, W_OK))
+		SKIP(return, "no writable %s", PARAM_USE_ENGINE);
+	NEED_ENGINE();
+	out[0] = malloc(size);
+	out[1] = malloc(size);
+	ASSERT_NE(NULL, out[0]);
+	ASSERT_NE(NULL, out[1]);
+	for (mode = 0; mode < 2; mode++) {
+		ASSERT_EQ(0, param_set(self->saved_use_engine,
+				       sizeof(self->saved_use_engine),
+				       PARAM_USE_ENGINE, mode ? "1" : "0"));
+		ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+		ASSERT_EQ(0, engine_state(self, &st0));
+		round_trip(_metadata, self, h, size, 0xc0ffee, out[mode]);
+		ASSERT_EQ(0, engine_state(self, &st1));
+		if (mode) {
+			EXPECT_LE(4 * 5u, st1.submitted - st0.submitted)
+				TH_LOG("use_engine=1: only %" PRIu64 " engine jobs",
+				       st1.submitted - st0.submitted);
+		} else {
+			EXPECT_EQ(st0.submitted, st1.submitted)
+				TH_LOG("use_engine=0: the engine still got %" PRIu64 " jobs",
+				       st1.submitted - st0.submitted);
+		}
+		gem_close(self->fd, h);
+	}
+	EXPECT_EQ(0, memcmp(out[0], out[1], size))
+		TH_LOG("engine and CPU round trips differ");
+	free(out[0]);
+	free(out[1]);
+}
+
+/* 3. GEM_WAIT sees the pipelined engine work of MAKE_RESIDENT. */
+TEST_F_TIMEOUT(engine, gem_wait_engine, 60)
+{
+	const uint64_t size = 32 * SZ_1M;
+	struct eng_state st0, st;
+	char v[8] = "";
+	uint32_t h;
+	int ret;
+
+	NEED_ENGINE();
+	if (!read_file(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
+		SKIP(return, "use_engine is off");
+	ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+	MOVE_OK(h, SEG_VIS);
+	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x3a17));
+	MOVE_OK(h, 0);
+	ASSERT_EQ(0, engine_state(self, &st0));
+
+	ASSERT_EQ(0, gem_make_resident(self->fd, h, SEG_INV));
+	ret = gem_wait(self->fd, h, 0);
+	EXPECT_TRUE(ret == 0 || ret == -ETIME)
+		TH_LOG("GEM_WAIT(0): %s", strerror(-ret));
+	TH_LOG("GEM_WAIT(0) right after MAKE_RESIDENT: %s",
+	       ret ? "busy (-ETIME)" : "idle");
+	EXPECT_EQ(0, gem_wait(self->fd, h, 5 * NSEC_PER_SEC));
+	EXPECT_EQ(0, gem_wait(self->fd, h, 0));
+	ASSERT_EQ(0, engine_state(self, &st));
+	EXPECT_LE(st0.submitted + size / SZ_8M, st.submitted);
+	EXPECT_EQ(st.submitted, st.completed)
+		TH_LOG("GEM_WAIT returned with engine work outstanding");
+	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+
+	MOVE_OK(h, SEG_VIS);
+	{
+		void *out = malloc(size);
+		uint64_t first = 0;
+
+		ASSERT_NE(NULL, out);
+		ASSERT_EQ(0, read_back(self->fd, h, size, out));
+		EXPECT_EQ(0u, pattern_check(out, size, 0x3a17, &first))
+			TH_LOG("first bad byte at 0x%" PRIx64, first);
+		free(out);
+	}
+	gem_close(self->fd, h);
+}
+
+/* /dev/kmsg reader positioned at the end; -1 without it. */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* Records from @fd containing @needle; the first copied to @hit. */
+static unsigned int kmsg_count(int fd, const char *needle, char *hit,
+			       size_t len)
+{
+	char rec[2048];
+	unsigned int n = 0;
+	ssize_t r;
+
+	for (;;) {
+		r = read(fd, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EPIPE)
+			continue;
+		if (r <= 0)
+			break;
+		rec[r] = '\0';
+		if (strstr(rec, needle)) {
+			char *msg = strchr(rec, ';');
+
+			msg = msg ? msg + 1 : rec;
+			msg[strcspn(msg, "\n")] = '\0';
+			if (!n)
+				snprintf(hit, len, "%s", msg);
+			n++;
+		}
+	}
+	return n;
+}
+
+static void inject_recovery(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(engine) *self, const char *what)
+{
+	const uint64_t size = 16 * SZ_1M + 5 * SZ_4K;	/* 3 jobs */
+	char path[96], hit[2048] = "", v[8] = "";
+	struct eng_state st0, st1;
+	uint64_t first = 0;
+	uint32_t h, h2;
+	double t0, dt;
+	void *out;
+	int kfd, ret;
+
+	NEED_ENGINE();
+	if (!read_file(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
+		SKIP(return, "use_engine is off");
+	snprintf(path, sizeof(path), "%s/inject", self->dbg);
+	if (access(path, W_OK))
+		SKIP(return, "no %s", path);
+	if (!access(PARAM_FENCE_TIMEOUT, W_OK))
+		ASSERT_EQ(0, param_set(self->saved_timeout,
+				       sizeof(self->saved_timeout),
+				       PARAM_FENCE_TIMEOUT, "1000"));
+	out = malloc(size);
+	ASSERT_NE(NULL, out);
+
+	ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+	MOVE_OK(h, SEG_VIS);
+	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x1e5c));
+	ASSERT_EQ(0, engine_state(self, &st0));
+	EXPECT_EQ(st0.submitted, st0.completed);
+	kfd = kmsg_open();
+
+	ASSERT_EQ(0, write_file(path, what));
+	t0 = now_seconds();
+	ret = gem_move(self->fd, h, SEG_INV);
+	ASSERT_EQ(0, ret) TH_LOG("MAKE_RESIDENT after inject %s: %s", what,
+				 strerror(-ret));
+	ret = gem_wait(self->fd, h, 20 * NSEC_PER_SEC);
+	dt = now_seconds() - t0;
+	EXPECT_EQ(0, ret) TH_LOG("GEM_WAIT after inject %s: %s", what,
+				 strerror(-ret));
+	TH_LOG("inject %s: move + wait took %.2f s", what, dt);
+	ASSERT_EQ(0, engine_state(self, &st1));
+	EXPECT_LT(st0.resets, st1.resets)
+		TH_LOG("inject %s: resets stayed at %" PRIu64, what, st1.resets);
+	EXPECT_EQ(1, st1.ready);
+	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+
+	/* the replayed content, back where the CPU can read it */
+	MOVE_OK(h, SEG_VIS);
+	ASSERT_EQ(0, read_back(self->fd, h, size, out));
+	EXPECT_EQ(0u, pattern_check(out, size, 0x1e5c, &first))
+		TH_LOG("inject %s: content damaged, first bad byte at 0x%" PRIx64 " (got 0x%08x want 0x%08x)",
+		       what, first, ((uint32_t *)out)[first / 4],
+		       pattern_word(0x1e5c, first / 4));
+
+	/* the driver still works */
+	ASSERT_EQ(0, create_any(self->fd, 4 * SZ_1M, SEG_VIS, &h2));
+	MOVE_OK(h2, SEG_VIS);
+	ASSERT_EQ(0, write_pattern(self->fd, h2, 4 * SZ_1M, 0x2e5c));
+	MOVE_OK(h2, SEG_APT);
+	MOVE_OK(h2, SEG_INV);
+	MOVE_OK(h2, SEG_VIS);
+	ASSERT_EQ(0, read_back(self->fd, h2, 4 * SZ_1M, out));
+	EXPECT_EQ(0u, pattern_check(out, 4 * SZ_1M, 0x2e5c, &first));
+	ASSERT_EQ(0, engine_state(self, &st0));
+	EXPECT_EQ(st0.submitted, st0.completed);
+	EXPECT_EQ(st1.resets, st0.resets)
+		TH_LOG("inject %s: another reset after recovery", what);
+
+	if (kfd >= 0) {
+		EXPECT_LE(1u, kmsg_count(kfd, RESET_MSG, hit, sizeof(hit)))
+			TH_LOG("no \"%s\" in the kernel log", RESET_MSG);
+		TH_LOG("kernel log: %s", hit);
+		EXPECT_EQ(NULL, strstr(hit, "failing pending jobs"));
+		close(kfd);
+	}
+	gem_close(self->fd, h2);
+	gem_close(self->fd, h);
+	free(out);
+}
+
+/* 4. An injected hang: the watchdog resets and replays the move. */
+TEST_F_TIMEOUT(engine, inject_hang, 60)
+{
+	inject_recovery(_metadata, self, "hang");
+}
+
+/* 5. An injected fault: the error interrupt resets and replays. */
+TEST_F_TIMEOUT(engine, inject_fault, 60)
+{
+	inject_recovery(_metadata, self, "fault");
+}
+
+/* 6. Three processes moving their own allocation concurrently. */
+#define NR_CHILDREN	3
+#define CHILD_ROUNDS	20
+
+static int child_run(const char *node, unsigned int id)
+{
+	static const uint32_t places[] = { SEG_INV, SEG_VIS, SEG_APT, SEG_VIS,
+					   0, SEG_VIS };
+	const uint64_t size = 2 * SZ_1M + id * SZ_64K;
+	uint64_t bad = 0, first = 0;
+	unsigned int r, i;
+	uint32_t h, seed;
+	void *p;
+	int fd, ret;
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 100;
+	if (create_any(fd, size, SEG_VIS, &h) || move_wait(fd, h, SEG_VIS))
+		return 101;
+	p = gem_mmap(fd, h, size);
+	if (!p)
+		return 102;
+	for (r = 0; r < CHILD_ROUNDS; r++) {
+		seed = 0xc000 + id * 256 + r;
+		pattern_fill(p, size, seed);
+		for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+			ret = gem_move(fd, h, places[i]);
+			if (ret) {
+				fprintf(stderr, "child %u round %u: move: %s\n",
+					id, r, strerror(-ret));
+				return 103;
+			}
+		}
+		if (gem_wait(fd, h, 20 * NSEC_PER_SEC) || gem_segment(fd, h) != SEG_VIS)
+			return 104;
+		bad = pattern_check(p, size, seed, &first);
+		if (bad) {
+			fprintf(stderr, "child %u round %u: %" PRIu64 " bad bytes, first at 0x%" PRIx64 "\n",
+				id, r, bad, first);
+			return 1;
+		}
+	}
+	munmap(p, size);
+	gem_close(fd, h);
+	close(fd);
+	return 0;
+}
+
+TEST_F_TIMEOUT(engine, concurrent_submitters, 120)
+{
+	pid_t pid[NR_CHILDREN];
+	struct eng_state st0, st1;
+	bool dbg = engine_debugfs(self);
+	unsigned int i;
+	int status;
+
+	if (dbg)
+		ASSERT_EQ(0, engine_state(self, &st0));
+	for (i = 0; i < NR_CHILDREN; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i])
+			_exit(child_run(self->def->render, i));
+	}
+	for (i = 0; i < NR_CHILDREN; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status))
+			TH_LOG("child %u: exit %d (1: corrupted bytes, >=100: an ioctl failed)",
+			       i, WEXITSTATUS(status));
+	}
+	if (dbg) {
+		ASSERT_EQ(0, engine_state(self, &st1));
+		EXPECT_EQ(st1.submitted, st1.completed);
+		EXPECT_EQ(st0.resets, st1.resets);
+		TH_LOG("%" PRIu64 " engine jobs", st1.submitted - st0.submitted);
+	}
+}
+
+TEST_HARNESS_MAIN
