@@ -27,14 +27,19 @@ FIXTURE(blit) {
 
 FIXTURE_SETUP(blit)
 {
+	struct gem_dev devs[GEM_MAX_DEVS];
 	char err[EXPECT_ERR_LEN];
 	unsigned int nr = 0;
 	int ret;
 
-	ret = gem_load_expect(gem_expect_path(), &self->dev, 1, &nr, err);
+	ret = gem_load_expect(gem_expect_path(), devs, GEM_MAX_DEVS, &nr, err);
 	if (ret == -ENOENT || !nr)
 		SKIP(return, "no expectation file");
 	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	/* The first device: `make check` lists the default layout first. */
+	self->dev = devs[0];
+	ASSERT_TRUE(layout_is_default_shape(&self->dev.exp.layout))
+		TH_LOG("%s: not the default layout", self->dev.exp.bdf);
 	ASSERT_EQ(0, gem_find_nodes(&self->dev, err)) TH_LOG("%s", err);
 	self->fd = open(self->dev.card, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
