@@ -266,6 +266,11 @@ static void wddmseg_bo_destroy(struct ttm_buffer_object *tbo)
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
 
 	trace_wddmseg_bo_destroy(bo, tbo->base.size);
+	if (bo->user_pages) {
+		unpin_user_pages_dirty_lock(bo->user_pages,
+					    tbo->base.size >> PAGE_SHIFT, true);
+		kvfree(bo->user_pages);
+	}
 	if (bo->residency_event)
 		drm_event_cancel_free(tbo->base.dev, &bo->residency_event->base);
 	drm_gem_object_release(&tbo->base);
@@ -415,6 +420,25 @@ static int wddmseg_bo_arm_residency(struct wddmseg_bo *bo,
 	return ret;
 }
 
+static int wddmseg_bo_pin_user(struct wddmseg_bo *bo, u64 addr, u64 npages)
+{
+	long pinned;
+
+	bo->user_pages = kvmalloc_array(npages, sizeof(*bo->user_pages),
+					GFP_KERNEL);
+	if (!bo->user_pages)
+		return -ENOMEM;
+	pinned = pin_user_pages_fast(addr, npages, FOLL_WRITE | FOLL_LONGTERM,
+				     bo->user_pages);
+	if (pinned == npages)
+		return 0;
+	if (pinned > 0)
+		unpin_user_pages(bo->user_pages, pinned);
+	kvfree(bo->user_pages);
+	bo->user_pages = NULL;
+	return pinned < 0 ? pinned : -EFAULT;
+}
+
 static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 			     const struct drm_wddmseg_gem_create *args,
 			     u32 *handle)
@@ -429,6 +453,15 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)
 		return -ENOMEM;
+
+	/* Pin user memory before any reservation: pinning takes mmap_lock. */
+	if (args->user_ptr) {
+		ret = wddmseg_bo_pin_user(bo, args->user_ptr, size >> PAGE_SHIFT);
+		if (ret) {
+			kfree(bo);
+			return ret;
+		}
+	}
 
 	bo->flags = args->flags;
 	bo->supported = args->supported_segments;
@@ -471,9 +504,6 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 
 	wddmseg_bo_placement(bo, false);
 	ret = wddmseg_bo_validate(bo, &ctx);
-	/* Pin user memory now, so that a bad pointer fails here. */
-	if (!ret && bo->userptr)
-		ret = ttm_tt_populate(&wdev->bdev, bo->tbo.ttm, &ctx);
 	if (ret) {
 		ttm_bo_unreserve(&bo->tbo);
 		drm_gem_object_put(&bo->tbo.base);

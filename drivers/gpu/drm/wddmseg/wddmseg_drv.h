@@ -277,6 +277,7 @@ struct wddmseg_residency_event {
  * @preferred: segment ids in order of preference, 0-terminated
  * @bank_hint: 0, or 1 + bank index of @preferred[0]
  * @userptr: ExistingSysMem: user address of the backing store, else 0
+ * @user_pages: ExistingSysMem: its pages, pinned for the allocation's life
  * @owner: usage accounting of the file that created the allocation
  * @group: budget group the current placement is charged to, or -1
  * @places: storage for @placement
@@ -297,6 +298,7 @@ struct wddmseg_bo {
 	u8 preferred[WDDMSEG_MAX_PREFERRED + 1];
 	u32 bank_hint;
 	u64 userptr;
+	struct page **user_pages;
 	struct wddmseg_file *owner;
 	int group;
 	struct ttm_place places[WDDMSEG_MAX_SEGMENTS + 2];

@@ -20,7 +20,6 @@
 #include <linux/io.h>
 #include <linux/mm.h>
 #include <linux/pci.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include <drm/drm_print.h>
@@ -522,13 +521,11 @@ static void wddmseg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
 /**
  * struct wddmseg_tt - system pages of an allocation
  * @ttm: the TTM page array (and DMA addresses)
- * @userptr: ExistingSysMem: user address of the backing store, else 0
- * @mm: the address space @userptr belongs to
+ * @user_pages: ExistingSysMem: the user pages pinned at creation, else NULL
  */
 struct wddmseg_tt {
 	struct ttm_tt ttm;
-	u64 userptr;
-	struct mm_struct *mm;
+	struct page **user_pages;
 };
 
 static struct ttm_tt *wddmseg_ttm_tt_create(struct ttm_buffer_object *tbo,
@@ -552,65 +549,52 @@ static struct ttm_tt *wddmseg_ttm_tt_create(struct ttm_buffer_object *tbo,
 		return NULL;
 	}
 
-	if (bo->userptr) {
+	if (bo->user_pages) {
 		/* Pages come from the user, not from TTM's pool. */
 		wtt->ttm.page_flags |= TTM_TT_FLAG_EXTERNAL |
 				       TTM_TT_FLAG_EXTERNAL_MAPPABLE;
-		wtt->userptr = bo->userptr;
-		wtt->mm = current->mm;
-		mmgrab(wtt->mm);
+		wtt->user_pages = bo->user_pages;
 	}
 	return &wtt->ttm;
 }
 
 static void wddmseg_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
 {
-	struct wddmseg_tt *wtt = container_of(tt, struct wddmseg_tt, ttm);
-
-	if (wtt->mm)
-		mmdrop(wtt->mm);
 	ttm_tt_fini(tt);
-	kfree(wtt);
+	kfree(container_of(tt, struct wddmseg_tt, ttm));
 }
 
-static void wddmseg_userptr_release(struct ttm_device *bdev, struct ttm_tt *tt,
-				    pgoff_t mapped)
+static void wddmseg_userptr_unmap(struct ttm_device *bdev, struct ttm_tt *tt,
+				  pgoff_t mapped)
 {
 	pgoff_t i;
 
 	for (i = 0; i < mapped; i++)
-		dma_unmap_page(bdev_to_wddmseg(bdev)->drm.dev, tt->dma_address[i], PAGE_SIZE,
-			       DMA_BIDIRECTIONAL);
-	unpin_user_pages_dirty_lock(tt->pages, tt->num_pages, true);
+		dma_unmap_page(bdev_to_wddmseg(bdev)->drm.dev, tt->dma_address[i],
+			       PAGE_SIZE, DMA_BIDIRECTIONAL);
 }
 
+/*
+ * ExistingSysMem pages were pinned when the allocation was created, before
+ * its reservation was taken (pinning takes mmap_lock, which must come
+ * first); here they are only DMA-mapped.
+ */
 static int wddmseg_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *tt,
 				   struct ttm_operation_ctx *ctx)
 {
 	struct wddmseg_tt *wtt = container_of(tt, struct wddmseg_tt, ttm);
-	long pinned;
+	struct device *dev = bdev_to_wddmseg(bdev)->drm.dev;
 	pgoff_t i;
 
-	if (!wtt->userptr)
+	if (!wtt->user_pages)
 		return ttm_pool_alloc(&bdev->pool, tt, ctx);
 
-	/* Pinning uses the caller's page tables: only the creator can. */
-	if (current->mm != wtt->mm)
-		return -EFAULT;
-
-	pinned = pin_user_pages_fast(wtt->userptr, tt->num_pages,
-				     FOLL_WRITE | FOLL_LONGTERM, tt->pages);
-	if (pinned != tt->num_pages) {
-		if (pinned > 0)
-			unpin_user_pages(tt->pages, pinned);
-		return pinned < 0 ? pinned : -EFAULT;
-	}
-
 	for (i = 0; i < tt->num_pages; i++) {
-		tt->dma_address[i] = dma_map_page(bdev_to_wddmseg(bdev)->drm.dev, tt->pages[i], 0,
+		tt->pages[i] = wtt->user_pages[i];
+		tt->dma_address[i] = dma_map_page(dev, tt->pages[i], 0,
 						  PAGE_SIZE, DMA_BIDIRECTIONAL);
-		if (dma_mapping_error(bdev_to_wddmseg(bdev)->drm.dev, tt->dma_address[i])) {
-			wddmseg_userptr_release(bdev, tt, i);
+		if (dma_mapping_error(dev, tt->dma_address[i])) {
+			wddmseg_userptr_unmap(bdev, tt, i);
 			return -ENOMEM;
 		}
 	}
@@ -622,8 +606,8 @@ static void wddmseg_ttm_tt_unpopulate(struct ttm_device *bdev,
 {
 	struct wddmseg_tt *wtt = container_of(tt, struct wddmseg_tt, ttm);
 
-	if (wtt->userptr)
-		wddmseg_userptr_release(bdev, tt, tt->num_pages);
+	if (wtt->user_pages)
+		wddmseg_userptr_unmap(bdev, tt, tt->num_pages);
 	else
 		ttm_pool_free(&bdev->pool, tt);
 }
