@@ -6,6 +6,19 @@
 # Usage: tools/vm/initramfs.sh [WDDMSEG_KO]
 #        (default drivers/gpu/drm/wddmseg/wddmseg.ko, relative to the repo)
 #
+# Environment (all optional; the defaults are the Debian kernel of
+# tools/vm/kernel.sh, as used by `make check`):
+#   WDDMSEG_KERNEL_DIR    guest kernel in the layout of build/kernel/ (abi,
+#                         .stamp, lib/modules/<abi>/); default build/kernel,
+#                         which this script fetches with tools/vm/kernel.sh.
+#                         Any other directory must be ready (the debug tier
+#                         passes build/debug/kernel, tools/debug/kernel.sh).
+#   WDDMSEG_VM_DIR        output directory instead of build/vm
+#   WDDMSEG_BASE_MODULES  the kernel's own modules to include, with their
+#                         dependencies (space-separated; default below;
+#                         empty when DRM is built in); built-in ones are
+#                         skipped
+#
 # Contents:
 #   /bin/busybox + applet symlinks        (busybox-static)
 #   /init                                  tools/vm/guest/init
@@ -26,18 +39,24 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$REPO/tools/vm
-OUT_DIR=$REPO/build/vm
+DEFAULT_KDIR=$REPO/build/kernel
+KDIR=${WDDMSEG_KERNEL_DIR:-$DEFAULT_KDIR}
+OUT_DIR=${WDDMSEG_VM_DIR:-$REPO/build/vm}
 OUT=$OUT_DIR/initramfs.cpio.gz
-KDIR=$REPO/build/kernel
 
 log() { echo "initramfs.sh: $*" >&2; }
 
 KO=${1:-drivers/gpu/drm/wddmseg/wddmseg.ko}
 case "$KO" in /*) ;; *) KO=$REPO/$KO ;; esac
 
-BASE_MODULES=(drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper drm_buddy bochs)
+read -r -a BASE_MODULES <<<"${WDDMSEG_BASE_MODULES-drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper drm_buddy bochs}"
 
-bash "$HERE/kernel.sh"
+if [ "$KDIR" -ef "$DEFAULT_KDIR" ] || [ "$KDIR" = "$DEFAULT_KDIR" ]; then
+	bash "$HERE/kernel.sh"
+elif [ ! -f "$KDIR/abi" ] || [ ! -f "$KDIR/.stamp" ]; then
+	log "$KDIR is not a guest kernel directory (no abi or .stamp file)"
+	exit 1
+fi
 
 # one build at a time (parallel VM runs may all call this)
 mkdir -p "$OUT_DIR"
@@ -85,7 +104,7 @@ fi
 # Stamp of every input, to skip the rebuild when nothing changed.
 stamp() {
 	{
-		echo "abi $ABI ko ${KO:-none}"
+		echo "abi $ABI ko ${KO:-none} kdir $KDIR base ${BASE_MODULES[*]}"
 		cat "$KDIR/.stamp"
 		sha256sum "${BASH_SOURCE[0]}" "$BUSYBOX" ${KO:+"$KO"} \
 			${EXTRA_BINS[@]+"${EXTRA_BINS[@]}"}
@@ -140,7 +159,7 @@ copy_module() {
 
 # The dependency closure, from the kernel tree's modules.dep (kmod's
 # modprobe resolves it without loading anything).
-wanted=("${BASE_MODULES[@]}")
+wanted=(${BASE_MODULES[@]+"${BASE_MODULES[@]}"})
 if [ -n "$KO" ]; then
 	deps=$(modinfo -F depends "$KO" | tr ',' ' ')
 	for m in $deps; do wanted+=("$m"); done

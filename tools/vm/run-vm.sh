@@ -4,19 +4,21 @@
 # Boot the test VM once with our QEMU (build/qemu/qemu-system-x86_64).
 #
 # Usage:
-#   tools/vm/run-vm.sh --name NAME --mode probe|check|run|script
+#   tools/vm/run-vm.sh --name NAME --mode probe|check|run|script|debug
 #                      [--expect FILE] [--script FILE] [--timeout SECS]
 #                      [--append "KERNEL ARGS"] [--ko WDDMSEG_KO]
+#                      [--kernel-dir DIR] [--vm-dir DIR] [--mem SIZE]
 #                      [--no-build] [-- EXTRA QEMU ARGS...]
 #
-#   --name     names the outputs, all in build/vm/:
+#   --name     names the outputs, all in build/vm/ (or --vm-dir):
 #                NAME.console.log  guest console (ttyS0): kernel log + init
 #                NAME.tap          guest ttyS1: the mode's result (dmesg in
 #                                  probe mode, TAP in check mode, tool output
 #                                  in run mode, the script's output)
 #                NAME.qemu.log     QEMU's own stderr
 #                NAME.result       one line: outcome, guest status, seconds
-#   --mode     what the guest's /init does (tools/vm/guest/init)
+#   --mode     what the guest's /init does (tools/vm/guest/init); debug
+#              is for the debug kernel (tools/debug/check-debug.sh)
 #   --expect   file given to the guest as /etc/wddmseg/expect
 #              (WDDMSEG_EXPECT for the kselftests)
 #   --script   shell script run by the guest in mode "script", its output
@@ -24,6 +26,12 @@
 #   --timeout  host-side limit in seconds (default 300); QEMU is killed then
 #   --append   more kernel command line (e.g. drm.debug=0x2)
 #   --ko       wddmseg.ko to put in the initramfs (initramfs.sh argument)
+#   --kernel-dir  guest kernel directory in the layout of build/kernel/
+#              (default build/kernel, the Debian kernel; the debug tier
+#              passes build/debug/kernel); same as WDDMSEG_KERNEL_DIR
+#   --vm-dir   directory of the initramfs and of the outputs (default
+#              build/vm); same as WDDMSEG_VM_DIR
+#   --mem      guest RAM (default 1G)
 #   --no-build skip kernel.sh/initramfs.sh (the caller already ran them)
 #   after --   extra QEMU arguments, e.g. -device wddmseg,addr=0x4
 #
@@ -38,20 +46,25 @@
 #   2    usage error; 125 missing prerequisite (e.g. no QEMU build)
 #
 # Environment: QEMU=path overrides build/qemu/qemu-system-x86_64 (tests
-# must use our build, which has the wddmseg device).
+# must use our build, which has the wddmseg device). WDDMSEG_KERNEL_DIR,
+# WDDMSEG_VM_DIR and WDDMSEG_BASE_MODULES are passed on to initramfs.sh.
+# WDDMSEG_SCAN_LOG=script replaces tools/vm/scan-log.sh as the console log
+# scanner (same interface; the debug tier's knows its kernel's reports).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$REPO/tools/vm
-VMDIR=$REPO/build/vm
 QEMU=${QEMU:-$REPO/build/qemu/qemu-system-x86_64}
+SCAN_LOG=${WDDMSEG_SCAN_LOG:-$HERE/scan-log.sh}
 
 usage() {
 	sed -n '/^# Usage:/,/^# Environment/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
-NAME='' MODE=probe EXPECT='' SCRIPT='' TIMEOUT=300 APPEND='' KO='' BUILD=1
+NAME='' MODE=probe EXPECT='' SCRIPT='' TIMEOUT=300 APPEND='' KO='' BUILD=1 MEM=1G
+KDIR=${WDDMSEG_KERNEL_DIR:-$REPO/build/kernel}
+VMDIR=${WDDMSEG_VM_DIR:-$REPO/build/vm}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--name) NAME=${2:?}; shift 2 ;;
@@ -61,6 +74,9 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--append) APPEND=${2:?}; shift 2 ;;
 	--ko) KO=${2:?}; shift 2 ;;
+	--kernel-dir) KDIR=${2:?}; shift 2 ;;
+	--vm-dir) VMDIR=${2:?}; shift 2 ;;
+	--mem) MEM=${2:?}; shift 2 ;;
 	--no-build) BUILD=0; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
@@ -71,7 +87,7 @@ EXTRA=("$@")
 
 [ -n "$NAME" ] || { echo "run-vm: --name is required" >&2; usage; }
 case "$NAME" in *[!A-Za-z0-9._-]*) echo "run-vm: bad name '$NAME'" >&2; exit 2 ;; esac
-case "$MODE" in probe|check|run|script) ;; *) echo "run-vm: bad mode '$MODE'" >&2; exit 2 ;; esac
+case "$MODE" in probe|check|run|script|debug) ;; *) echo "run-vm: bad mode '$MODE'" >&2; exit 2 ;; esac
 case "$TIMEOUT" in ''|*[!0-9]*) echo "run-vm: bad timeout '$TIMEOUT'" >&2; exit 2 ;; esac
 [ -z "$EXPECT" ] || [ -f "$EXPECT" ] || { echo "run-vm: no file $EXPECT" >&2; exit 2; }
 [ -z "$SCRIPT" ] || [ -f "$SCRIPT" ] || { echo "run-vm: no file $SCRIPT" >&2; exit 2; }
@@ -84,12 +100,17 @@ if [ ! -x "$QEMU" ]; then
 	exit 125
 fi
 
+case "$KDIR" in /*) ;; *) KDIR=$PWD/$KDIR ;; esac
+case "$VMDIR" in /*) ;; *) VMDIR=$PWD/$VMDIR ;; esac
+export WDDMSEG_KERNEL_DIR=$KDIR WDDMSEG_VM_DIR=$VMDIR
+mkdir -p "$VMDIR"
+
 if [ $BUILD = 1 ]; then
 	bash "$HERE/initramfs.sh" ${KO:+"$KO"}
 fi
 # the decompressed PVH-bootable kernel when kernel.sh could extract it
-KERNEL=$REPO/build/kernel/vmlinux
-[ -f "$KERNEL" ] || KERNEL=$REPO/build/kernel/vmlinuz
+KERNEL=$KDIR/vmlinux
+[ -f "$KERNEL" ] || KERNEL=$KDIR/vmlinuz
 BASE_INITRD=$VMDIR/initramfs.cpio.gz
 for f in "$KERNEL" "$BASE_INITRD"; do
 	[ -f "$f" ] || { echo "run-vm: $f missing (tools/vm/initramfs.sh)" >&2; exit 125; }
@@ -130,7 +151,7 @@ CMDLINE="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 log_buf_len=4M wddmse
 
 # shellcheck disable=SC2054 # the commas are QEMU option syntax
 QARGS=(
-	-machine q35 -cpu max -smp 2 -m 1G -accel tcg
+	-machine q35 -cpu max -smp 2 -m "$MEM" -accel tcg
 	-nodefaults -vga none -display none -no-reboot -nic none
 	-L /usr/share/seabios -L /usr/share/qemu
 	-serial "file:$CONSOLE" -serial "file:$TAP"
@@ -173,10 +194,10 @@ if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 fi
 if [ -z "$gstatus" ]; then
 	tail_logs
-	bash "$HERE/scan-log.sh" "$CONSOLE" >&2 || true
+	bash "$SCAN_LOG" "$CONSOLE" >&2 || true
 	report crashed 3 "VM stopped without finishing (QEMU exit $rc)"
 fi
-if ! bash "$HERE/scan-log.sh" "$CONSOLE" >&2; then
+if ! bash "$SCAN_LOG" "$CONSOLE" >&2; then
 	report kernel-problems 4 "guest finished (status $gstatus) but the console log has kernel problems"
 fi
 if [ "$gstatus" != 0 ]; then
