@@ -223,6 +223,13 @@ static void move_ok(struct __test_metadata *_metadata, int fd, uint32_t h,
 	ASSERT_EQ(0, ret) TH_LOG("%s of handle %u into %s: %s",
 				 id ? "MAKE_RESIDENT" : "EVICT", h,
 				 seg_name[id], strerror(-ret));
+	/*
+	 * The copy engine moves asynchronously: CPU mappings wait for it on
+	 * their own, but the GPU view read through peek does not.
+	 */
+	ret = gem_wait(fd, h, 10000000000LL);
+	ASSERT_EQ(0, ret) TH_LOG("GEM_WAIT after moving handle %u: %s", h,
+				 strerror(-ret));
 }
 
 /* Bytes of this file resident in any segment (QUERY_BUDGET, both groups). */
@@ -1625,6 +1632,8 @@ TEST_F(alloc, existing_sysmem)
 	ASSERT_EQ(0, ret) TH_LOG("ExistingSysMem in the aperture: %s",
 				 strerror(-ret));
 	h = c.handle;
+	/* MapApertureSegment runs on the engine: wait before peeking. */
+	ASSERT_EQ(0, gem_wait(self->fd, h, 10000000000LL));
 	info_of(_metadata, self->fd, h, &info);
 	EXPECT_EQ(SEG_APT, info.segment_id);
 	EXPECT_EQ(size, info.size);
