@@ -114,23 +114,7 @@ static int engine_state(FIXTURE_DATA(engine) *self, struct eng_state *st)
 	return 0;
 }
 
-static void __attribute__((constructor)) skip_without_expect(void)
-{
-	static struct gem_dev devs[GEM_MAX_DEVS];
-	char err[EXPECT_ERR_LEN] = "";
-	unsigned int nr = 0;
-	int ret;
-
-	ret = gem_load_expect(gem_expect_path(), devs, GEM_MAX_DEVS, &nr, err);
-	if (ret == -ENOENT) {
-		ksft_print_header();
-		ksft_exit_skip("no expectation file %s\n", gem_expect_path());
-	}
-	if (!ret && !nr) {
-		ksft_print_header();
-		ksft_exit_skip("%s lists no device\n", gem_expect_path());
-	}
-}
+GEM_SKIP_WITHOUT_EXPECT();
 
 FIXTURE_SETUP(engine)
 {

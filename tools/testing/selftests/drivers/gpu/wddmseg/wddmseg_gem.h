@@ -129,6 +129,33 @@ static inline bool gem_node_number(const char *name, const char *prefix)
 }
 
 /* Find the cardN and renderDN nodes of @d. Returns 0 or -1 with @err. */
+/*
+ * GEM_SKIP_WITHOUT_EXPECT() - skip the whole test program, before the
+ * harness starts, when there is no expectation file or it lists no device.
+ * Use once per program, after including kselftest_harness.h.
+ */
+#define GEM_SKIP_WITHOUT_EXPECT()					\
+static void __attribute__((constructor)) gem_skip_without_expect(void)	\
+{									\
+	static struct gem_dev devs[GEM_MAX_DEVS];			\
+	char err[EXPECT_ERR_LEN] = "";					\
+	unsigned int nr = 0;						\
+	int ret;							\
+									\
+	ret = gem_load_expect(gem_expect_path(), devs, GEM_MAX_DEVS,	\
+			      &nr, err);				\
+	if (ret == -ENOENT) {						\
+		ksft_print_header();					\
+		ksft_exit_skip("no expectation file %s\n",		\
+			       gem_expect_path());			\
+	}								\
+	if (!ret && !nr) {						\
+		ksft_print_header();					\
+		ksft_exit_skip("%s lists no device\n",			\
+			       gem_expect_path());			\
+	}								\
+}
+
 static inline int gem_find_nodes(struct gem_dev *d, char *err)
 {
 	char path[PATH_MAX];
