@@ -35,7 +35,7 @@
 #define WDDMSEG_REG_VERSION		0x0004
 #define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
-#define   WDDMSEG_VERSION_CURRENT	0x00010002	/* 1.2 */
+#define   WDDMSEG_VERSION_CURRENT	0x00010003	/* 1.3 */
 
 /* Adapter capabilities: DXGK_VIDMMCAPS. */
 #define WDDMSEG_REG_VIDMM_CAPS		0x0008	/* DXGK_VIDMMCAPS.Value */
@@ -98,6 +98,8 @@
 #define WDDMSEG_REG_IRQ_MASK		0x0104
 #define   WDDMSEG_IRQ_FENCE		BIT(0)	/* a FENCE asked for it */
 #define   WDDMSEG_IRQ_ERROR		BIT(1)	/* the engine faulted */
+#define   WDDMSEG_IRQ_VBLANK		BIT(2)	/* scanout vertical blank */
+#define   WDDMSEG_IRQ_SCANOUT_ERROR	BIT(3)	/* a commit was refused */
 #define WDDMSEG_MSIX_BAR		1
 #define WDDMSEG_MSIX_VECTORS		1
 
@@ -142,6 +144,64 @@
 #define WDDMSEG_REG_INJECT		0x0230
 #define   WDDMSEG_INJECT_HANG		1	/* stop making progress */
 #define   WDDMSEG_INJECT_FAULT		2	/* fault on the next command */
+
+/*
+ * Display controller (since 1.3): one scanout (CRTC) reading a
+ * framebuffer out of a memory segment whose flags have DirectFlip.
+ *
+ * Limits (read-only): SCANOUT_MAX_WIDTH/HEIGHT in pixels, SCANOUT_FORMATS
+ * a mask of WDDMSEG_SCANOUT_FMT_*.
+ *
+ * The configuration registers (SEGMENT .. REFRESH and CTRL.ENABLE) are
+ * double buffered: writes go to a pending copy, writing 1 to
+ * SCANOUT_COMMIT arms it (STATUS.PENDING), and the device latches the
+ * whole pending copy at the next vertical blank, as a page flip on real
+ * hardware. With the scanout disabled, a commit latches at once. On
+ * latching, the device validates the configuration: a refused commit
+ * leaves the active configuration unchanged, sets STATUS.REFUSED and
+ * SCANOUT_ERROR and raises IRQ_SCANOUT_ERROR; an accepted one clears
+ * STATUS.REFUSED. Either way PENDING clears and IRQ_VBLANK fires.
+ *
+ * While ENABLED, vertical blanks happen every 1000000000000 / REFRESH_MHZ
+ * ns of virtual time: each increments VBLANK_COUNT and raises IRQ_VBLANK.
+ * The display shows the active framebuffer; a disabled scanout shows
+ * black.
+ */
+#define WDDMSEG_REG_SCANOUT_MAX_WIDTH	0x0300	/* read-only */
+#define WDDMSEG_REG_SCANOUT_MAX_HEIGHT	0x0304	/* read-only */
+#define WDDMSEG_REG_SCANOUT_FORMATS	0x0308	/* read-only */
+#define   WDDMSEG_SCANOUT_FMT_XRGB8888	BIT(0)	/* DRM_FORMAT_XRGB8888 */
+#define   WDDMSEG_SCANOUT_FMT_RGB565	BIT(1)	/* DRM_FORMAT_RGB565 */
+#define WDDMSEG_REG_SCANOUT_CTRL	0x0310	/* pending */
+#define   WDDMSEG_SCANOUT_CTRL_ENABLE	BIT(0)
+#define WDDMSEG_REG_SCANOUT_SEGMENT	0x0314	/* pending: segment id */
+#define WDDMSEG_REG_SCANOUT_OFFSET_LO	0x0318	/* pending: byte offset */
+#define WDDMSEG_REG_SCANOUT_OFFSET_HI	0x031c
+#define WDDMSEG_REG_SCANOUT_WIDTH	0x0320	/* pending: pixels */
+#define WDDMSEG_REG_SCANOUT_HEIGHT	0x0324	/* pending: lines */
+#define WDDMSEG_REG_SCANOUT_PITCH	0x0328	/* pending: bytes per line */
+#define WDDMSEG_REG_SCANOUT_FORMAT	0x032c	/* pending: one FMT bit */
+#define WDDMSEG_REG_SCANOUT_REFRESH_MHZ	0x0330	/* pending: millihertz */
+#define   WDDMSEG_SCANOUT_REFRESH_MIN	1000	/* 1 Hz */
+#define   WDDMSEG_SCANOUT_REFRESH_MAX	240000	/* 240 Hz */
+#define WDDMSEG_REG_SCANOUT_COMMIT	0x0334	/* write 1: latch at vblank */
+#define WDDMSEG_REG_SCANOUT_STATUS	0x0338	/* read-only */
+#define   WDDMSEG_SCANOUT_STATUS_ENABLED	BIT(0)	/* active config */
+#define   WDDMSEG_SCANOUT_STATUS_PENDING	BIT(1)	/* commit armed */
+#define   WDDMSEG_SCANOUT_STATUS_REFUSED	BIT(2)	/* last commit refused */
+#define WDDMSEG_REG_SCANOUT_ERROR	0x033c	/* read-only, last refusal */
+#define   WDDMSEG_SCANOUT_ERR_NONE		0
+#define   WDDMSEG_SCANOUT_ERR_SEGMENT		1	/* no such memory segment */
+#define   WDDMSEG_SCANOUT_ERR_NOT_DIRECT_FLIP	2	/* segment lacks DirectFlip */
+#define   WDDMSEG_SCANOUT_ERR_FORMAT		3	/* not exactly one FMT bit */
+#define   WDDMSEG_SCANOUT_ERR_SIZE		4	/* 0 or above the limits */
+#define   WDDMSEG_SCANOUT_ERR_PITCH		5	/* < width * cpp or not 4-aligned */
+#define   WDDMSEG_SCANOUT_ERR_RANGE		6	/* framebuffer leaves the segment */
+#define   WDDMSEG_SCANOUT_ERR_REFRESH		7	/* outside REFRESH_MIN..MAX */
+#define WDDMSEG_REG_SCANOUT_ACTIVE_SEGMENT 0x0340	/* read-only: latched */
+#define WDDMSEG_REG_SCANOUT_ACTIVE_OFFSET_LO 0x0344	/* read-only: latched */
+#define WDDMSEG_REG_SCANOUT_ACTIVE_OFFSET_HI 0x0348
+#define WDDMSEG_REG_VBLANK_COUNT	0x034c	/* read-only, wraps at 2^32 */
 
 /*
  * Ring commands: a sequence of little-endian 64-bit words. Word 0 is the
