@@ -78,6 +78,8 @@ REG_IRQ_STATUS=$(hw WDDMSEG_REG_IRQ_STATUS)
 REG_IRQ_MASK=$(hw WDDMSEG_REG_IRQ_MASK)
 IRQ_FENCE=$(hw WDDMSEG_IRQ_FENCE)
 IRQ_ERROR=$(hw WDDMSEG_IRQ_ERROR)
+IRQ_VBLANK=$(hw WDDMSEG_IRQ_VBLANK)
+IRQ_SCANOUT_ERROR=$(hw WDDMSEG_IRQ_SCANOUT_ERROR)
 REG_RING_BASE_LO=$(hw WDDMSEG_REG_RING_BASE_LO)
 REG_RING_SIZE=$(hw WDDMSEG_REG_RING_SIZE)
 REG_RING_HEAD=$(hw WDDMSEG_REG_RING_HEAD)
@@ -294,7 +296,7 @@ cfg_write 0x30 0xfffff800
 cfg_expect 0x30 0 "no expansion ROM"
 map_bars
 expect "readl $(reg "$REG_ID")" 0x57445347 "ID reads 'WDSG'"
-expect "readl $(reg "$REG_VERSION")" 0x00010002 "VERSION reads 1.2"
+expect "readl $(reg "$REG_VERSION")" 0x00010003 "VERSION reads 1.3"
 expect "readl $(reg "$REG_VIDMM_CAPS")" 0 "VIDMM_CAPS = 0"
 expect "readl $(reg "$REG_PAGING_NODE")" 0 "PAGING_NODE = 0"
 expect "readl $(reg "$REG_NUM_ENGINES")" 1 "NUM_ENGINES = 1"
@@ -741,7 +743,8 @@ wr "$REG_RING_BASE_LO" 0
 expect_reg "$REG_RING_SIZE" $((64 << 10)) "RING_SIZE writes are ignored while enabled"
 expect64 $((BAR0 + REG_RING_BASE_LO)) "$RING0" "RING_BASE writes are ignored while enabled"
 wr "$REG_IRQ_MASK" 0xffffffff
-expect_reg "$REG_IRQ_MASK" $((IRQ_FENCE | IRQ_ERROR)) "IRQ_MASK keeps FENCE and ERROR only"
+expect_reg "$REG_IRQ_MASK" $((IRQ_FENCE | IRQ_ERROR | IRQ_VBLANK | IRQ_SCANOUT_ERROR)) \
+	"IRQ_MASK keeps the four known bits only"
 
 # FENCE: writeback, LAST_SEQNO, IRQ_STATUS.
 q "writeq $WB 0xffffffffffffffff"
