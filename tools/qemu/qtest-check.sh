@@ -80,6 +80,36 @@ IRQ_FENCE=$(hw WDDMSEG_IRQ_FENCE)
 IRQ_ERROR=$(hw WDDMSEG_IRQ_ERROR)
 IRQ_VBLANK=$(hw WDDMSEG_IRQ_VBLANK)
 IRQ_SCANOUT_ERROR=$(hw WDDMSEG_IRQ_SCANOUT_ERROR)
+REG_SC_MAX_WIDTH=$(hw WDDMSEG_REG_SCANOUT_MAX_WIDTH)
+REG_SC_MAX_HEIGHT=$(hw WDDMSEG_REG_SCANOUT_MAX_HEIGHT)
+REG_SC_FORMATS=$(hw WDDMSEG_REG_SCANOUT_FORMATS)
+FMT_XRGB=$(hw WDDMSEG_SCANOUT_FMT_XRGB8888)
+FMT_RGB565=$(hw WDDMSEG_SCANOUT_FMT_RGB565)
+REG_SC_CTRL=$(hw WDDMSEG_REG_SCANOUT_CTRL)
+SC_ENABLE=$(hw WDDMSEG_SCANOUT_CTRL_ENABLE)
+REG_SC_SEGMENT=$(hw WDDMSEG_REG_SCANOUT_SEGMENT)
+REG_SC_OFFSET_LO=$(hw WDDMSEG_REG_SCANOUT_OFFSET_LO)
+REG_SC_WIDTH=$(hw WDDMSEG_REG_SCANOUT_WIDTH)
+REG_SC_HEIGHT=$(hw WDDMSEG_REG_SCANOUT_HEIGHT)
+REG_SC_PITCH=$(hw WDDMSEG_REG_SCANOUT_PITCH)
+REG_SC_FORMAT=$(hw WDDMSEG_REG_SCANOUT_FORMAT)
+REG_SC_REFRESH=$(hw WDDMSEG_REG_SCANOUT_REFRESH_MHZ)
+REG_SC_COMMIT=$(hw WDDMSEG_REG_SCANOUT_COMMIT)
+REG_SC_STATUS=$(hw WDDMSEG_REG_SCANOUT_STATUS)
+SC_ENABLED=$(hw WDDMSEG_SCANOUT_STATUS_ENABLED)
+SC_PENDING=$(hw WDDMSEG_SCANOUT_STATUS_PENDING)
+SC_REFUSED=$(hw WDDMSEG_SCANOUT_STATUS_REFUSED)
+REG_SC_ERROR=$(hw WDDMSEG_REG_SCANOUT_ERROR)
+E_SEGMENT=$(hw WDDMSEG_SCANOUT_ERR_SEGMENT)
+E_NOT_DIRECT_FLIP=$(hw WDDMSEG_SCANOUT_ERR_NOT_DIRECT_FLIP)
+E_FORMAT=$(hw WDDMSEG_SCANOUT_ERR_FORMAT)
+E_SIZE=$(hw WDDMSEG_SCANOUT_ERR_SIZE)
+E_PITCH=$(hw WDDMSEG_SCANOUT_ERR_PITCH)
+E_RANGE=$(hw WDDMSEG_SCANOUT_ERR_RANGE)
+E_REFRESH=$(hw WDDMSEG_SCANOUT_ERR_REFRESH)
+REG_SC_ACTIVE_SEGMENT=$(hw WDDMSEG_REG_SCANOUT_ACTIVE_SEGMENT)
+REG_SC_ACTIVE_OFFSET_LO=$(hw WDDMSEG_REG_SCANOUT_ACTIVE_OFFSET_LO)
+REG_VBLANK_COUNT=$(hw WDDMSEG_REG_VBLANK_COUNT)
 REG_RING_BASE_LO=$(hw WDDMSEG_REG_RING_BASE_LO)
 REG_RING_SIZE=$(hw WDDMSEG_REG_RING_SIZE)
 REG_RING_HEAD=$(hw WDDMSEG_REG_RING_HEAD)
@@ -1225,6 +1255,213 @@ for m in 0 1 2; do
 	expect "readl $((BAR2 + (m + 2) * MiB - 4))" $((0xf1000000 | m)) "overlapping TRANSFER: MiB $m moved up, last word"
 done
 session "long" -device wddmseg,addr=0x4,x-batch-bytes=1M
+
+# ---- display controller ------------------------------------------------------
+# Vblank timing runs on the virtual clock, which only clock_step moves under
+# qtest: every check below knows exactly how many vblanks must have passed.
+# Default layout: segment 1 (CPU-visible VRAM) has DirectFlip, segment 2
+# (invisible VRAM) does not, segment 3 is the aperture.
+
+P50=20000000			# ns per vblank at 50 Hz (50000 mHz)
+FB_OFF=0x20000			# where the checks put the framebuffer
+
+sc_status() { expect "readl $(reg "$REG_SC_STATUS")" "$1" "$2"; }
+sc_count() { expect "readl $(reg "$REG_VBLANK_COUNT")" "$1" "$2"; }
+sc_irq() { expect "readl $(reg "$REG_IRQ_STATUS")" "$1" "$2"; }
+irq_clear() { wr "$REG_IRQ_STATUS" 0xffffffff; }
+step() { q "clock_step $1"; }
+# sc_cfg SEG OFFSET WIDTH HEIGHT PITCH FORMAT REFRESH_MHZ CTRL
+sc_cfg() {
+	wr "$REG_SC_SEGMENT" "$1"
+	wr64 "$REG_SC_OFFSET_LO" "$2"
+	wr "$REG_SC_WIDTH" "$3"
+	wr "$REG_SC_HEIGHT" "$4"
+	wr "$REG_SC_PITCH" "$5"
+	wr "$REG_SC_FORMAT" "$6"
+	wr "$REG_SC_REFRESH" "$7"
+	wr "$REG_SC_CTRL" "$8"
+}
+sc_good() { sc_cfg 1 "$FB_OFF" 64 32 256 "$FMT_XRGB" 50000 "$SC_ENABLE"; }
+sc_commit() { wr "$REG_SC_COMMIT" 1; }
+sc_active() {
+	expect "readl $(reg "$REG_SC_ACTIVE_SEGMENT")" "$1" "$3: ACTIVE_SEGMENT = $1"
+	expect64 $((BAR0 + REG_SC_ACTIVE_OFFSET_LO)) "$2" "$3: ACTIVE_OFFSET = $(printf 0x%x "$2")"
+}
+
+# refuse REG VALUE CODE DESC: with the scanout enabled at 50 Hz and the clock
+# on a vblank, a commit of the good configuration with REG = VALUE is
+# PENDING until the next vblank, which refuses it with CODE; the active
+# configuration stays. The good value is written back afterwards.
+refuse() {
+	sc_good
+	if [ "$1" = "$REG_SC_OFFSET_LO" ]; then wr64 "$1" "$2"; else wr "$1" "$2"; fi
+	sc_commit
+	# REFUSED stays from the previous refusal until a commit is accepted.
+	sc_status $((SC_ENABLED | SC_PENDING | WAS_REFUSED)) "$4: PENDING until the vblank"
+	step $P50
+	sc_status $((SC_ENABLED | SC_REFUSED)) "$4: refused at the vblank (REFUSED, still ENABLED)"
+	expect "readl $(reg "$REG_SC_ERROR")" "$3" "$4: SCANOUT_ERROR = $3"
+	sc_irq $((IRQ_VBLANK | IRQ_SCANOUT_ERROR)) "$4: IRQ_VBLANK and IRQ_SCANOUT_ERROR"
+	sc_active 1 "$FB_OFF" "$4: active configuration unchanged"
+	irq_clear
+	WAS_REFUSED=$SC_REFUSED
+}
+WAS_REFUSED=0
+
+map_bars
+expect_reg "$REG_SC_MAX_WIDTH" 1920 "SCANOUT_MAX_WIDTH = 1920 (default max-width)"
+expect_reg "$REG_SC_MAX_HEIGHT" 1200 "SCANOUT_MAX_HEIGHT = 1200 (default max-height)"
+expect_reg "$REG_SC_FORMATS" $((FMT_XRGB | FMT_RGB565)) "SCANOUT_FORMATS = XRGB8888 | RGB565"
+sc_status 0 "SCANOUT_STATUS is 0 after reset"
+expect_reg "$REG_SC_ERROR" 0 "SCANOUT_ERROR is 0 after reset"
+sc_count 0 "VBLANK_COUNT is 0 after reset"
+step $((10 * P50))
+sc_count 0 "no vblank while disabled"
+sc_irq 0 "no interrupt while disabled"
+sc_good
+expect_reg "$REG_SC_SEGMENT" 1 "pending SEGMENT reads back"
+expect64 $((BAR0 + REG_SC_OFFSET_LO)) "$FB_OFF" "pending OFFSET reads back"
+expect_reg "$REG_SC_WIDTH" 64 "pending WIDTH reads back"
+expect_reg "$REG_SC_HEIGHT" 32 "pending HEIGHT reads back"
+expect_reg "$REG_SC_PITCH" 256 "pending PITCH reads back"
+expect_reg "$REG_SC_FORMAT" "$FMT_XRGB" "pending FORMAT reads back"
+expect_reg "$REG_SC_REFRESH" 50000 "pending REFRESH_MHZ reads back"
+expect_reg "$REG_SC_CTRL" "$SC_ENABLE" "pending CTRL reads back"
+sc_status 0 "pending writes alone change nothing"
+sc_active 0 0 "before the first commit"
+q "writel $(reg "$REG_SC_MAX_WIDTH") 0x10"
+expect_reg "$REG_SC_MAX_WIDTH" 1920 "SCANOUT_MAX_WIDTH is read-only"
+q "writel $(reg "$REG_VBLANK_COUNT") 0x10"
+sc_count 0 "VBLANK_COUNT is read-only"
+
+# Disabled: a commit latches at once.
+sc_commit
+sc_status "$SC_ENABLED" "a commit while disabled latches at once"
+sc_active 1 "$FB_OFF" "latched at once"
+sc_irq "$IRQ_VBLANK" "the latch raises IRQ_VBLANK"
+sc_count 0 "... without counting a vblank"
+expect_reg "$REG_SC_COMMIT" 0 "SCANOUT_COMMIT reads 0"
+irq_clear
+step $((P50 - 1))
+sc_count 0 "no vblank 1 ns before one period (20 ms at 50 Hz)"
+sc_irq 0 "no IRQ_VBLANK 1 ns before one period"
+step 1
+sc_count 1 "the first vblank comes one period after the latch"
+sc_irq "$IRQ_VBLANK" "a vblank raises IRQ_VBLANK"
+irq_clear
+step $((10 * P50 - 1))
+sc_count 10 "9 more vblanks 1 ns before 10 more periods"
+step 1
+sc_count 11 "10 more vblanks in 10 periods"
+
+# Enabled: a commit waits for the next vblank.
+wr64 "$REG_SC_OFFSET_LO" 0x40000
+sc_commit
+sc_status $((SC_ENABLED | SC_PENDING)) "a commit while enabled is PENDING"
+sc_active 1 "$FB_OFF" "while PENDING"
+step $((P50 - 1))
+sc_status $((SC_ENABLED | SC_PENDING)) "still PENDING 1 ns before the vblank"
+sc_active 1 "$FB_OFF" "1 ns before the vblank"
+irq_clear
+step 1
+sc_status "$SC_ENABLED" "latched at the vblank, PENDING clear"
+sc_active 1 0x40000 "latched at the vblank"
+sc_count 12 "the latching vblank counts"
+sc_irq "$IRQ_VBLANK" "the latching vblank raises IRQ_VBLANK"
+
+# 60 Hz: the period is 16666666.67 ns; vblanks land on the exact multiples
+# (rounded up to the ns), with no drift: the third is at exactly 50 ms.
+wr "$REG_SC_REFRESH" 60000
+sc_commit
+step $P50
+sc_count 13 "60 Hz latched at a 50 Hz vblank"
+step 16666666
+sc_count 13 "60 Hz: no vblank at 16666666 ns"
+step 1
+sc_count 14 "60 Hz: first vblank at 16666667 ns"
+step 33333332
+sc_count 15 "60 Hz: second vblank by 49999999 ns, not the third"
+step 1
+sc_count 16 "60 Hz: third vblank at exactly 50 ms (no drift)"
+step $((60 * 50000000 / 3))
+sc_count 76 "60 Hz: 60 more vblanks in one second"
+
+# Back to 50 Hz for the refusals (the clock stays on 50 Hz vblanks).
+sc_good
+sc_commit
+step 16666667
+sc_status "$SC_ENABLED" "back to 50 Hz"
+irq_clear
+
+refuse "$REG_SC_SEGMENT" 0 "$E_SEGMENT" "segment id 0"
+refuse "$REG_SC_SEGMENT" 4 "$E_SEGMENT" "segment id past SEG_COUNT"
+refuse "$REG_SC_SEGMENT" 3 "$E_SEGMENT" "aperture segment"
+refuse "$REG_SC_SEGMENT" 2 "$E_NOT_DIRECT_FLIP" "segment without DirectFlip"
+refuse "$REG_SC_FORMAT" 0 "$E_FORMAT" "no format bit"
+refuse "$REG_SC_FORMAT" $((FMT_XRGB | FMT_RGB565)) "$E_FORMAT" "two format bits"
+refuse "$REG_SC_FORMAT" 4 "$E_FORMAT" "unknown format bit"
+refuse "$REG_SC_WIDTH" 0 "$E_SIZE" "width 0"
+refuse "$REG_SC_WIDTH" 1921 "$E_SIZE" "width above SCANOUT_MAX_WIDTH"
+refuse "$REG_SC_HEIGHT" 0 "$E_SIZE" "height 0"
+refuse "$REG_SC_HEIGHT" 1201 "$E_SIZE" "height above SCANOUT_MAX_HEIGHT"
+refuse "$REG_SC_PITCH" 252 "$E_PITCH" "pitch below width * 4"
+refuse "$REG_SC_PITCH" 258 "$E_PITCH" "pitch not a multiple of 4"
+refuse "$REG_SC_OFFSET_LO" $((64 * MiB - 256 * 31 - 256 + 4)) "$E_RANGE" "framebuffer 4 bytes past the segment end"
+refuse "$REG_SC_OFFSET_LO" $((1 << 40)) "$E_RANGE" "offset far past the segment"
+refuse "$REG_SC_REFRESH" 999 "$E_REFRESH" "refresh below 1 Hz"
+refuse "$REG_SC_REFRESH" 240001 "$E_REFRESH" "refresh above 240 Hz"
+# RGB565: 2 bytes per pixel.
+sc_cfg 1 "$FB_OFF" 64 32 124 "$FMT_RGB565" 50000 "$SC_ENABLE"
+sc_commit
+step $P50
+expect_reg "$REG_SC_ERROR" "$E_PITCH" "RGB565: pitch below width * 2 refused"
+# Accepted: RGB565, the framebuffer's last byte the segment's last byte.
+sc_cfg 1 $((64 * MiB - 128 * 32)) 64 32 128 "$FMT_RGB565" 50000 "$SC_ENABLE"
+sc_commit
+irq_clear
+step $P50
+sc_status "$SC_ENABLED" "an accepted commit clears REFUSED"
+sc_active 1 $((64 * MiB - 128 * 32)) "RGB565 ending at the segment end"
+sc_irq "$IRQ_VBLANK" "an accepted commit raises IRQ_VBLANK only"
+expect_reg "$REG_SC_ERROR" "$E_PITCH" "SCANOUT_ERROR keeps the last refusal"
+
+# Disable: at the next vblank; then no more vblanks.
+wr "$REG_SC_CTRL" 0
+sc_commit
+sc_status $((SC_ENABLED | SC_PENDING)) "disabling is PENDING until the vblank"
+step $P50
+sc_status 0 "disabled at the vblank"
+# 76 at 60 Hz, one to return to 50 Hz, 18 refusals, one accepted, this one.
+sc_count 97 "every vblank so far counted"
+irq_clear
+step $((10 * P50))
+sc_count 97 "VBLANK_COUNT stops once disabled"
+sc_irq 0 "no IRQ_VBLANK once disabled"
+
+# Disabled: a refused commit is refused at once, the scanout stays off.
+sc_cfg 2 0 64 32 256 "$FMT_XRGB" 50000 "$SC_ENABLE"
+sc_commit
+sc_status "$SC_REFUSED" "a bad commit while disabled is refused at once"
+expect_reg "$REG_SC_ERROR" "$E_NOT_DIRECT_FLIP" "refused at once: SCANOUT_ERROR"
+sc_irq $((IRQ_VBLANK | IRQ_SCANOUT_ERROR)) "refused at once: IRQ_VBLANK and IRQ_SCANOUT_ERROR"
+irq_clear
+step $((10 * P50))
+sc_irq 0 "refused while disabled: still no vblank"
+# The refresh limits themselves are accepted.
+sc_cfg 1 0 64 32 256 "$FMT_XRGB" 1000 "$SC_ENABLE"
+sc_commit
+sc_status "$SC_ENABLED" "REFRESH_MHZ 1000 (1 Hz) accepted"
+q "clock_step 999999999"
+irq_clear
+step 1
+sc_irq "$IRQ_VBLANK" "1 Hz: the vblank comes after 1 s"
+wr "$REG_SC_REFRESH" 240000
+sc_commit
+step 1000000000
+sc_status "$SC_ENABLED" "REFRESH_MHZ 240000 (240 Hz) accepted"
+session "scanout" -device wddmseg,addr=0x4 -d guest_errors -D "$TMP/guest.log"
+expect_log "$TMP/guest.log" "scanout commit refused (SCANOUT_ERROR [0-9]*): " 19 "scanout: every refusal logged as a guest error"
+expect_log "$TMP/guest.log" "scanout commit refused (SCANOUT_ERROR $E_SEGMENT): segment 3 is an Aperture segment" 1 "scanout: the log names the rule"
 
 # ---- system reset ------------------------------------------------------------
 # 0xcf9 (q35 reset control) requests a reset; QEMU performs it when the

@@ -1972,18 +1972,22 @@ static uint32_t wddmseg_scanout_check(WddmsegState *s,
 /*
  * Vblank n of the active timing is at vblank_epoch + n * period, computed
  * exactly (period = 10^12 / REFRESH_MHZ ns is rarely an integer), so the
- * vblanks do not drift however long the scanout runs.
+ * vblanks do not drift however long the scanout runs: this is the first
+ * nanosecond at or after that instant, so that wddmseg_vblanks_until()
+ * counts vblank n at the returned time.
  */
 static int64_t wddmseg_vblank_time(WddmsegState *s, uint64_t n)
 {
     uint64_t lo, hi;
 
     mulu64(&lo, &hi, n, WDDMSEG_NS_PER_MILLIHERTZ);
-    divu128(&lo, &hi, s->sc_active.refresh_mhz);
+    if (divu128(&lo, &hi, s->sc_active.refresh_mhz)) {
+        lo++;
+    }
     return s->vblank_epoch + lo;
 }
 
-/* Vblanks of the active timing at or before now. */
+/* Vblanks of the active timing at or before now (rounded down). */
 static uint64_t wddmseg_vblanks_until(WddmsegState *s, int64_t now)
 {
     uint64_t lo, hi;
