@@ -30,6 +30,10 @@
 #   /lib/modules/<abi>/extra/wddmseg.ko    our driver
 #   /usr/bin/                              build/selftests/* and build/tools/*
 #                                          (plus shared libraries if dynamic)
+#   /usr/bin/modetest                      libdrm's KMS test client (Debian
+#                                          libdrm-tests) with the shared
+#                                          libraries and the dynamic loader
+#                                          ldd lists for it
 # modules.dep & co. are regenerated with `depmod -b`, so `modprobe wddmseg`
 # works with busybox modprobe. Compressed modules (.ko.xz/.ko.zst/.ko.gz)
 # are stored uncompressed.
@@ -90,6 +94,17 @@ for d in "$REPO/build/selftests" "$REPO/build/tools"; do
 	done < <(find "$d" -maxdepth 1 -type f -perm -u+x -print0 | sort -z)
 done
 
+# Host programs the guest runs: Debian's, dynamically linked.
+HOST_BINS=()
+for b in modetest; do
+	p=$(command -v "$b" || true)
+	if [ -z "$p" ]; then
+		log "$b not found (install libdrm-tests: tools/vm/deps.sh)"
+		exit 1
+	fi
+	HOST_BINS+=("$p")
+done
+
 if [ -f "$KO" ]; then
 	vm=$(modinfo -F vermagic "$KO" 2>/dev/null | awk '{print $1}')
 	if [ "$vm" != "$ABI" ]; then
@@ -107,7 +122,8 @@ stamp() {
 		echo "abi $ABI ko ${KO:-none} kdir $KDIR base ${BASE_MODULES[*]}"
 		cat "$KDIR/.stamp"
 		sha256sum "${BASH_SOURCE[0]}" "$BUSYBOX" ${KO:+"$KO"} \
-			${EXTRA_BINS[@]+"${EXTRA_BINS[@]}"}
+			${EXTRA_BINS[@]+"${EXTRA_BINS[@]}"} \
+			${HOST_BINS[@]+"${HOST_BINS[@]}"}
 		find "$HERE/guest" -type f -print0 | sort -z | xargs -0 sha256sum
 	} | sha256sum | cut -d' ' -f1
 }
@@ -198,6 +214,10 @@ for f in ${EXTRA_BINS[@]+"${EXTRA_BINS[@]}"}; do
 		copy_libs "$f"
 	fi
 done
+for f in ${HOST_BINS[@]+"${HOST_BINS[@]}"}; do
+	cp -L "$f" "$ROOT/usr/bin/"
+	copy_libs "$f"
+done
 
 mkdir -p "$OUT_DIR"
 (cd "$ROOT" && find . -print0 | LC_ALL=C sort -z |
@@ -206,4 +226,4 @@ mkdir -p "$OUT_DIR"
 mv "$OUT.tmp" "$OUT"
 echo "$STAMP" >"$OUT.stamp"
 nmods=$(find "$ROOT/lib/modules" -name '*.ko' | wc -l)
-log "ok: $OUT ($(du -h "$OUT" | cut -f1), $nmods modules, ${#EXTRA_BINS[@]} extra binaries${KO:+, wddmseg.ko})"
+log "ok: $OUT ($(du -h "$OUT" | cut -f1), $nmods modules, ${#EXTRA_BINS[@]} extra binaries, ${#HOST_BINS[@]} host programs${KO:+, wddmseg.ko})"

@@ -8,7 +8,7 @@
 #                      [--expect FILE] [--script FILE] [--timeout SECS]
 #                      [--append "KERNEL ARGS"] [--ko WDDMSEG_KO]
 #                      [--kernel-dir DIR] [--vm-dir DIR] [--mem SIZE]
-#                      [--no-build] [-- EXTRA QEMU ARGS...]
+#                      [--no-build] [--qmp] [--ctl] [-- EXTRA QEMU ARGS...]
 #
 #   --name     names the outputs, all in build/vm/ (or --vm-dir):
 #                NAME.console.log  guest console (ttyS0): kernel log + init
@@ -33,6 +33,11 @@
 #              build/vm); same as WDDMSEG_VM_DIR
 #   --mem      guest RAM (default 1G)
 #   --no-build skip kernel.sh/initramfs.sh (the caller already ran them)
+#   --qmp      a QMP server on the unix socket NAME.qmp in the VM directory
+#              (tools/vm/screendump.py connects there for screendumps)
+#   --ctl      a third serial port (guest /dev/ttyS2) on the unix socket
+#              NAME.ctl in the VM directory: the host can send the guest
+#              input (screendump.py tells wddmseg-pattern to stop holding)
 #   after --   extra QEMU arguments, e.g. -device wddmseg,addr=0x4
 #
 # Exit status:
@@ -63,6 +68,7 @@ usage() {
 }
 
 NAME='' MODE=probe EXPECT='' SCRIPT='' TIMEOUT=300 APPEND='' KO='' BUILD=1 MEM=1G
+QMP=0 CTL=0
 KDIR=${WDDMSEG_KERNEL_DIR:-$REPO/build/kernel}
 VMDIR=${WDDMSEG_VM_DIR:-$REPO/build/vm}
 while [ $# -gt 0 ]; do
@@ -78,6 +84,8 @@ while [ $# -gt 0 ]; do
 	--vm-dir) VMDIR=${2:?}; shift 2 ;;
 	--mem) MEM=${2:?}; shift 2 ;;
 	--no-build) BUILD=0; shift ;;
+	--qmp) QMP=1; shift ;;
+	--ctl) CTL=1; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "run-vm: unknown argument '$1'" >&2; usage ;;
@@ -143,7 +151,18 @@ CONSOLE=$VMDIR/$NAME.console.log
 TAP=$VMDIR/$NAME.tap
 QLOG=$VMDIR/$NAME.qemu.log
 RESULT=$VMDIR/$NAME.result
-rm -f "$CONSOLE" "$TAP" "$QLOG" "$RESULT"
+QMP_SOCK=$VMDIR/$NAME.qmp
+CTL_SOCK=$VMDIR/$NAME.ctl
+rm -f "$CONSOLE" "$TAP" "$QLOG" "$RESULT" "$QMP_SOCK" "$CTL_SOCK"
+SOCKARGS=()
+if [ $QMP = 1 ]; then
+	SOCKARGS+=(-qmp "unix:$QMP_SOCK,server=on,wait=off")
+fi
+if [ $CTL = 1 ]; then
+	# the third -serial: ttyS2 in the guest (ttyS0 console, ttyS1 output)
+	SOCKARGS+=(-chardev "socket,id=wddmseg-ctl,path=$CTL_SOCK,server=on,wait=off"
+		-serial chardev:wddmseg-ctl)
+fi
 
 # log_buf_len: probe mode dumps the whole kernel log, keep it from wrapping
 CMDLINE="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 log_buf_len=4M wddmseg_vm.mode=$MODE"
@@ -157,6 +176,7 @@ QARGS=(
 	-serial "file:$CONSOLE" -serial "file:$TAP"
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
+	${SOCKARGS[@]+"${SOCKARGS[@]}"}
 	${EXTRA[@]+"${EXTRA[@]}"}
 )
 printf '%q ' "$QEMU" "${QARGS[@]}" >"$QLOG"
@@ -168,7 +188,7 @@ timeout -k 5 "$TIMEOUT" "$QEMU" "${QARGS[@]}" </dev/null 2>>"$QLOG" >>"$QLOG"
 rc=$?
 set -e
 secs=$(( $(date +%s) - start ))
-rm -f "$INITRD"
+rm -f "$INITRD" "$QMP_SOCK" "$CTL_SOCK"
 
 report() { # OUTCOME EXIT MESSAGE
 	echo "outcome=$1 exit=$2 qemu_rc=$rc guest_status=${gstatus:--} seconds=$secs" >"$RESULT"
