@@ -373,9 +373,167 @@ static const struct vm_operations_struct wddmseg_gem_vm_ops = {
 	.access = ttm_bo_vm_access,
 };
 
+/* Pin accounting follows the pin count's 0 <-> 1 transitions. */
+static void wddmseg_bo_pin_locked(struct wddmseg_bo *bo)
+{
+	struct wddmseg_device *wdev = bo_wdev(bo);
+	u32 id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+
+	if (!bo->tbo.pin_count && id)
+		atomic64_add(bo->tbo.resource->num_pages,
+			     &wdev->mgr[id - 1]->pinned_pages);
+	ttm_bo_pin(&bo->tbo);
+}
+
+static void wddmseg_bo_unpin_locked(struct wddmseg_bo *bo)
+{
+	struct wddmseg_device *wdev = bo_wdev(bo);
+	u32 id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+
+	ttm_bo_unpin(&bo->tbo);
+	if (!bo->tbo.pin_count && id)
+		atomic64_sub(bo->tbo.resource->num_pages,
+			     &wdev->mgr[id - 1]->pinned_pages);
+}
+
+/**
+ * wddmseg_bo_direct_flip_segments - where the scanout may read @bo from
+ * @bo: allocation
+ *
+ * Return: the memory segments of @bo's supported set whose flags have
+ * DirectFlip, as a mask of WDDMSEG_SEGMENT_BIT().
+ */
+u32 wddmseg_bo_direct_flip_segments(struct wddmseg_bo *bo)
+{
+	struct wddmseg_device *wdev = bo_wdev(bo);
+	u32 id, mask = 0;
+
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
+
+		if ((bo->supported & WDDMSEG_SEGMENT_BIT(id)) &&
+		    (seg->flags & DXGK_SEGFLAG_DIRECT_FLIP) &&
+		    !wddmseg_segment_is_aperture(seg))
+			mask |= WDDMSEG_SEGMENT_BIT(id);
+	}
+	return mask;
+}
+
+/**
+ * wddmseg_bo_pin_scanout - pin an allocation where the scanout can read it
+ * @bo: allocation
+ *
+ * Migrates @bo into one of its DirectFlip segments (preferred order) if it
+ * is elsewhere, evicting as needed, and pins it there. The move may still
+ * be running on the copy engine: the caller waits for the reservation's
+ * kernel fences before scanning out.
+ *
+ * Return: 0, -EINVAL when no DirectFlip segment is allowed, -EBUSY when
+ * @bo is pinned elsewhere, -ENOMEM when no DirectFlip segment has room.
+ */
+int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo)
+{
+	struct wddmseg_device *wdev = bo_wdev(bo);
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_place places[WDDMSEG_MAX_SEGMENTS];
+	u32 mask = wddmseg_bo_direct_flip_segments(bo);
+	struct ttm_placement placement;
+	u32 i, n = 0, id, cur;
+	int ret;
+
+	if (!mask)
+		return -EINVAL;
+	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
+	if (ret)
+		return ret;
+	cur = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	if (!cur || !(mask & WDDMSEG_SEGMENT_BIT(cur))) {
+		if (bo->tbo.pin_count) {
+			drm_dbg_kms(&wdev->drm, "scanout: pinned in segment %u, not DirectFlip\n",
+				    cur);
+			ret = -EBUSY;
+			goto out;
+		}
+		for (i = 0; bo->preferred[i]; i++) {
+			id = bo->preferred[i];
+			if (mask & WDDMSEG_SEGMENT_BIT(id))
+				wddmseg_place(bo, &places[n++], id, 0);
+		}
+		placement.placement = places;
+		placement.num_placement = n;
+		placement.busy_placement = places;
+		placement.num_busy_placement = n;
+		ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
+		if (ret) {
+			drm_dbg_kms(&wdev->drm, "scanout: no room in DirectFlip segs 0x%x: %d\n",
+				    mask, ret);
+			goto out;
+		}
+	}
+	wddmseg_bo_pin_locked(bo);
+out:
+	ttm_bo_unreserve(&bo->tbo);
+	return ret;
+}
+
+/**
+ * wddmseg_bo_unpin_scanout - undo wddmseg_bo_pin_scanout()
+ * @bo: allocation
+ */
+void wddmseg_bo_unpin_scanout(struct wddmseg_bo *bo)
+{
+	/* Not interruptible: the pin must go. */
+	if (ttm_bo_reserve(&bo->tbo, false, false, NULL))
+		return;
+	wddmseg_bo_unpin_locked(bo);
+	ttm_bo_unreserve(&bo->tbo);
+}
+
+/*
+ * Kernel mappings (fbdev emulation): pinned where the allocation is while
+ * mapped, once the moves that brought it there are done.
+ */
+static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
+{
+	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
+	long lret;
+	int ret;
+
+	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
+	if (ret)
+		return ret;
+	lret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
+				     MAX_SCHEDULE_TIMEOUT);
+	if (lret < 0) {
+		ret = lret;
+		goto out;
+	}
+	wddmseg_bo_pin_locked(bo);
+	ret = ttm_bo_vmap(&bo->tbo, map);
+	if (ret)
+		wddmseg_bo_unpin_locked(bo);
+out:
+	ttm_bo_unreserve(&bo->tbo);
+	return ret;
+}
+
+static void wddmseg_gem_vunmap(struct drm_gem_object *obj,
+			       struct iosys_map *map)
+{
+	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
+
+	if (ttm_bo_reserve(&bo->tbo, false, false, NULL))
+		return;
+	ttm_bo_vunmap(&bo->tbo, map);
+	wddmseg_bo_unpin_locked(bo);
+	ttm_bo_unreserve(&bo->tbo);
+}
+
 const struct drm_gem_object_funcs wddmseg_gem_funcs = {
 	.free = wddmseg_gem_free,
 	.mmap = drm_gem_ttm_mmap,
+	.vmap = wddmseg_gem_vmap,
+	.vunmap = wddmseg_gem_vunmap,
 	.vm_ops = &wddmseg_gem_vm_ops,
 	.print_info = drm_gem_ttm_print_info,
 };

@@ -48,7 +48,9 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 DEFINE_DRM_GEM_FOPS(wddmseg_fops);
 
 static const struct drm_driver wddmseg_drm_driver = {
-	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	/* Headless devices keep DRIVER_MODESET with no outputs (wddmseg_kms.c). */
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_MODESET |
+			   DRIVER_ATOMIC,
 	.open = wddmseg_open,
 	.postclose = wddmseg_postclose,
 	.dumb_create = wddmseg_dumb_create,
@@ -217,11 +219,19 @@ static int wddmseg_pci_probe(struct pci_dev *pdev,
 	if (ret)
 		return ret;
 
+	ret = wddmseg_kms_init(wdev);
+	if (ret)
+		return ret;
+
 	ret = wddmseg_sysfs_init(wdev);
 	if (ret)
 		return ret;
 
-	return drm_dev_register(&wdev->drm, 0);
+	ret = drm_dev_register(&wdev->drm, 0);
+	if (ret)
+		return ret;
+	wddmseg_kms_register(wdev);
+	return 0;
 }
 
 static void wddmseg_pci_remove(struct pci_dev *pdev)
@@ -229,6 +239,16 @@ static void wddmseg_pci_remove(struct pci_dev *pdev)
 	struct wddmseg_device *wdev = pci_get_drvdata(pdev);
 
 	drm_dev_unplug(&wdev->drm);
+	/* Scanout off and framebuffers unpinned while the engine still runs. */
+	wddmseg_kms_fini(wdev);
+}
+
+static void wddmseg_pci_shutdown(struct pci_dev *pdev)
+{
+	struct wddmseg_device *wdev = pci_get_drvdata(pdev);
+
+	if (wdev)
+		wddmseg_kms_fini(wdev);
 }
 
 static const struct pci_device_id wddmseg_pci_ids[] = {
@@ -242,6 +262,7 @@ static struct pci_driver wddmseg_pci_driver = {
 	.id_table = wddmseg_pci_ids,
 	.probe = wddmseg_pci_probe,
 	.remove = wddmseg_pci_remove,
+	.shutdown = wddmseg_pci_shutdown,
 };
 module_pci_driver(wddmseg_pci_driver);
 

@@ -11,8 +11,12 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include <drm/drm_connector.h>
+#include <drm/drm_crtc.h>
 #include <drm/drm_device.h>
+#include <drm/drm_encoder.h>
 #include <drm/drm_file.h>
+#include <drm/drm_plane.h>
 #include <drm/drm_mm.h>
 #include <drm/ttm/ttm_bo_api.h>
 #include <drm/ttm/ttm_bo_driver.h>
@@ -214,6 +218,34 @@ struct wddmseg_loc {
 };
 
 /**
+ * struct wddmseg_kms - the display controller (device 1.3): one scanout
+ * @present: the device has a usable display and the pipeline below exists
+ * @max_width: SCANOUT_MAX_WIDTH
+ * @max_height: SCANOUT_MAX_HEIGHT
+ * @formats: SCANOUT_FORMATS, restricted to the formats the driver knows
+ * @crtc: the scanout
+ * @primary: its only plane
+ * @encoder: virtual encoder
+ * @connector: virtual connector, always connected
+ * @lock: protects @event, @irq_bits and the COMMIT write
+ * @event: flip event to send once the device latched the last commit
+ * @irq_bits: the IRQ_MASK bits the display wants (VBLANK, SCANOUT_ERROR)
+ */
+struct wddmseg_kms {
+	bool present;
+	u32 max_width;
+	u32 max_height;
+	u32 formats;
+	struct drm_crtc crtc;
+	struct drm_plane primary;
+	struct drm_encoder encoder;
+	struct drm_connector connector;
+	spinlock_t lock;	/* event, irq_bits, COMMIT */
+	struct drm_pending_vblank_event *event;
+	u32 irq_bits;
+};
+
+/**
  * struct wddmseg_device - driver instance
  * @drm: DRM device, first so that the managed allocation frees us
  * @mmio: BAR0 registers
@@ -229,6 +261,7 @@ struct wddmseg_loc {
  * @peek_addr: GPU address the debugfs peek file reads
  * @ttm_ready: the TTM device and its managers are initialized
  * @engine: the copy engine
+ * @kms: the display controller
  */
 struct wddmseg_device {
 	struct drm_device drm;
@@ -246,6 +279,7 @@ struct wddmseg_device {
 	u64 peek_addr;
 	bool ttm_ready;
 	struct wddmseg_engine engine;
+	struct wddmseg_kms kms;
 };
 
 static inline struct wddmseg_device *to_wddmseg(struct drm_device *drm)
@@ -383,6 +417,9 @@ int wddmseg_open(struct drm_device *drm, struct drm_file *file);
 void wddmseg_postclose(struct drm_device *drm, struct drm_file *file);
 int wddmseg_dumb_create(struct drm_file *file, struct drm_device *drm,
 			struct drm_mode_create_dumb *args);
+u32 wddmseg_bo_direct_flip_segments(struct wddmseg_bo *bo);
+int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo);
+void wddmseg_bo_unpin_scanout(struct wddmseg_bo *bo);
 int wddmseg_ioctl_gem_create(struct drm_device *drm, void *data,
 			     struct drm_file *file);
 int wddmseg_ioctl_gem_mmap_offset(struct drm_device *drm, void *data,
@@ -407,6 +444,13 @@ int wddmseg_ioctl_query_adapter(struct drm_device *drm, void *data,
 				struct drm_file *file);
 int wddmseg_ioctl_query_segment(struct drm_device *drm, void *data,
 				struct drm_file *file);
+
+/* wddmseg_kms.c */
+int wddmseg_kms_init(struct wddmseg_device *wdev);
+void wddmseg_kms_register(struct wddmseg_device *wdev);
+void wddmseg_kms_fini(struct wddmseg_device *wdev);
+u32 wddmseg_kms_irq_mask(struct wddmseg_device *wdev);
+void wddmseg_kms_irq(struct wddmseg_device *wdev, u32 status);
 
 /* wddmseg_sysfs.c */
 int wddmseg_sysfs_init(struct wddmseg_device *wdev);

@@ -119,6 +119,8 @@ static irqreturn_t wddmseg_engine_irq(int irq, void *arg)
 	wddmseg_engine_retire(eng);
 	if (status & WDDMSEG_IRQ_ERROR)
 		mod_delayed_work(system_wq, &eng->watchdog, 0);
+	if (status & (WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR))
+		wddmseg_kms_irq(eng->wdev, status);
 	return IRQ_HANDLED;
 }
 
@@ -127,8 +129,8 @@ static void wddmseg_engine_hw_start(struct wddmseg_engine *eng)
 	writel(lower_32_bits(eng->ring_dma), eng->mmio + WDDMSEG_REG_RING_BASE_LO);
 	writel(upper_32_bits(eng->ring_dma), eng->mmio + WDDMSEG_REG_RING_BASE_HI);
 	writel(WDDMSEG_RING_BYTES, eng->mmio + WDDMSEG_REG_RING_SIZE);
-	writel(WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR,
-	       eng->mmio + WDDMSEG_REG_IRQ_MASK);
+	writel(WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR |
+	       wddmseg_kms_irq_mask(eng->wdev), eng->mmio + WDDMSEG_REG_IRQ_MASK);
 	writel(WDDMSEG_RING_CTRL_ENABLE, eng->mmio + WDDMSEG_REG_RING_CTRL);
 }
 

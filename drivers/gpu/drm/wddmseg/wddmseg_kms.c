@@ -1,0 +1,771 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wddmseg: kernel mode setting for the display controller (device 1.3).
+ *
+ * One scanout: a CRTC with one primary plane (XRGB8888, RGB565, as the
+ * device's SCANOUT_FORMATS allows), a virtual encoder and an always
+ * connected virtual connector offering the standard modes up to the
+ * device's limits. Framebuffers are GEM framebuffers of wddmseg
+ * allocations; the scanout reads them where they are, so prepare_fb
+ * migrates an allocation into a memory segment whose flags have
+ * DirectFlip (WDDM's rule for a primary that is flipped to directly) and
+ * pins it there, and atomic_check refuses what could never be placed
+ * there or that the device would refuse.
+ *
+ * The device double-buffers its scanout registers: the driver writes the
+ * pending copy, then SCANOUT_COMMIT, and the device latches it at the next
+ * vertical blank (at once while disabled). The flip event of a commit is
+ * held until a vblank interrupt finds STATUS.PENDING clear, so each event
+ * reports the vblank at which the new frame became visible.
+ *
+ * A device without a display (version below 1.3, zero limits, no known
+ * format, no DirectFlip memory segment, or no interrupt because the copy
+ * engine did not start) gets an empty mode configuration: the driver still
+ * advertises DRIVER_MODESET, but there is no CRTC, plane or connector, as
+ * for a headless variant of a GPU.
+ */
+
+#include <linux/iopoll.h>
+#include <linux/module.h>
+
+#include <drm/drm_atomic.h>
+#include <drm/drm_atomic_helper.h>
+#include <drm/drm_damage_helper.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_edid.h>
+#include <drm/drm_fb_helper.h>
+#include <drm/drm_fourcc.h>
+#include <drm/drm_framebuffer.h>
+#include <drm/drm_gem_atomic_helper.h>
+#include <drm/drm_gem_framebuffer_helper.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_modeset_helper_vtables.h>
+#include <drm/drm_print.h>
+#include <drm/drm_probe_helper.h>
+#include <drm/drm_vblank.h>
+
+#include "wddmseg_drv.h"
+#include "wddmseg_hw.h"
+
+static bool fbdev;
+module_param(fbdev, bool, 0444);
+MODULE_PARM_DESC(fbdev, "fbdev emulation on the scanout (console on the display; pins a framebuffer in a DirectFlip segment while shown) [default=off]");
+
+#define WDDMSEG_KMS_IRQS	(WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR)
+#define WDDMSEG_PREFERRED_W	1024
+#define WDDMSEG_PREFERRED_H	768
+/* A disabling commit latches at the next vblank: at most 1 s at 1 Hz. */
+#define WDDMSEG_LATCH_TIMEOUT_US	2000000
+
+/* Allocation flags whose content the scanout cannot read linearly. */
+#define WDDMSEG_NO_SCANOUT_FLAGS	(WDDMSEG_ALLOC_EXISTING_SYSMEM | \
+					 WDDMSEG_ALLOC_EXISTING_KERNEL_SYSMEM | \
+					 WDDMSEG_ALLOC_SWIZZLED)
+
+/* Every refusal names its rule (Documentation/gpu/wddmseg.rst, KMS). */
+#define kms_refuse(drm, rule, fmt, ...) \
+	drm_dbg_kms(drm, "scanout: rule %s: " fmt "\n", rule, ##__VA_ARGS__)
+
+static const u32 wddmseg_formats[] = {
+	DRM_FORMAT_XRGB8888,
+	DRM_FORMAT_RGB565,
+};
+
+static u32 wddmseg_format_bit(u32 fourcc)
+{
+	switch (fourcc) {
+	case DRM_FORMAT_XRGB8888:
+		return WDDMSEG_SCANOUT_FMT_XRGB8888;
+	case DRM_FORMAT_RGB565:
+		return WDDMSEG_SCANOUT_FMT_RGB565;
+	default:
+		return 0;
+	}
+}
+
+static const char *wddmseg_scanout_error_name(u32 code)
+{
+	static const char * const names[] = {
+		[WDDMSEG_SCANOUT_ERR_NONE] = "none",
+		[WDDMSEG_SCANOUT_ERR_SEGMENT] = "SEGMENT",
+		[WDDMSEG_SCANOUT_ERR_NOT_DIRECT_FLIP] = "NOT_DIRECT_FLIP",
+		[WDDMSEG_SCANOUT_ERR_FORMAT] = "FORMAT",
+		[WDDMSEG_SCANOUT_ERR_SIZE] = "SIZE",
+		[WDDMSEG_SCANOUT_ERR_PITCH] = "PITCH",
+		[WDDMSEG_SCANOUT_ERR_RANGE] = "RANGE",
+		[WDDMSEG_SCANOUT_ERR_REFRESH] = "REFRESH",
+	};
+
+	return code < ARRAY_SIZE(names) ? names[code] : "unknown";
+}
+
+static struct wddmseg_device *crtc_to_wddmseg(struct drm_crtc *crtc)
+{
+	return container_of(crtc, struct wddmseg_device, kms.crtc);
+}
+
+/* Set the display's IRQ_MASK bits, keeping the engine's. */
+static void wddmseg_kms_irq_update(struct wddmseg_device *wdev, u32 clear,
+				   u32 set)
+{
+	struct wddmseg_kms *kms = &wdev->kms;
+	unsigned long flags;
+	u32 mask;
+
+	spin_lock_irqsave(&kms->lock, flags);
+	WRITE_ONCE(kms->irq_bits, (kms->irq_bits & ~clear) | set);
+	mask = readl(wdev->mmio + WDDMSEG_REG_IRQ_MASK);
+	mask = (mask & ~WDDMSEG_KMS_IRQS) | kms->irq_bits;
+	writel(mask, wdev->mmio + WDDMSEG_REG_IRQ_MASK);
+	spin_unlock_irqrestore(&kms->lock, flags);
+}
+
+/**
+ * wddmseg_kms_irq_mask - the IRQ_MASK bits the display needs now
+ * @wdev: device
+ *
+ * For the engine, which rewrites IRQ_MASK when it (re)starts.
+ *
+ * Return: a subset of WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR.
+ */
+u32 wddmseg_kms_irq_mask(struct wddmseg_device *wdev)
+{
+	return READ_ONCE(wdev->kms.irq_bits);
+}
+
+/* Refresh rate of @mode in millihertz, exact from the timings. */
+static u64 wddmseg_mode_refresh_mhz(const struct drm_display_mode *mode)
+{
+	u64 den = (u64)mode->htotal * mode->vtotal;
+
+	if (!den)
+		return 0;
+	return DIV64_U64_ROUND_CLOSEST((u64)mode->clock * 1000000, den);
+}
+
+static int wddmseg_mode_check(struct wddmseg_device *wdev,
+			      const struct drm_display_mode *mode)
+{
+	struct wddmseg_kms *kms = &wdev->kms;
+	u64 mhz = wddmseg_mode_refresh_mhz(mode);
+
+	if (!mode->hdisplay || !mode->vdisplay ||
+	    mode->hdisplay > kms->max_width || mode->vdisplay > kms->max_height) {
+		kms_refuse(&wdev->drm, "mode-size",
+			   "mode %ux%u is outside 1x1..%ux%u",
+			   mode->hdisplay, mode->vdisplay, kms->max_width,
+			   kms->max_height);
+		return -EINVAL;
+	}
+	if (mode->flags & (DRM_MODE_FLAG_INTERLACE | DRM_MODE_FLAG_DBLSCAN)) {
+		kms_refuse(&wdev->drm, "mode-flags",
+			   "interlaced and double-scan modes are not supported (flags 0x%x)",
+			   mode->flags);
+		return -EINVAL;
+	}
+	if (mhz < WDDMSEG_SCANOUT_REFRESH_MIN || mhz > WDDMSEG_SCANOUT_REFRESH_MAX) {
+		kms_refuse(&wdev->drm, "mode-refresh",
+			   "refresh %llu mHz is outside %u..%u mHz", mhz,
+			   WDDMSEG_SCANOUT_REFRESH_MIN, WDDMSEG_SCANOUT_REFRESH_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Primary plane */
+
+static int wddmseg_plane_check_fb(struct wddmseg_device *wdev,
+				  struct drm_framebuffer *fb)
+{
+	struct drm_device *drm = &wdev->drm;
+	struct wddmseg_bo *bo = gem_to_wddmseg_bo(fb->obj[0]);
+	u32 cpp = fb->format->cpp[0];
+	u64 need, max_seg = 0;
+	u32 mask, id;
+
+	if (!(wddmseg_format_bit(fb->format->format) & wdev->kms.formats)) {
+		kms_refuse(drm, "fb-format", "format %p4cc cannot be scanned out",
+			   &fb->format->format);
+		return -EINVAL;
+	}
+	if (fb->pitches[0] % 4) {
+		kms_refuse(drm, "pitch-alignment",
+			   "pitch %u is not a multiple of 4", fb->pitches[0]);
+		return -EINVAL;
+	}
+	if (fb->pitches[0] < fb->width * cpp) {
+		kms_refuse(drm, "pitch-size", "pitch %u is below %u x %u bytes",
+			   fb->pitches[0], fb->width, cpp);
+		return -EINVAL;
+	}
+	need = (u64)fb->pitches[0] * fb->height + fb->offsets[0];
+	if (need > bo->tbo.base.size) {
+		kms_refuse(drm, "fb-size",
+			   "offset + pitch x height = %llu bytes exceeds the %zu-byte allocation",
+			   need, bo->tbo.base.size);
+		return -EINVAL;
+	}
+	if (bo->flags & WDDMSEG_NO_SCANOUT_FLAGS) {
+		kms_refuse(drm, "allocation-flags",
+			   "allocation flags 0x%x (ExistingSysMem, ExistingKernelSysMem or Swizzled) forbid scanout",
+			   bo->flags);
+		return -EINVAL;
+	}
+	mask = wddmseg_bo_direct_flip_segments(bo);
+	if (!mask) {
+		kms_refuse(drm, "direct-flip-segment",
+			   "supported segments 0x%x include no memory segment with DirectFlip",
+			   bo->supported);
+		return -EINVAL;
+	}
+	for (id = 1; id <= wdev->desc.segment_count; id++)
+		if (mask & WDDMSEG_SEGMENT_BIT(id))
+			max_seg = max(max_seg, wdev->desc.seg[id - 1].size);
+	if (bo->tbo.base.size > max_seg) {
+		kms_refuse(drm, "direct-flip-size",
+			   "%zu-byte allocation is larger than its DirectFlip segments",
+			   bo->tbo.base.size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int wddmseg_plane_atomic_check(struct drm_plane *plane,
+				      struct drm_atomic_state *state)
+{
+	struct wddmseg_device *wdev = to_wddmseg(plane->dev);
+	struct drm_plane_state *ps = drm_atomic_get_new_plane_state(state, plane);
+	struct drm_crtc_state *cs;
+	int ret;
+
+	if (!ps->fb || !ps->crtc)
+		return 0;
+	cs = drm_atomic_get_new_crtc_state(state, ps->crtc);
+	if (!cs)
+		return -EINVAL;
+
+	ret = wddmseg_plane_check_fb(wdev, ps->fb);
+	if (ret)
+		return ret;
+
+	if ((ps->src_x | ps->src_y | ps->src_w | ps->src_h) & 0xffff ||
+	    ps->src_w >> 16 != ps->crtc_w || ps->src_h >> 16 != ps->crtc_h) {
+		kms_refuse(&wdev->drm, "plane-scaling",
+			   "source %ux%u must be whole pixels and equal the destination %ux%u",
+			   ps->src_w >> 16, ps->src_h >> 16, ps->crtc_w,
+			   ps->crtc_h);
+		return -EINVAL;
+	}
+	if (cs->enable &&
+	    (ps->crtc_x || ps->crtc_y || ps->crtc_w != cs->mode.hdisplay ||
+	     ps->crtc_h != cs->mode.vdisplay)) {
+		kms_refuse(&wdev->drm, "plane-position",
+			   "the plane (%d,%d %ux%u) must cover the whole %ux%u mode",
+			   ps->crtc_x, ps->crtc_y, ps->crtc_w, ps->crtc_h,
+			   cs->mode.hdisplay, cs->mode.vdisplay);
+		return -EINVAL;
+	}
+
+	/* Panning (src x/y) goes through SCANOUT_OFFSET. */
+	return drm_atomic_helper_check_plane_state(ps, cs,
+						   DRM_PLANE_NO_SCALING,
+						   DRM_PLANE_NO_SCALING,
+						   false, false);
+}
+
+static int wddmseg_plane_prepare_fb(struct drm_plane *plane,
+				    struct drm_plane_state *ps)
+{
+	struct wddmseg_bo *bo;
+	int ret;
+
+	if (!ps->fb)
+		return 0;
+	bo = gem_to_wddmseg_bo(ps->fb->obj[0]);
+	ret = wddmseg_bo_pin_scanout(bo);
+	if (ret)
+		return ret;
+	/* Waits for the migration too: it is a kernel fence of the BO. */
+	ret = drm_gem_plane_helper_prepare_fb(plane, ps);
+	if (ret)
+		wddmseg_bo_unpin_scanout(bo);
+	return ret;
+}
+
+static void wddmseg_plane_cleanup_fb(struct drm_plane *plane,
+				     struct drm_plane_state *ps)
+{
+	if (ps->fb)
+		wddmseg_bo_unpin_scanout(gem_to_wddmseg_bo(ps->fb->obj[0]));
+}
+
+static const struct drm_plane_helper_funcs wddmseg_plane_helper_funcs = {
+	.prepare_fb = wddmseg_plane_prepare_fb,
+	.cleanup_fb = wddmseg_plane_cleanup_fb,
+	.atomic_check = wddmseg_plane_atomic_check,
+	/* The CRTC's atomic_flush programs the scanout. */
+};
+
+static const struct drm_plane_funcs wddmseg_plane_funcs = {
+	.update_plane = drm_atomic_helper_update_plane,
+	.disable_plane = drm_atomic_helper_disable_plane,
+	.destroy = drm_plane_cleanup,
+	.reset = drm_atomic_helper_plane_reset,
+	.atomic_duplicate_state = drm_atomic_helper_plane_duplicate_state,
+	.atomic_destroy_state = drm_atomic_helper_plane_destroy_state,
+};
+
+/* ------------------------------------------------------------------ */
+/* CRTC */
+
+static enum drm_mode_status
+wddmseg_crtc_mode_valid(struct drm_crtc *crtc,
+			const struct drm_display_mode *mode)
+{
+	return wddmseg_mode_check(crtc_to_wddmseg(crtc), mode) ?
+	       MODE_BAD : MODE_OK;
+}
+
+static int wddmseg_crtc_atomic_check(struct drm_crtc *crtc,
+				     struct drm_atomic_state *state)
+{
+	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
+	struct wddmseg_device *wdev = crtc_to_wddmseg(crtc);
+	int ret;
+
+	if (!cs->enable)
+		return 0;
+	ret = wddmseg_mode_check(wdev, &cs->mode);
+	if (ret)
+		return ret;
+	if (cs->active && !(cs->plane_mask & drm_plane_mask(crtc->primary))) {
+		kms_refuse(&wdev->drm, "primary-plane",
+			   "an active scanout needs a framebuffer on the primary plane");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Send @event now (nothing to wait for). */
+static void wddmseg_crtc_send_event(struct drm_crtc *crtc,
+				    struct drm_pending_vblank_event *event)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&crtc->dev->event_lock, flags);
+	drm_crtc_send_vblank_event(crtc, event);
+	spin_unlock_irqrestore(&crtc->dev->event_lock, flags);
+}
+
+static void wddmseg_crtc_atomic_enable(struct drm_crtc *crtc,
+				       struct drm_atomic_state *state)
+{
+	/* The configuration goes out in atomic_flush, right after. */
+	drm_crtc_vblank_on(crtc);
+}
+
+static void wddmseg_crtc_atomic_disable(struct drm_crtc *crtc,
+					struct drm_atomic_state *state)
+{
+	struct wddmseg_device *wdev = crtc_to_wddmseg(crtc);
+	void __iomem *mmio = wdev->mmio;
+	unsigned long flags;
+	u32 status;
+
+	spin_lock_irqsave(&wdev->kms.lock, flags);
+	writel(0, mmio + WDDMSEG_REG_SCANOUT_CTRL);
+	writel(1, mmio + WDDMSEG_REG_SCANOUT_COMMIT);
+	spin_unlock_irqrestore(&wdev->kms.lock, flags);
+
+	/* The old framebuffer may be unpinned only once the device let go. */
+	if (readl_poll_timeout(mmio + WDDMSEG_REG_SCANOUT_STATUS, status,
+			       !(status & WDDMSEG_SCANOUT_STATUS_PENDING),
+			       1000, WDDMSEG_LATCH_TIMEOUT_US))
+		drm_err(&wdev->drm, "scanout: the device did not latch the disable (status 0x%x)\n",
+			status);
+	drm_crtc_vblank_off(crtc);
+
+	if (crtc->state->event && !crtc->state->active) {
+		wddmseg_crtc_send_event(crtc, crtc->state->event);
+		crtc->state->event = NULL;
+	}
+}
+
+static void wddmseg_crtc_atomic_flush(struct drm_crtc *crtc,
+				      struct drm_atomic_state *state)
+{
+	struct wddmseg_device *wdev = crtc_to_wddmseg(crtc);
+	struct wddmseg_kms *kms = &wdev->kms;
+	struct drm_plane_state *ps = crtc->primary->state;
+	struct drm_pending_vblank_event *event = crtc->state->event;
+	struct drm_pending_vblank_event *stale = NULL;
+	const struct drm_display_mode *mode = &crtc->state->adjusted_mode;
+	void __iomem *mmio = wdev->mmio;
+	struct drm_framebuffer *fb = ps->fb;
+	struct ttm_resource *res;
+	unsigned long flags;
+	u64 offset;
+	u32 cpp;
+
+	crtc->state->event = NULL;
+	if (WARN_ON(!fb)) {
+		if (event)
+			wddmseg_crtc_send_event(crtc, event);
+		return;
+	}
+
+	/* Pinned by prepare_fb: the resource cannot change under us. */
+	res = gem_to_wddmseg_bo(fb->obj[0])->tbo.resource;
+	cpp = fb->format->cpp[0];
+	offset = ((u64)res->start << PAGE_SHIFT) + fb->offsets[0] +
+		 (u64)(ps->src.y1 >> 16) * fb->pitches[0] +
+		 (u64)(ps->src.x1 >> 16) * cpp;
+
+	writel(wddmseg_mem_type_segment(wdev, res->mem_type),
+	       mmio + WDDMSEG_REG_SCANOUT_SEGMENT);
+	writel(lower_32_bits(offset), mmio + WDDMSEG_REG_SCANOUT_OFFSET_LO);
+	writel(upper_32_bits(offset), mmio + WDDMSEG_REG_SCANOUT_OFFSET_HI);
+	writel(mode->hdisplay, mmio + WDDMSEG_REG_SCANOUT_WIDTH);
+	writel(mode->vdisplay, mmio + WDDMSEG_REG_SCANOUT_HEIGHT);
+	writel(fb->pitches[0], mmio + WDDMSEG_REG_SCANOUT_PITCH);
+	writel(wddmseg_format_bit(fb->format->format),
+	       mmio + WDDMSEG_REG_SCANOUT_FORMAT);
+	writel(wddmseg_mode_refresh_mhz(mode),
+	       mmio + WDDMSEG_REG_SCANOUT_REFRESH_MHZ);
+	writel(WDDMSEG_SCANOUT_CTRL_ENABLE, mmio + WDDMSEG_REG_SCANOUT_CTRL);
+
+	/* The vblank reference keeps IRQ_VBLANK on until the event is sent. */
+	if (event && drm_crtc_vblank_get(crtc)) {
+		drm_dbg_kms(&wdev->drm, "scanout: no vblank interrupt, event sent at once\n");
+		wddmseg_crtc_send_event(crtc, event);
+		event = NULL;
+	}
+
+	/*
+	 * Commit and hand the event to the interrupt handler atomically: a
+	 * vblank handled in between would see PENDING clear from the
+	 * previous commit and send the event a frame early.
+	 */
+	spin_lock_irqsave(&kms->lock, flags);
+	writel(1, mmio + WDDMSEG_REG_SCANOUT_COMMIT);
+	if (event) {
+		stale = kms->event;
+		kms->event = event;
+	}
+	spin_unlock_irqrestore(&kms->lock, flags);
+
+	/* Cannot happen: the helpers wait for the previous flip_done. */
+	if (stale) {
+		drm_dbg_kms(&wdev->drm, "scanout: previous flip event still pending\n");
+		wddmseg_crtc_send_event(crtc, stale);
+		drm_crtc_vblank_put(crtc);
+	}
+}
+
+static int wddmseg_enable_vblank(struct drm_crtc *crtc)
+{
+	wddmseg_kms_irq_update(crtc_to_wddmseg(crtc), 0, WDDMSEG_IRQ_VBLANK);
+	return 0;
+}
+
+static void wddmseg_disable_vblank(struct drm_crtc *crtc)
+{
+	wddmseg_kms_irq_update(crtc_to_wddmseg(crtc), WDDMSEG_IRQ_VBLANK, 0);
+}
+
+static u32 wddmseg_get_vblank_counter(struct drm_crtc *crtc)
+{
+	return readl(crtc_to_wddmseg(crtc)->mmio + WDDMSEG_REG_VBLANK_COUNT);
+}
+
+static const struct drm_crtc_helper_funcs wddmseg_crtc_helper_funcs = {
+	.mode_valid = wddmseg_crtc_mode_valid,
+	.atomic_check = wddmseg_crtc_atomic_check,
+	.atomic_flush = wddmseg_crtc_atomic_flush,
+	.atomic_enable = wddmseg_crtc_atomic_enable,
+	.atomic_disable = wddmseg_crtc_atomic_disable,
+};
+
+static const struct drm_crtc_funcs wddmseg_crtc_funcs = {
+	.reset = drm_atomic_helper_crtc_reset,
+	.set_config = drm_atomic_helper_set_config,
+	.page_flip = drm_atomic_helper_page_flip,
+	.atomic_duplicate_state = drm_atomic_helper_crtc_duplicate_state,
+	.atomic_destroy_state = drm_atomic_helper_crtc_destroy_state,
+	.enable_vblank = wddmseg_enable_vblank,
+	.disable_vblank = wddmseg_disable_vblank,
+	.get_vblank_counter = wddmseg_get_vblank_counter,
+};
+
+/**
+ * wddmseg_kms_irq - display interrupts, from the device's interrupt handler
+ * @wdev: device
+ * @status: IRQ_STATUS bits that were set
+ */
+void wddmseg_kms_irq(struct wddmseg_device *wdev, u32 status)
+{
+	struct wddmseg_kms *kms = &wdev->kms;
+	struct drm_pending_vblank_event *event = NULL;
+	unsigned long flags;
+
+	if (!kms->present)
+		return;
+
+	if (status & WDDMSEG_IRQ_SCANOUT_ERROR) {
+		u32 code = readl(wdev->mmio + WDDMSEG_REG_SCANOUT_ERROR);
+
+		drm_err(&wdev->drm, "scanout: the device refused a commit: error %u (%s)\n",
+			code, wddmseg_scanout_error_name(code));
+	}
+	if (!(status & WDDMSEG_IRQ_VBLANK))
+		return;
+
+	drm_crtc_handle_vblank(&kms->crtc);
+
+	spin_lock_irqsave(&kms->lock, flags);
+	if (kms->event && !(readl(wdev->mmio + WDDMSEG_REG_SCANOUT_STATUS) &
+			    WDDMSEG_SCANOUT_STATUS_PENDING)) {
+		event = kms->event;
+		kms->event = NULL;
+	}
+	spin_unlock_irqrestore(&kms->lock, flags);
+
+	if (event) {
+		wddmseg_crtc_send_event(&kms->crtc, event);
+		drm_crtc_vblank_put(&kms->crtc);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Connector and encoder */
+
+static int wddmseg_connector_get_modes(struct drm_connector *connector)
+{
+	struct wddmseg_device *wdev = to_wddmseg(connector->dev);
+	int count;
+
+	count = drm_add_modes_noedid(connector, wdev->kms.max_width,
+				     wdev->kms.max_height);
+	drm_set_preferred_mode(connector, WDDMSEG_PREFERRED_W,
+			       WDDMSEG_PREFERRED_H);
+	return count;
+}
+
+static const struct drm_connector_helper_funcs wddmseg_connector_helper_funcs = {
+	.get_modes = wddmseg_connector_get_modes,
+};
+
+static const struct drm_connector_funcs wddmseg_connector_funcs = {
+	.reset = drm_atomic_helper_connector_reset,
+	.fill_modes = drm_helper_probe_single_connector_modes,
+	.atomic_duplicate_state = drm_atomic_helper_connector_duplicate_state,
+	.atomic_destroy_state = drm_atomic_helper_connector_destroy_state,
+};
+
+/* ------------------------------------------------------------------ */
+/* Mode configuration */
+
+static struct drm_framebuffer *
+wddmseg_fb_create(struct drm_device *drm, struct drm_file *file,
+		  const struct drm_mode_fb_cmd2 *cmd)
+{
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+
+	/* The core does not check that some plane takes the format. */
+	if (!(wddmseg_format_bit(cmd->pixel_format) & wdev->kms.formats)) {
+		kms_refuse(drm, "fb-format", "format %p4cc cannot be scanned out",
+			   &cmd->pixel_format);
+		return ERR_PTR(-EINVAL);
+	}
+	if (cmd->modifier[0] != DRM_FORMAT_MOD_LINEAR &&
+	    (cmd->flags & DRM_MODE_FB_MODIFIERS)) {
+		kms_refuse(drm, "fb-modifier", "only linear framebuffers");
+		return ERR_PTR(-EINVAL);
+	}
+	return drm_gem_fb_create(drm, file, cmd);
+}
+
+/*
+ * Like drm_atomic_helper_commit_tail_rpm(), the scanout is programmed only
+ * while enabled, but waiting for the flip events instead of one vblank:
+ * an event is sent when the device has latched the commit, after which the
+ * previous framebuffers may be unpinned.
+ */
+static void wddmseg_commit_tail(struct drm_atomic_state *old)
+{
+	struct drm_device *drm = old->dev;
+
+	drm_atomic_helper_commit_modeset_disables(drm, old);
+	drm_atomic_helper_commit_modeset_enables(drm, old);
+	drm_atomic_helper_commit_planes(drm, old, DRM_PLANE_COMMIT_ACTIVE_ONLY);
+	drm_atomic_helper_fake_vblank(old);
+	drm_atomic_helper_commit_hw_done(old);
+	drm_atomic_helper_wait_for_flip_done(drm, old);
+	drm_atomic_helper_cleanup_planes(drm, old);
+}
+
+static const struct drm_mode_config_helper_funcs wddmseg_mode_config_helpers = {
+	.atomic_commit_tail = wddmseg_commit_tail,
+};
+
+static const struct drm_mode_config_funcs wddmseg_mode_config_funcs = {
+	.fb_create = wddmseg_fb_create,
+	.atomic_check = drm_atomic_helper_check,
+	.atomic_commit = drm_atomic_helper_commit,
+};
+
+/* Whether the device has a display the driver can use; logs why not. */
+static bool wddmseg_kms_probe_display(struct wddmseg_device *wdev)
+{
+	struct wddmseg_kms *kms = &wdev->kms;
+	u32 version = wdev->desc.hw_version;
+	u32 id, formats;
+
+	if (WDDMSEG_VERSION_MINOR(version) < 3) {
+		drm_info(&wdev->drm, "device %u.%u has no display controller: no KMS outputs\n",
+			 WDDMSEG_VERSION_MAJOR(version),
+			 WDDMSEG_VERSION_MINOR(version));
+		return false;
+	}
+	kms->max_width = readl(wdev->mmio + WDDMSEG_REG_SCANOUT_MAX_WIDTH);
+	kms->max_height = readl(wdev->mmio + WDDMSEG_REG_SCANOUT_MAX_HEIGHT);
+	formats = readl(wdev->mmio + WDDMSEG_REG_SCANOUT_FORMATS);
+	kms->formats = formats & (WDDMSEG_SCANOUT_FMT_XRGB8888 |
+				  WDDMSEG_SCANOUT_FMT_RGB565);
+	if (!kms->max_width || !kms->max_height || !kms->formats) {
+		drm_info(&wdev->drm, "display disabled (limits %ux%u, formats 0x%x): no KMS outputs\n",
+			 kms->max_width, kms->max_height, formats);
+		return false;
+	}
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
+
+		if ((seg->flags & DXGK_SEGFLAG_DIRECT_FLIP) &&
+		    !wddmseg_segment_is_aperture(seg))
+			break;
+	}
+	if (id > wdev->desc.segment_count) {
+		drm_info(&wdev->drm, "no memory segment has DirectFlip, nothing can be scanned out: no KMS outputs\n");
+		return false;
+	}
+	if (!wdev->engine.ready) {
+		drm_info(&wdev->drm, "no device interrupt (copy engine down), no vblank: no KMS outputs\n");
+		return false;
+	}
+	return true;
+}
+
+static int wddmseg_kms_init_pipeline(struct wddmseg_device *wdev)
+{
+	struct wddmseg_kms *kms = &wdev->kms;
+	struct drm_device *drm = &wdev->drm;
+	u32 formats[ARRAY_SIZE(wddmseg_formats)];
+	unsigned int i, n = 0;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(wddmseg_formats); i++)
+		if (wddmseg_format_bit(wddmseg_formats[i]) & kms->formats)
+			formats[n++] = wddmseg_formats[i];
+
+	ret = drm_universal_plane_init(drm, &kms->primary, 0,
+				       &wddmseg_plane_funcs, formats, n, NULL,
+				       DRM_PLANE_TYPE_PRIMARY, NULL);
+	if (ret)
+		return ret;
+	drm_plane_helper_add(&kms->primary, &wddmseg_plane_helper_funcs);
+
+	ret = drmm_crtc_init_with_planes(drm, &kms->crtc, &kms->primary, NULL,
+					 &wddmseg_crtc_funcs, NULL);
+	if (ret)
+		return ret;
+	drm_crtc_helper_add(&kms->crtc, &wddmseg_crtc_helper_funcs);
+
+	ret = drmm_encoder_init(drm, &kms->encoder, NULL,
+				DRM_MODE_ENCODER_VIRTUAL, NULL);
+	if (ret)
+		return ret;
+	kms->encoder.possible_crtcs = drm_crtc_mask(&kms->crtc);
+
+	ret = drmm_connector_init(drm, &kms->connector,
+				  &wddmseg_connector_funcs,
+				  DRM_MODE_CONNECTOR_VIRTUAL, NULL);
+	if (ret)
+		return ret;
+	drm_connector_helper_add(&kms->connector,
+				 &wddmseg_connector_helper_funcs);
+	return drm_connector_attach_encoder(&kms->connector, &kms->encoder);
+}
+
+/**
+ * wddmseg_kms_init - mode configuration and, with a display, the pipeline
+ * @wdev: device with TTM and the engine initialized
+ *
+ * Return: 0 or a negative errno. A device without a usable display is not
+ * an error: it gets an empty mode configuration.
+ */
+int wddmseg_kms_init(struct wddmseg_device *wdev)
+{
+	struct wddmseg_kms *kms = &wdev->kms;
+	struct drm_device *drm = &wdev->drm;
+	int ret;
+
+	spin_lock_init(&kms->lock);
+	ret = drmm_mode_config_init(drm);
+	if (ret)
+		return ret;
+	drm->mode_config.funcs = &wddmseg_mode_config_funcs;
+	drm->mode_config.helper_private = &wddmseg_mode_config_helpers;
+
+	if (!wddmseg_kms_probe_display(wdev))
+		return 0;
+
+	drm->mode_config.min_width = 1;
+	drm->mode_config.min_height = 1;
+	drm->mode_config.max_width = kms->max_width;
+	drm->mode_config.max_height = kms->max_height;
+	drm->mode_config.preferred_depth = 24;
+	/* fbdev draws into a shadow buffer and maps the BO only to blit. */
+	drm->mode_config.prefer_shadow_fbdev = true;
+
+	ret = wddmseg_kms_init_pipeline(wdev);
+	if (ret)
+		return ret;
+
+	drm->max_vblank_count = U32_MAX;	/* VBLANK_COUNT wraps at 2^32 */
+	ret = drm_vblank_init(drm, 1);
+	if (ret)
+		return ret;
+
+	drm_mode_config_reset(drm);
+	kms->present = true;
+	wddmseg_kms_irq_update(wdev, 0, WDDMSEG_IRQ_SCANOUT_ERROR);
+	drm_dbg_kms(drm, "scanout: up to %ux%u, formats 0x%x\n",
+		    kms->max_width, kms->max_height, kms->formats);
+	return 0;
+}
+
+/**
+ * wddmseg_kms_register - after drm_dev_register(): fbdev emulation
+ * @wdev: device
+ */
+void wddmseg_kms_register(struct wddmseg_device *wdev)
+{
+	if (wdev->kms.present && fbdev)
+		drm_fbdev_generic_setup(&wdev->drm, 32);
+}
+
+/**
+ * wddmseg_kms_fini - turn the scanout off (unbind, shutdown)
+ * @wdev: device
+ *
+ * Unpins the framebuffers and masks the display interrupts, before the
+ * engine (and with it the interrupt handler) goes.
+ */
+void wddmseg_kms_fini(struct wddmseg_device *wdev)
+{
+	if (!wdev->kms.present)
+		return;
+	drm_atomic_helper_shutdown(&wdev->drm);
+	wddmseg_kms_irq_update(wdev, WDDMSEG_KMS_IRQS, 0);
+}
