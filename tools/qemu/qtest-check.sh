@@ -1513,28 +1513,13 @@ session "reset" -device wddmseg,addr=0x4
 expect_log "$TMP/out" "^IRQ raise 20" 1 "reset: the FENCE raised INTx"
 expect_log "$TMP/out" "^IRQ lower 20" 1 "reset: the reset lowered it"
 
-# ---- migration -------------------------------------------------------------
-# Needs a monitor next to qtest, so it runs outside session: python3 drives
-# a source QEMU (qtest and QMP on UNIX sockets), migrates it to a file, and
-# loads that into a destination with the same device, then into one whose
-# aperture is smaller (its page tables differ: the load must fail). The
-# script prints one "ok DESC" or "not-ok DESC" line per check.
+# ---- python helpers ------------------------------------------------------------
+# Checks that need a monitor next to qtest (migration, screendump) run in
+# python3: qtest and QMP on UNIX sockets. Their shared helpers live in
+# $TMP/qtestlib.py; each script gets TMP QEMU COMMON... as its arguments.
 
-MIGRATION_CHECKS=14
-
-migration_check() {
-	local verdict desc n=0
-	if ! command -v python3 >/dev/null; then
-		tap_ok "migration # SKIP no python3"
-		return
-	fi
-	while read -r verdict desc; do
-		n=$((n + 1))
-		case $verdict in
-		ok) tap_ok "migration: $desc" ;;
-		*) tap_not_ok "migration: $desc" ;;
-		esac
-	done < <(timeout 120 python3 - "$TMP" "$QEMU" "${COMMON[@]}" 2>"$TMP/migration.err" <<'EOF'
+write_pylib() {
+	cat >"$TMP/qtestlib.py" <<'EOF'
 import atexit, json, socket, subprocess, sys, time
 
 tmp, qemu, args = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -1583,6 +1568,13 @@ class Qtest(Conn):
     def writeq(self, a, v):
         self.cmd('writeq 0x%x 0x%x' % (a, v))
 
+    def writew(self, a, v):
+        self.cmd('writew 0x%x 0x%x' % (a, v))
+
+    def clock_step(self, ns):
+        # Move the virtual clock (timers fire on the way); returns its value.
+        return int(self.cmd('clock_step %d' % ns)[1])
+
     def fence(self, at, seqno):
         # FENCE with FENCE_IRQ at ring offset at, writeback at RAM + 0x20000
         for i, w in enumerate((0x40008, seqno, RAM + 0x20000, 1)):
@@ -1593,6 +1585,10 @@ class Qtest(Conn):
     def cfg(self, off, v):
         self.cmd('outl 0xcf8 0x%x' % (0x80000000 | (4 << 11) | off))
         self.cmd('outl 0xcfc 0x%x' % v)
+
+    def cfg_read(self, off):
+        self.cmd('outl 0xcf8 0x%x' % (0x80000000 | (4 << 11) | off))
+        return int(self.cmd('inl 0xcfc')[1], 16)
 
 
 class Qmp(Conn):
@@ -1627,6 +1623,57 @@ def wait(cond):
             return True
         time.sleep(0.1)
     return False
+
+
+def ppm(path):
+    # A binary PPM as the monitor's screendump writes it: (w, h, RGB bytes).
+    # QEMU 7.2 pads each line to a multiple of 4 bytes (it writes its
+    # pixman line buffer's stride): drop that padding.
+    with open(path, 'rb') as f:
+        magic, size, depth, data = f.read().split(b'\n', 3)
+    w, h = map(int, size.split())
+    stride = (w * 3 + 3) & ~3
+    if magic != b'P6' or depth != b'255' or len(data) != stride * h:
+        raise ValueError(path)
+    return w, h, b''.join(data[y * stride:y * stride + w * 3]
+                          for y in range(h))
+EOF
+}
+write_pylib
+
+# py_checks NAME COUNT: run the python3 script on stdin, which prints one
+# "ok DESC" or "not-ok DESC" line per check; COUNT checks must run.
+py_checks() {
+	local name=$1 want=$2 verdict desc n=0
+	if ! command -v python3 >/dev/null; then
+		tap_ok "$name # SKIP no python3"
+		return
+	fi
+	cat >"$TMP/$name.py"
+	while read -r verdict desc; do
+		n=$((n + 1))
+		case $verdict in
+		ok) tap_ok "$name: $desc" ;;
+		*) tap_not_ok "$name: $desc" ;;
+		esac
+	done < <(timeout 120 python3 "$TMP/$name.py" "$TMP" "$QEMU" "${COMMON[@]}" 2>"$TMP/$name.err")
+	if [ $n -ne "$want" ]; then
+		tap_not_ok "$name: $n of $want checks ran" \
+			"$(tail -n 3 "$TMP/$name.err" | tr '\n' ' ')"
+	fi
+}
+
+# ---- migration -------------------------------------------------------------
+# Needs a monitor next to qtest, so it runs outside session: python3 drives
+# a source QEMU (qtest and QMP on UNIX sockets), migrates it to a file, and
+# loads that into a destination with the same device, then into one whose
+# aperture is smaller (its page tables differ: the load must fail). The
+# script prints one "ok DESC" or "not-ok DESC" line per check.
+
+py_checks migration 14 <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+from qtestlib import *  # noqa: F401,F403 (written by write_pylib)
 
 
 DEV = 'wddmseg,addr=0x4'
@@ -1702,13 +1749,161 @@ err = open(f'{tmp}/dst2.err').read()
 check(rc not in (None, 0) and 'aperture page tables of another size' in err,
       'a destination with other aperture page tables refuses the state')
 EOF
-	)
-	if [ $n -ne $MIGRATION_CHECKS ]; then
-		tap_not_ok "migration: $n of $MIGRATION_CHECKS checks ran" \
-			"$(tail -n 3 "$TMP/migration.err" | tr '\n' ' ')"
-	fi
-}
-migration_check
+
+# ---- display (screendump) ----------------------------------------------------
+# The monitor's screendump runs the console's update first, then writes
+# what the console shows as a PPM: the checks write known pixels into VRAM
+# (CPU through BAR2, or the copy engine), point the scanout at them, and
+# compare the PPM with what the pixels must look like.
+
+py_checks display 14 <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+from qtestlib import *  # noqa: F401,F403 (written by write_pylib)
+
+BAR2 = 0x840000000
+P50 = 20000000                          # ns per vblank at 50 Hz
+XRGB, RGB565 = 1, 2
+p, q, m = start('display', 'wddmseg,addr=0x4')
+q.cfg(0x10, BAR0)
+q.cfg(0x18, BAR2 & 0xffffffff)
+q.cfg(0x1c, BAR2 >> 32)
+q.cfg(0x04, 6)
+
+
+def dump(tag):
+    path = f'{tmp}/{tag}.ppm'
+    if 'error' in m.cmd('screendump', filename=path):
+        return (0, 0, b'')
+    return ppm(path)
+
+
+def scanout(off, w, h, pitch, fmt, ctrl=1):
+    # Segment 1, 50 Hz; then COMMIT.
+    for reg, v in ((0x314, 1), (0x318, off & 0xffffffff), (0x31c, off >> 32),
+                   (0x320, w), (0x324, h), (0x328, pitch), (0x32c, fmt),
+                   (0x330, 50000), (0x310, ctrl), (0x334, 1)):
+        q.writel(BAR0 + reg, v)
+
+
+def xrgb(x, y, salt=0):
+    # The X byte is junk on purpose: the screen must ignore it.
+    return (0xa5 << 24 | ((x * 31 + salt) & 0xff) << 16 |
+            ((y * 67 + 3) & 0xff) << 8 | ((x * 13 + y * 29 + salt) & 0xff))
+
+
+def rgb(v):
+    return bytes(((v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff))
+
+
+def rgb565(v):
+    r, g, b = v >> 11, (v >> 5) & 0x3f, v & 0x1f
+    return bytes((r << 3 | r >> 2, g << 2 | g >> 4, b << 3 | b >> 2))
+
+
+w, h, img = dump('blank')
+check((w, h) == (640, 480) and not any(img),
+      'a disabled scanout shows a black 640x480 screen')
+
+# XRGB8888, 8x4, pitch 64 (padding between lines), at 0x20000.
+W, H, PITCH, OFF, OFF2 = 8, 4, 64, 0x20000, 0x30000
+for y in range(H):
+    for x in range(W):
+        q.writel(BAR2 + OFF + y * PITCH + x * 4, xrgb(x, y))
+        q.writel(BAR2 + OFF2 + y * PITCH + x * 4, xrgb(x, y, 100))
+    q.writel(BAR2 + OFF + y * PITCH + W * 4, 0xffffffff)   # padding
+scanout(OFF, W, H, PITCH, XRGB)
+w, h, img = dump('xrgb')
+check((w, h) == (W, H), 'the screen takes the framebuffer size (8x4)')
+check(img == b''.join(rgb(xrgb(x, y)) for y in range(H) for x in range(W)),
+      'XRGB8888 pixels on screen, X byte and pitch padding ignored')
+
+q.writel(BAR2 + OFF + 1 * PITCH + 3 * 4, 0x00123456)
+w, h, img = dump('cpu')
+check(img[(W + 3) * 3:(W + 4) * 3] == bytes((0x12, 0x34, 0x56)),
+      'a CPU write through BAR2 is on screen at the next screendump')
+
+# Copy engine: FILL line 2 with magenta (ring at RAM + 64 KiB).
+q.writel(BAR0 + 0x200, RAM + 0x10000)
+q.writel(BAR0 + 0x204, 0)
+q.writel(BAR0 + 0x208, 0x1000)
+q.writel(BAR0 + 0x214, 1)
+for i, v in enumerate((0x60002, W * 4, 0x00ff00ff, 1, OFF + 2 * PITCH, 0)):
+    q.writeq(RAM + 0x10000 + 8 * i, v)
+q.writel(BAR0 + 0x210, 48)
+done = wait(lambda: q.readl(BAR0 + 0x20c) == 48)
+w, h, img = dump('fill')
+check(done and img[2 * W * 3:3 * W * 3] == bytes((255, 0, 255)) * W,
+      'a copy-engine FILL is on screen at the next screendump')
+
+# A flip is seen at the vblank, not before.
+scanout(OFF2, W, H, PITCH, XRGB)
+w, h, img2 = dump('pending')
+check(q.readl(BAR0 + 0x338) == 3 and img2 == img,
+      'a pending flip leaves the screen alone until the vblank')
+q.clock_step(P50)
+w, h, img = dump('flipped')
+check(q.readl(BAR0 + 0x338) == 1 and
+      img == b''.join(rgb(xrgb(x, y, 100)) for y in range(H) for x in range(W)),
+      'the flipped framebuffer is on screen after the vblank')
+
+# RGB565, 5x3, pitch 12, at an offset 2 mod 4: pixman cannot use it in
+# place, so the console shows a shadow copy.
+W, H, PITCH, OFF = 5, 3, 12, 0x40002
+vals = [0xf800, 0x07e0, 0x001f, 0xffff, 0x0000, 0x8410, 0x1234, 0xabcd,
+        0x4321, 0x7bef, 0x0841, 0xf81f, 0x07ff, 0xffe0, 0x5555]
+for i, v in enumerate(vals):
+    q.writew(BAR2 + OFF + (i // W) * PITCH + (i % W) * 2, v)
+scanout(OFF, W, H, PITCH, RGB565)
+q.clock_step(P50)
+w, h, img = dump('rgb565')
+check((w, h) == (W, H) and q.readl(BAR0 + 0x338) == 1,
+      'RGB565 at an unaligned offset: the screen is 5x3')
+check(img == b''.join(rgb565(v) for v in vals),
+      'RGB565 pixels on screen (shadow copy)')
+q.writew(BAR2 + OFF + 2 * PITCH + 4 * 2, 0x001f)
+w, h, img = dump('rgb565b')
+check(img[14 * 3:15 * 3] == bytes((0, 0, 255)),
+      'the shadow copy follows a later CPU write')
+
+# XRGB8888 at an odd offset: a shadow copy too.
+q.writel(BAR2 + 0x50000, 0x11223344)
+q.writel(BAR2 + 0x50004, 0x55667788)
+q.writel(BAR2 + 0x50008, 0x99aabbcc)
+scanout(0x50001, 2, 1, 8, XRGB)
+q.clock_step(P50)
+w, h, img = dump('odd')
+# Pixel 0 is the bytes at 0x50001..4 (33 22 11 88), pixel 1 at 0x50005.
+check((w, h) == (2, 1) and img == bytes((0x11, 0x22, 0x33, 0x55, 0x66, 0x77)),
+      'XRGB8888 at an odd offset (shadow copy)')
+
+# Disabled: black, at the last size.
+scanout(0, 0, 0, 0, 0, ctrl=0)
+q.clock_step(P50)
+w, h, img = dump('off')
+check(q.readl(BAR0 + 0x338) == 0 and (w, h) == (2, 1) and not any(img),
+      'a disabled scanout shows black at the last size')
+
+# A refused flip leaves the screen as it was.
+scanout(OFF, W, H, PITCH, RGB565)
+q.clock_step(P50)
+q.writel(BAR0 + 0x318, 0x4000000)                   # past segment 1
+q.writel(BAR0 + 0x334, 1)
+q.clock_step(P50)
+w, h, img = dump('refused')
+check(q.readl(BAR0 + 0x33c) == 6 and (w, h) == (W, H) and
+      img[14 * 3:15 * 3] == bytes((0, 0, 255)),
+      'a refused flip leaves the screen as it was')
+
+# Reset: the scanout is off, the screen black.
+m.cmd('system_reset')
+done = wait(lambda: q.cfg_read(0x04) & 0xffff == 0)   # BARs unmapped
+q.cfg(0x10, BAR0)
+q.cfg(0x04, 6)
+check(done and q.readl(BAR0 + 0x338) == 0 and q.readl(BAR0 + 0x34c) == 0 and
+      not any(dump('reset')[2]),
+      'after a system reset the scanout is off and the screen black')
+EOF
 
 # ---- malformed layout strings ----------------------------------------------
 
