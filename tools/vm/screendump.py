@@ -397,7 +397,8 @@ def handle_pattern(line, qmp, a, tap, seen):
     key = f"{driver}:{fmt}"
     if kind == "SKIP":
         seen.add(key)
-        tap.line(True, f"screendump {driver} {fmt}", skip=kv.get("reason", rest))
+        why = re.search(r"reason=(.*)", rest)
+        tap.line(True, f"screendump {driver} {fmt}", skip=why.group(1) if why else rest)
         return
     if kind == "FAIL":
         seen.add(key)

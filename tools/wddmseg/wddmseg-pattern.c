@@ -32,7 +32,7 @@
  *       pitch=P pad=N connector=C crtc=R fb=B flip=0|1 TAG
  *   WDDMSEG-PATTERN DONE
  * Errors go to stderr, exit status 1. Exit 4 (kselftest's skip) when the
- * card has no connected connector with modes.
+ * driver has no KMS or no connected connector with modes.
  *
  * The pattern, per pixel (x, y) of a W x H frame, with channel maxima
  * M = 255/255/255 (XR24) or 31/63/31 (RG16) and K = (M + 1) / 8:
@@ -333,6 +333,12 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		fail("no DRM card of driver %s", driver);
 	res = drmModeGetResources(fd);
+	if (!res && errno == EOPNOTSUPP) {
+		/* a driver without DRIVER_MODESET */
+		fprintf(stderr, "%s: %s: no KMS (GETRESOURCES: %s)\n", prog,
+			driver, strerror(errno));
+		return 4;
+	}
 	if (!res)
 		fail("GETRESOURCES: %s", strerror(errno));
 
