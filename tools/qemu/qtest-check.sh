@@ -1463,6 +1463,83 @@ session "scanout" -device wddmseg,addr=0x4 -d guest_errors -D "$TMP/guest.log"
 expect_log "$TMP/guest.log" "scanout commit refused (SCANOUT_ERROR [0-9]*): " 19 "scanout: every refusal logged as a guest error"
 expect_log "$TMP/guest.log" "scanout commit refused (SCANOUT_ERROR $E_SEGMENT): segment 3 is an Aperture segment" 1 "scanout: the log names the rule"
 
+# Segment kinds and the size limits, on a 2 MiB VRAM with max-width=100 and
+# max-height=50: 1 DirectFlip VRAM, 2 Agp with DirectFlip, 3 a DirectFlip
+# memory segment past the end of VRAM, 4 one that straddles it. Disabled,
+# so every commit latches (or is refused) at once.
+
+# at_once SEG OFFSET W H PITCH CODE DESC: refused with CODE, or accepted
+# (CODE 0) and then disabled again.
+at_once() {
+	sc_cfg "$1" "$2" "$3" "$4" "$5" "$FMT_XRGB" 60000 "$SC_ENABLE"
+	sc_commit
+	if [ "$6" -eq 0 ]; then
+		sc_status "$SC_ENABLED" "$7: accepted"
+		sc_active "$1" "$2" "$7"
+		wr "$REG_SC_CTRL" 0
+		sc_commit
+		q "clock_step 16666667"
+		sc_status 0 "$7: disabled again at the vblank"
+	else
+		sc_status "$SC_REFUSED" "$7: refused"
+		expect_reg "$REG_SC_ERROR" "$6" "$7: SCANOUT_ERROR = $6"
+	fi
+}
+map_bars
+expect_reg "$REG_SC_MAX_WIDTH" 100 "SCANOUT_MAX_WIDTH = max-width"
+expect_reg "$REG_SC_MAX_HEIGHT" 50 "SCANOUT_MAX_HEIGHT = max-height"
+at_once 2 0 64 32 256 "$E_SEGMENT" "Agp segment (even with DirectFlip)"
+at_once 3 0 64 32 256 "$E_RANGE" "memory segment past the end of VRAM"
+at_once 4 $((512 << 10)) 64 32 256 "$E_RANGE" "framebuffer past the end of VRAM"
+at_once 4 $(((512 << 10) - 256 * 32)) 64 32 256 0 "framebuffer ending at the end of VRAM"
+at_once 1 0 101 32 404 "$E_SIZE" "width above max-width"
+at_once 1 0 64 51 256 "$E_SIZE" "height above max-height"
+at_once 1 0 100 50 400 0 "max-width x max-height"
+at_once 1 0 1 1 4 0 "1x1"
+session "scanout-layout" -device 'wddmseg,addr=0x4,vis-size=1M,invis-size=1M,max-width=100,max-height=50,layout=0:0|0:0:1M:1M:0x404|1M:-:1M:1M:0x402|0x100000000:-:1M:1M:0x400|0x180000:-:1M:1M:0x400'
+
+# bad_prop OPTIONS DESC: QEMU must refuse to start, saying why.
+bad_prop() {
+	local rc=0
+	echo "outb 0xf4 0x0" >"$TMP/in"
+	timeout 30 "$QEMU" "${COMMON[@]}" -device "wddmseg,addr=0x4,$1" \
+		<"$TMP/in" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	if [ $rc -eq 1 ] && grep -q "max-width and max-height must be in \[1, 16384\]" "$TMP/err"; then
+		tap_ok "property rejected ($2)"
+	else
+		tap_not_ok "property rejected ($2)" "exit $rc: $(head -c 400 "$TMP/err" | tr '\n' ' ')"
+	fi
+}
+bad_prop max-width=0 "max-width=0"
+bad_prop max-width=16385 "max-width=16385"
+bad_prop max-height=0 "max-height=0"
+bad_prop max-height=16385 "max-height=16385"
+map_bars
+expect_reg "$REG_SC_MAX_WIDTH" 16384 "max-width=16384 accepted"
+expect_reg "$REG_SC_MAX_HEIGHT" 16384 "max-height=16384 accepted"
+session "scanout-limits" -device wddmseg,addr=0x4,max-width=16384,max-height=16384
+
+# INTx: IRQ_VBLANK in IRQ_MASK asserts pin A (GSI 20 here) until cleared.
+map_bars
+q "irq_intercept_in ioapic"
+wr "$REG_IRQ_MASK" "$IRQ_VBLANK"
+sc_good
+sc_commit
+q "clock_step $((3 * P50))"
+sc_count 3 "intx: three vblanks"
+irq_clear
+q "clock_step $P50"
+sc_irq "$IRQ_VBLANK" "intx: IRQ_VBLANK set again at the next vblank"
+wr "$REG_IRQ_MASK" 0
+irq_clear
+q "clock_step $P50"
+sc_irq "$IRQ_VBLANK" "intx: IRQ_STATUS.VBLANK is set even when masked"
+session "scanout-intx" -device wddmseg,addr=0x4
+# Raised at the latch, lowered by the first clear, raised again, lowered
+# by the mask; a masked vblank raises nothing.
+expect_log "$TMP/out" "^IRQ raise 20" 2 "intx: IRQ_VBLANK raised INTx twice"
+expect_log "$TMP/out" "^IRQ lower 20" 2 "intx: clearing and masking lowered it"
+
 # ---- system reset ------------------------------------------------------------
 # 0xcf9 (q35 reset control) requests a reset; QEMU performs it when the
 # main loop runs again, i.e. after the current chunk of qtest input (1024
@@ -1487,6 +1564,19 @@ c_fence
 run
 expect_reg "$REG_RING_STATUS" "$ENABLED" "before reset: the engine hangs with a FENCE queued"
 expect_reg "$REG_IRQ_STATUS" "$IRQ_FENCE" "before reset: IRQ_STATUS.FENCE set"
+# The scanout enabled, three vblanks counted, a refused commit, and another
+# one pending.
+sc_good
+sc_commit
+q "clock_step $((3 * P50))"
+wr "$REG_SC_FORMAT" 0
+sc_commit
+q "clock_step $P50"
+sc_good
+wr64 "$REG_SC_OFFSET_LO" 0x40000
+sc_commit
+sc_status $((SC_ENABLED | SC_PENDING | SC_REFUSED)) "before reset: scanout enabled, REFUSED, a commit PENDING"
+sc_count 4 "before reset: four vblanks counted"
 q "outb 0xcf9 0x6"
 for _ in $(seq 80); do q "readl $RAM"; done
 cfg_expect 0x04 0x00100000 "after reset: PCI command register cleared (reset happened), status has CAP_LIST"
@@ -1509,6 +1599,16 @@ expect_reg "$REG_INJECT" 0 "after reset: no hang, no injected fault"
 expect_seqno 0 "after reset: LAST_SEQNO is 0"
 expect_reg "$REG_IRQ_STATUS" 0 "after reset: IRQ_STATUS is 0"
 expect_reg "$REG_IRQ_MASK" 0 "after reset: IRQ_MASK is 0"
+sc_status 0 "after reset: SCANOUT_STATUS is 0 (disabled, nothing pending)"
+expect_reg "$REG_SC_ERROR" 0 "after reset: SCANOUT_ERROR is 0"
+sc_count 0 "after reset: VBLANK_COUNT is 0"
+expect_reg "$REG_SC_CTRL" 0 "after reset: pending SCANOUT_CTRL is 0"
+expect_reg "$REG_SC_SEGMENT" 0 "after reset: pending SCANOUT_SEGMENT is 0"
+expect_reg "$REG_SC_REFRESH" 0 "after reset: pending SCANOUT_REFRESH_MHZ is 0"
+sc_active 0 0 "after reset"
+q "clock_step $((10 * P50))"
+sc_count 0 "after reset: no vblank (the timer stopped)"
+expect_reg "$REG_IRQ_STATUS" 0 "after reset: no IRQ_VBLANK"
 session "reset" -device wddmseg,addr=0x4
 expect_log "$TMP/out" "^IRQ raise 20" 1 "reset: the FENCE raised INTx"
 expect_log "$TMP/out" "^IRQ lower 20" 1 "reset: the reset lowered it"
