@@ -8,7 +8,10 @@
 # window (BAR4), the aperture page tables, the GPU-view read port (PEEK),
 # STATUS, the copy engine (every opcode, every fault, hang and reset,
 # wrap-around, a long transfer over several bottom-half runs), INTx and
-# MSI-X, what a system reset puts back, and migration.
+# MSI-X, the display controller (limits, latching at once or at the next
+# vblank, vblank timing on the virtual clock, every refusal, what the
+# console shows through the monitor's screendump), what a system reset
+# puts back, and migration.
 #
 # Usage: tools/qemu/qtest-check.sh QEMU_BINARY
 #
@@ -1770,7 +1773,7 @@ py_checks() {
 # aperture is smaller (its page tables differ: the load must fail). The
 # script prints one "ok DESC" or "not-ok DESC" line per check.
 
-py_checks migration 14 <<'EOF'
+py_checks migration 16 <<'EOF'
 import sys
 sys.path.insert(0, sys.argv[1])
 from qtestlib import *  # noqa: F401,F403 (written by write_pylib)
@@ -1804,6 +1807,15 @@ q.writel(BAR0 + 0x204, 0)
 q.writel(BAR0 + 0x208, 0x1000)
 q.writel(BAR0 + 0x214, 1)
 q.fence(0, 0x77)
+# Scanout: enabled at 50 Hz (segment 1, offset 0x20000, 64x32), three
+# vblanks, then a commit of offset 0x40000 left pending.
+for reg, v in ((0x314, 1), (0x318, 0x20000), (0x31c, 0), (0x320, 64),
+               (0x324, 32), (0x328, 256), (0x32c, 1), (0x330, 50000),
+               (0x310, 1), (0x334, 1)):
+    q.writel(BAR0 + reg, v)
+src_clock = q.clock_step(3 * 20000000)
+q.writel(BAR0 + 0x318, 0x40000)
+q.writel(BAR0 + 0x334, 1)
 m.cmd('migrate', uri=f'exec:cat > {state}')
 done = wait(lambda: m.cmd('query-migrate')['return'].get('status')
             in ('completed', 'failed'))
@@ -1829,12 +1841,24 @@ check(q.readl(BAR0 + 0x58) == 0x12345678,
       'PEEK through the migrated aperture entry reads guest RAM')
 check(q.readl(BAR0 + 0x228) == 0x77 and q.readl(BAR0 + 0x20c) == 0x20,
       'LAST_SEQNO and RING_HEAD migrate')
-check(q.readl(BAR0 + 0x100) == 1 and q.readl(BAR0 + 0x104) == 3,
-      'IRQ_STATUS and IRQ_MASK migrate')
+check(q.readl(BAR0 + 0x100) == 5 and q.readl(BAR0 + 0x104) == 3,
+      'IRQ_STATUS (FENCE, VBLANK) and IRQ_MASK migrate')
 check(q.readl(BAR0 + 0x218) == 3 and q.readl(BAR0 + 0x208) == 0x1000,
       'the ring migrates enabled and idle')
 check(q.fence(0x20, 0x78) and q.readl(BAR0 + 0x228) == 0x78,
       'the migrated ring runs a new FENCE')
+check(q.readl(BAR0 + 0x338) == 3 and q.readl(BAR0 + 0x34c) == 3 and
+      q.readl(BAR0 + 0x344) == 0x20000 and q.readl(BAR0 + 0x318) == 0x40000,
+      'the scanout migrates enabled, with its count and its pending commit')
+# qtest's virtual clock is not migrated (a real one is): step the
+# destination to the source's clock, then to the next vblank.
+dst_clock = q.clock_step(0)
+q.clock_step(src_clock - dst_clock + 20000000 - 1)
+before = q.readl(BAR0 + 0x34c)
+q.clock_step(1)
+check(before == 3 and q.readl(BAR0 + 0x34c) == 4 and
+      q.readl(BAR0 + 0x338) == 1 and q.readl(BAR0 + 0x344) == 0x40000,
+      'the migrated vblank timer latches the commit one period later')
 p.kill()
 p.wait()
 
