@@ -1211,6 +1211,27 @@ emit "$(hdr 0x42 1)"
 run
 expect "readl $MSI_ADDR" 0x4d5349 "a fault sends MSI-X vector 0"
 expect_reg "$REG_IRQ_STATUS" $((IRQ_FENCE | IRQ_ERROR)) "IRQ_STATUS has FENCE and ERROR"
+q "writel $MSI_ADDR 0"
+wr "$REG_IRQ_MASK" $((IRQ_VBLANK | IRQ_SCANOUT_ERROR))
+wr "$REG_SC_SEGMENT" 1
+wr "$REG_SC_WIDTH" 64
+wr "$REG_SC_HEIGHT" 32
+wr "$REG_SC_PITCH" 256
+wr "$REG_SC_FORMAT" "$FMT_XRGB"
+wr "$REG_SC_REFRESH" 50000
+wr "$REG_SC_CTRL" "$SC_ENABLE"
+wr "$REG_SC_COMMIT" 1
+expect "readl $MSI_ADDR" 0x4d5349 "a scanout latch sends MSI-X vector 0"
+q "writel $MSI_ADDR 0"
+q "clock_step 20000000"
+expect "readl $MSI_ADDR" 0x4d5349 "a vblank sends MSI-X vector 0"
+q "writel $MSI_ADDR 0"
+wr "$REG_SC_SEGMENT" 2
+wr "$REG_SC_COMMIT" 1
+q "clock_step 20000000"
+expect "readl $MSI_ADDR" 0x4d5349 "a refused commit sends MSI-X vector 0"
+expect_reg "$REG_IRQ_STATUS" $((IRQ_FENCE | IRQ_ERROR | IRQ_VBLANK | IRQ_SCANOUT_ERROR)) \
+	"IRQ_STATUS has VBLANK and SCANOUT_ERROR too"
 session "msix" -device wddmseg,addr=0x4 -d guest_errors -D "$TMP/guest.log"
 expect_log "$TMP/out" "^IRQ raise" 0 "msix: no INTx while MSI-X is enabled"
 
