@@ -300,11 +300,17 @@ static void wddmseg_plane_cleanup_fb(struct drm_plane *plane,
 		wddmseg_bo_unpin_scanout(gem_to_wddmseg_bo(ps->fb->obj[0]));
 }
 
+/* The CRTC's atomic_flush programs the scanout, plane and all at once. */
+static void wddmseg_plane_atomic_update(struct drm_plane *plane,
+					struct drm_atomic_state *state)
+{
+}
+
 static const struct drm_plane_helper_funcs wddmseg_plane_helper_funcs = {
 	.prepare_fb = wddmseg_plane_prepare_fb,
 	.cleanup_fb = wddmseg_plane_cleanup_fb,
 	.atomic_check = wddmseg_plane_atomic_check,
-	/* The CRTC's atomic_flush programs the scanout. */
+	.atomic_update = wddmseg_plane_atomic_update,
 };
 
 static const struct drm_plane_funcs wddmseg_plane_funcs = {
