@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # `make run`: boot the VM with a wddmseg device in its default layout,
-# `modprobe wddmseg`, print the decoded segment table with wddmseg-info,
+# `modprobe wddmseg fbdev=1`, print the decoded segment table with
+# wddmseg-info,
 # take screenshots of the guest display, power off. Extra QEMU -device
 # properties may be given in WDDMSEG_DEVICE, e.g.
 # WDDMSEG_DEVICE="vis-size=16M,invis-size=32M".
@@ -25,7 +26,8 @@ rm -f "$OUT"/*.png "$OUT"/*.ppm
 
 cat >"$OUT/guest.sh" <<'EOF'
 rc=0
-if modprobe wddmseg; then
+# fbdev=1: the driver's fbdev emulation, so the console is on the display
+if modprobe wddmseg fbdev=1; then
 	echo "wddmseg-vm: modprobe wddmseg: ok" >/dev/console
 else
 	echo "wddmseg-vm: modprobe wddmseg: FAILED" >/dev/console
