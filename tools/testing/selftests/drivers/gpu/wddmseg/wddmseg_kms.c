@@ -1,0 +1,1064 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wddmseg KMS: the display controller of device 1.3 through the KMS uapi.
+ *
+ * Resources (one CRTC, one connected virtual connector whose modes include
+ * a preferred 1024x768, a primary plane with XRGB8888 and RGB565), an
+ * atomic modeset of a dumb buffer (pinned in a DirectFlip segment while
+ * shown, unpinned after), the migration of an allocation from a segment
+ * without DirectFlip into one with it, page flips with events (one per
+ * flip, sequences increasing, timestamps about a refresh period apart),
+ * the vblank counter through DRM_IOCTL_WAIT_VBLANK, and every refusal of
+ * wddmseg_kms.c with -EINVAL and, when drm.debug can be turned on, its
+ * rule name in the kernel log. No commit may be refused by the device
+ * itself: the driver must catch everything first.
+ *
+ * The device is the first one of the expectation file ($WDDMSEG_EXPECT,
+ * see wddmseg_query.c) whose DRM card has a connector; the test skips
+ * when none has (devices without a DirectFlip memory segment have no KMS
+ * outputs).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+
+#include "kselftest_harness.h"
+#include "wddmseg_gem.h"
+
+#define DRM_DEBUG_PARAM	"/sys/module/drm/parameters/debug"
+#define DRM_UT_KMS	0x4
+#define SEGF_DIRECT_FLIP	(1u << 10)
+#define PREF_W		1024
+#define PREF_H		768
+#define NR_FLIPS	12
+#define MAX_PROPS	16
+
+struct kfb {
+	uint32_t handle;	/* dumb or wddmseg GEM handle */
+	uint32_t fb_id;
+	uint32_t pitch;
+	uint64_t size;
+	bool dumb;
+};
+
+FIXTURE(kms) {
+	struct gem_dev dev[GEM_MAX_DEVS];
+	struct gem_dev *d;
+	int fd;
+	uint32_t crtc_id, conn_id, plane_id, encoder_id;
+	uint32_t max_w, max_h;
+	drmModeModeInfo mode;		/* preferred 1024x768 */
+	double period;			/* of @mode, seconds */
+	uint32_t mode_blob;
+	struct kfb fb[2];
+	char debug_saved[32];
+	int kmsg;			/* -1: rule names not checked */
+};
+
+GEM_SKIP_WITHOUT_EXPECT();
+
+/* ---------------------------------------------------------------- */
+/* Properties */
+
+static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name)
+{
+	drmModeObjectPropertiesPtr props;
+	uint32_t id = 0, i;
+
+	props = drmModeObjectGetProperties(fd, obj, type);
+	if (!props)
+		return 0;
+	for (i = 0; i < props->count_props && !id; i++) {
+		drmModePropertyPtr p = drmModeGetProperty(fd, props->props[i]);
+
+		if (p && !strcmp(p->name, name))
+			id = p->prop_id;
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(props);
+	return id;
+}
+
+/* Current value of property @name, or ~0. */
+static uint64_t prop_value(int fd, uint32_t obj, uint32_t type,
+			   const char *name)
+{
+	uint32_t id = prop_id(fd, obj, type, name), i;
+	drmModeObjectPropertiesPtr props;
+	uint64_t v = ~0ull;
+
+	props = drmModeObjectGetProperties(fd, obj, type);
+	for (i = 0; props && i < props->count_props; i++)
+		if (props->props[i] == id)
+			v = props->prop_values[i];
+	drmModeFreeObjectProperties(props);
+	return v;
+}
+
+static int add(drmModeAtomicReqPtr req, int fd, uint32_t obj, uint32_t type,
+	       const char *name, uint64_t value)
+{
+	uint32_t id = prop_id(fd, obj, type, name);
+
+	if (!id)
+		return -ENOENT;
+	return drmModeAtomicAddProperty(req, obj, id, value) < 0 ? -EINVAL : 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Framebuffers */
+
+static int dumb_fb(int fd, uint32_t w, uint32_t h, uint32_t bpp,
+		   uint32_t fourcc, struct kfb *f)
+{
+	struct drm_mode_create_dumb c = { .width = w, .height = h, .bpp = bpp };
+	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	ret = wioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &c);
+	if (ret)
+		return ret;
+	f->handle = c.handle;
+	f->pitch = c.pitch;
+	f->size = c.size;
+	f->dumb = true;
+	handles[0] = c.handle;
+	pitches[0] = c.pitch;
+	ret = drmModeAddFB2(fd, w, h, fourcc, handles, pitches, offsets,
+			    &f->fb_id, 0) ? -errno : 0;
+	return ret;
+}
+
+static void kfb_free(int fd, struct kfb *f)
+{
+	if (f->fb_id)
+		drmModeRmFB(fd, f->fb_id);
+	if (f->handle && f->dumb) {
+		struct drm_mode_destroy_dumb d = { .handle = f->handle };
+
+		wioctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
+	} else if (f->handle) {
+		gem_close(fd, f->handle);
+	}
+	memset(f, 0, sizeof(*f));
+}
+
+static void *dumb_map(int fd, struct kfb *f)
+{
+	struct drm_mode_map_dumb m = { .handle = f->handle };
+	void *p;
+
+	if (wioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m))
+		return NULL;
+	p = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 m.offset);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---------------------------------------------------------------- */
+/* Atomic requests */
+
+struct plane_cfg {
+	uint32_t fb_id;
+	uint32_t src_x, src_y, src_w, src_h;	/* pixels */
+	int32_t crtc_x, crtc_y;
+	uint32_t crtc_w, crtc_h;
+};
+
+static struct plane_cfg full_plane(uint32_t fb_id, uint32_t w, uint32_t h)
+{
+	struct plane_cfg p = {
+		.fb_id = fb_id, .src_w = w, .src_h = h, .crtc_w = w, .crtc_h = h,
+	};
+
+	return p;
+}
+
+/* Everything on with @blob's mode and plane config @p. */
+static int commit_on(FIXTURE_DATA(kms) *self, uint32_t blob,
+		     const struct plane_cfg *p, uint32_t flags)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	int fd = self->fd, ret = 0;
+
+	if (!req)
+		return -ENOMEM;
+	ret |= add(req, fd, self->conn_id, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID",
+		   self->crtc_id);
+	ret |= add(req, fd, self->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", blob);
+	ret |= add(req, fd, self->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "FB_ID",
+		   p->fb_id);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "CRTC_ID",
+		   self->crtc_id);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "SRC_X",
+		   (uint64_t)p->src_x << 16);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "SRC_Y",
+		   (uint64_t)p->src_y << 16);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "SRC_W",
+		   (uint64_t)p->src_w << 16);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "SRC_H",
+		   (uint64_t)p->src_h << 16);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "CRTC_X",
+		   (uint64_t)(int64_t)p->crtc_x);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "CRTC_Y",
+		   (uint64_t)(int64_t)p->crtc_y);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "CRTC_W",
+		   p->crtc_w);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "CRTC_H",
+		   p->crtc_h);
+	if (ret) {
+		drmModeAtomicFree(req);
+		return -EINVAL;
+	}
+	ret = drmModeAtomicCommit(fd, req, flags | DRM_MODE_ATOMIC_ALLOW_MODESET,
+				  self) ? -errno : 0;
+	drmModeAtomicFree(req);
+	return ret;
+}
+
+static int commit_off(FIXTURE_DATA(kms) *self)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	int fd = self->fd, ret = 0;
+
+	if (!req)
+		return -ENOMEM;
+	ret |= add(req, fd, self->conn_id, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", 0);
+	ret |= add(req, fd, self->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", 0);
+	ret |= add(req, fd, self->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 0);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "FB_ID", 0);
+	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "CRTC_ID", 0);
+	if (!ret)
+		ret = drmModeAtomicCommit(fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET,
+					  NULL) ? -errno : 0;
+	drmModeAtomicFree(req);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* Kernel log: rule names and device refusals */
+
+static void kmsg_open(FIXTURE_DATA(kms) *self)
+{
+	char buf[32] = "";
+	unsigned long v;
+	ssize_t n;
+	int fd;
+
+	self->kmsg = -1;
+	self->debug_saved[0] = '\0';
+	fd = open(DRM_DEBUG_PARAM, O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			buf[strcspn(buf, "\n")] = '\0';
+			v = strtoul(buf, NULL, 0);
+			snprintf(self->debug_saved, sizeof(self->debug_saved),
+				 "%s", buf);
+			snprintf(buf, sizeof(buf), "%lu", v | DRM_UT_KMS);
+			if (pwrite(fd, buf, strlen(buf), 0) < 0)
+				self->debug_saved[0] = '\0';
+		}
+		close(fd);
+	}
+	self->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (self->kmsg >= 0)
+		lseek(self->kmsg, 0, SEEK_END);
+}
+
+static void kmsg_close(FIXTURE_DATA(kms) *self)
+{
+	int fd;
+
+	if (self->debug_saved[0]) {
+		fd = open(DRM_DEBUG_PARAM, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (write(fd, self->debug_saved,
+				  strlen(self->debug_saved)) < 0)
+				perror(DRM_DEBUG_PARAM);
+			close(fd);
+		}
+	}
+	if (self->kmsg >= 0)
+		close(self->kmsg);
+	self->kmsg = -1;
+}
+
+/*
+ * Read the kernel log since the last call: the first rule named by a
+ * "scanout: rule NAME:" record into @rule (may be NULL), and the number of
+ * records saying the device refused a commit.
+ */
+static unsigned int kmsg_scan(FIXTURE_DATA(kms) *self, char *rule, size_t len)
+{
+	static const char key[] = "scanout: rule ";
+	unsigned int refused = 0;
+	char rec[2048];
+	ssize_t n;
+
+	if (rule)
+		rule[0] = '\0';
+	if (self->kmsg < 0)
+		return 0;
+	for (;;) {
+		const char *p;
+
+		n = read(self->kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (strstr(rec, "the device refused a commit"))
+			refused++;
+		p = strstr(rec, key);
+		if (!p || !rule || rule[0])
+			continue;
+		p += strlen(key);
+		snprintf(rule, len, "%.*s", (int)strcspn(p, ": \n"), p);
+	}
+	return refused;
+}
+
+static bool rules_checked(FIXTURE_DATA(kms) *self)
+{
+	return self->kmsg >= 0 && self->debug_saved[0];
+}
+
+/* ---------------------------------------------------------------- */
+
+static bool plane_has_format(drmModePlanePtr p, uint32_t fourcc)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->count_formats; i++)
+		if (p->formats[i] == fourcc)
+			return true;
+	return false;
+}
+
+/* Find the pipeline of the first card with a connector. */
+static bool kms_find(FIXTURE_DATA(kms) *self, unsigned int nr,
+		     struct __test_metadata *_metadata)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		char err[EXPECT_ERR_LEN];
+		drmModeResPtr res;
+		int fd;
+
+		if (gem_find_nodes(&self->dev[i], err))
+			continue;
+		fd = open(self->dev[i].card, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		res = drmModeGetResources(fd);
+		if (res && res->count_connectors) {
+			self->d = &self->dev[i];
+			self->fd = fd;
+			self->max_w = res->max_width;
+			self->max_h = res->max_height;
+			drmModeFreeResources(res);
+			return true;
+		}
+		TH_LOG("%s: no KMS connector", self->dev[i].exp.bdf);
+		drmModeFreeResources(res);
+		close(fd);
+	}
+	return false;
+}
+
+FIXTURE_SETUP(kms)
+{
+	char err[EXPECT_ERR_LEN] = "";
+	drmModePlaneResPtr pres;
+	drmModeConnectorPtr conn;
+	drmModeResPtr res;
+	unsigned int nr = 0, i;
+	bool found = false;
+	int ret;
+
+	self->fd = -1;
+	self->kmsg = -1;
+	self->debug_saved[0] = '\0';
+	ret = gem_load_expect(gem_expect_path(), self->dev, GEM_MAX_DEVS, &nr,
+			      err);
+	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	if (!kms_find(self, nr, _metadata))
+		SKIP(return, "no listed device has a KMS connector");
+
+	ASSERT_EQ(0, drmSetClientCap(self->fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1));
+	ASSERT_EQ(0, drmSetClientCap(self->fd, DRM_CLIENT_CAP_ATOMIC, 1))
+		TH_LOG("no atomic modesetting");
+	ASSERT_EQ(0, drmSetMaster(self->fd))
+		TH_LOG("cannot become DRM master: %s", strerror(errno));
+
+	res = drmModeGetResources(self->fd);
+	ASSERT_NE(NULL, res);
+	ASSERT_EQ(1, res->count_crtcs);
+	ASSERT_EQ(1, res->count_connectors);
+	ASSERT_EQ(1, res->count_encoders);
+	self->crtc_id = res->crtcs[0];
+	self->conn_id = res->connectors[0];
+	self->encoder_id = res->encoders[0];
+	drmModeFreeResources(res);
+
+	conn = drmModeGetConnector(self->fd, self->conn_id);
+	ASSERT_NE(NULL, conn);
+	for (i = 0; i < (unsigned int)conn->count_modes; i++) {
+		drmModeModeInfo *m = &conn->modes[i];
+
+		if (m->hdisplay == PREF_W && m->vdisplay == PREF_H &&
+		    (!found || (m->type & DRM_MODE_TYPE_PREFERRED))) {
+			self->mode = *m;
+			found = true;
+		}
+	}
+	drmModeFreeConnector(conn);
+	ASSERT_TRUE(found) TH_LOG("no %ux%u mode", PREF_W, PREF_H);
+	self->period = (double)self->mode.htotal * self->mode.vtotal /
+		       (self->mode.clock * 1000.0);
+
+	pres = drmModeGetPlaneResources(self->fd);
+	ASSERT_NE(NULL, pres);
+	ASSERT_EQ(1, pres->count_planes);
+	self->plane_id = pres->planes[0];
+	drmModeFreePlaneResources(pres);
+
+	ASSERT_EQ(0, drmModeCreatePropertyBlob(self->fd, &self->mode,
+					       sizeof(self->mode),
+					       &self->mode_blob));
+}
+
+FIXTURE_TEARDOWN(kms)
+{
+	unsigned int i;
+
+	if (self->fd < 0)
+		return;
+	commit_off(self);
+	for (i = 0; i < 2; i++)
+		kfb_free(self->fd, &self->fb[i]);
+	if (self->mode_blob)
+		drmModeDestroyPropertyBlob(self->fd, self->mode_blob);
+	kmsg_close(self);
+	close(self->fd);
+}
+
+/* ---------------------------------------------------------------- */
+
+TEST_F(kms, resources)
+{
+	drmModeConnectorPtr conn;
+	drmModeEncoderPtr enc;
+	drmModePlanePtr plane;
+	bool pref = false;
+	int i;
+
+	conn = drmModeGetConnector(self->fd, self->conn_id);
+	ASSERT_NE(NULL, conn);
+	EXPECT_EQ(DRM_MODE_CONNECTED, conn->connection);
+	EXPECT_EQ(DRM_MODE_CONNECTOR_VIRTUAL, conn->connector_type);
+	EXPECT_EQ(1, conn->count_encoders);
+	EXPECT_LT(1, conn->count_modes);
+	for (i = 0; i < conn->count_modes; i++) {
+		drmModeModeInfo *m = &conn->modes[i];
+
+		EXPECT_GE(self->max_w, m->hdisplay);
+		EXPECT_GE(self->max_h, m->vdisplay);
+		EXPECT_EQ(0u, m->flags & DRM_MODE_FLAG_INTERLACE);
+		if (m->type & DRM_MODE_TYPE_PREFERRED) {
+			EXPECT_EQ(PREF_W, m->hdisplay);
+			EXPECT_EQ(PREF_H, m->vdisplay);
+			pref = true;
+		}
+	}
+	EXPECT_TRUE(pref) TH_LOG("no preferred mode");
+	drmModeFreeConnector(conn);
+
+	enc = drmModeGetEncoder(self->fd, self->encoder_id);
+	ASSERT_NE(NULL, enc);
+	EXPECT_EQ(DRM_MODE_ENCODER_VIRTUAL, enc->encoder_type);
+	EXPECT_EQ(1u, enc->possible_crtcs);
+	drmModeFreeEncoder(enc);
+
+	plane = drmModeGetPlane(self->fd, self->plane_id);
+	ASSERT_NE(NULL, plane);
+	EXPECT_EQ(1u, plane->possible_crtcs);
+	EXPECT_TRUE(plane_has_format(plane, DRM_FORMAT_XRGB8888));
+	EXPECT_TRUE(plane_has_format(plane, DRM_FORMAT_RGB565));
+	EXPECT_EQ(2u, plane->count_formats);
+	drmModeFreePlane(plane);
+	EXPECT_EQ((uint64_t)DRM_PLANE_TYPE_PRIMARY,
+		  prop_value(self->fd, self->plane_id, DRM_MODE_OBJECT_PLANE,
+			     "type"));
+	EXPECT_LE(PREF_W, self->max_w);
+	EXPECT_LE(PREF_H, self->max_h);
+}
+
+/* GEM_INFO of @handle: segment (0 = system memory) and pinned state. */
+static void placement_of(int fd, uint32_t handle, uint32_t *seg, bool *pinned)
+{
+	struct drm_wddmseg_gem_info info;
+
+	*seg = ~0u;
+	*pinned = false;
+	if (gem_info(fd, handle, &info))
+		return;
+	*seg = info.segment_id;
+	*pinned = info.state & WDDMSEG_STATE_PINNED;
+}
+
+static bool seg_direct_flip(FIXTURE_DATA(kms) *self, uint32_t id)
+{
+	const struct layout *l = &self->d->exp.layout;
+
+	return id >= 1 && id <= l->nr_segs &&
+	       (l->seg[id - 1].flags & SEGF_DIRECT_FLIP) &&
+	       seg_is_memory(&l->seg[id - 1]);
+}
+
+/*
+ * Modeset both formats with dumb buffers: pinned in a DirectFlip segment
+ * while shown, content intact through the CPU, unpinned when turned off.
+ */
+TEST_F(kms, modeset_dumb)
+{
+	static const struct { uint32_t fourcc, bpp; } fmt[] = {
+		{ DRM_FORMAT_XRGB8888, 32 }, { DRM_FORMAT_RGB565, 16 },
+	};
+	struct plane_cfg p;
+	uint64_t first = 0;
+	unsigned int i;
+	uint32_t seg;
+	bool pinned;
+	void *map;
+
+	kmsg_open(self);
+	for (i = 0; i < 2; i++) {
+		struct kfb *f = &self->fb[0];
+
+		ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, fmt[i].bpp,
+				     fmt[i].fourcc, f));
+		map = dumb_map(self->fd, f);
+		ASSERT_NE(NULL, map);
+		pattern_fill(map, f->size, 0x4b4d5300 + i);
+
+		p = full_plane(f->fb_id, PREF_W, PREF_H);
+		ASSERT_EQ(0, commit_on(self, self->mode_blob, &p,
+				       DRM_MODE_ATOMIC_TEST_ONLY));
+		ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+
+		placement_of(self->fd, f->handle, &seg, &pinned);
+		EXPECT_TRUE(seg_direct_flip(self, seg))
+			TH_LOG("bpp %u: shown from segment %u, which lacks DirectFlip",
+			       fmt[i].bpp, seg);
+		EXPECT_TRUE(pinned) TH_LOG("scanout buffer not pinned");
+		EXPECT_EQ(0u, pattern_check(map, f->size, 0x4b4d5300 + i, &first))
+			TH_LOG("content changed at byte %" PRIu64, first);
+
+		ASSERT_EQ(0, commit_off(self));
+		placement_of(self->fd, f->handle, &seg, &pinned);
+		EXPECT_FALSE(pinned) TH_LOG("still pinned after the scanout went off");
+		munmap(map, f->size);
+		kfb_free(self->fd, f);
+	}
+	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0))
+		TH_LOG("the device refused a commit the driver sent");
+}
+
+/*
+ * An allocation in a segment without DirectFlip (but allowed in one with
+ * it) is migrated at modeset and pinned there.
+ */
+TEST_F(kms, modeset_migrates)
+{
+	const struct layout *l = &self->d->exp.layout;
+	uint32_t df = 0, other = 0, id, seg, handles[4] = { 0 };
+	uint32_t pitches[4] = { PREF_W * 4 }, offsets[4] = { 0 };
+	struct gem_args a = { .size = PREF_W * 4 * PREF_H };
+	struct kfb *f = &self->fb[0];
+	struct plane_cfg p;
+	bool pinned;
+
+	for (id = 1; id <= l->nr_segs; id++) {
+		if (seg_direct_flip(self, id) && !df && l->seg[id - 1].size >= 2 * a.size)
+			df = id;
+		else if (!seg_direct_flip(self, id) && seg_is_memory(&l->seg[id - 1]) &&
+			 !other && l->seg[id - 1].size >= 2 * a.size &&
+			 !(l->seg[id - 1].flags & (SEGF_USE_BANKING | SEGF_PITCH_ALIGNMENT)))
+			other = id;
+	}
+	if (!df || !other)
+		SKIP(return, "needs a DirectFlip and another memory segment");
+
+	a.supported = WDDMSEG_SEGMENT_BIT(df) | WDDMSEG_SEGMENT_BIT(other);
+	a.eviction = a.supported;
+	a.preferred[0] = other;
+	ASSERT_EQ(0, gem_create(self->fd, &a, &f->handle));
+	f->size = a.size;
+	placement_of(self->fd, f->handle, &seg, &pinned);
+	ASSERT_EQ(other, seg);
+	handles[0] = f->handle;
+	ASSERT_EQ(0, drmModeAddFB2(self->fd, PREF_W, PREF_H, DRM_FORMAT_XRGB8888,
+				   handles, pitches, offsets, &f->fb_id, 0));
+
+	p = full_plane(f->fb_id, PREF_W, PREF_H);
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+	placement_of(self->fd, f->handle, &seg, &pinned);
+	EXPECT_EQ(df, seg) TH_LOG("not migrated into DirectFlip segment %u", df);
+	EXPECT_TRUE(pinned);
+	/* pinned: an explicit eviction must fail */
+	EXPECT_EQ(-EBUSY, gem_evict(self->fd, f->handle));
+
+	ASSERT_EQ(0, commit_off(self));
+	placement_of(self->fd, f->handle, &seg, &pinned);
+	EXPECT_FALSE(pinned);
+	EXPECT_EQ(0, gem_evict(self->fd, f->handle));
+}
+
+struct flip_log {
+	unsigned int n;
+	unsigned int seq[NR_FLIPS];
+	double ts[NR_FLIPS];
+};
+
+static void on_flip(int fd, unsigned int seq, unsigned int sec,
+		    unsigned int usec, unsigned int crtc_id, void *data)
+{
+	struct flip_log *log = data;
+
+	(void)fd;
+	(void)crtc_id;
+	if (log->n < NR_FLIPS) {
+		log->seq[log->n] = seq;
+		log->ts[log->n] = sec + usec / 1e6;
+	}
+	log->n++;
+}
+
+/* Wait for one event on @fd (up to @ms), dispatching it. */
+static int wait_event(int fd, drmEventContext *ev, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int ret = poll(&pfd, 1, ms);
+
+	if (ret <= 0)
+		return ret ? -errno : -ETIMEDOUT;
+	return drmHandleEvent(fd, ev) ? -EIO : 0;
+}
+
+/*
+ * One event per flip, sequences strictly increasing, timestamps increasing
+ * and, over the whole run, about one refresh period per vblank (loose:
+ * interrupt latency under TCG makes single intervals jitter).
+ */
+static void check_flip_log(struct __test_metadata *_metadata,
+			   const struct flip_log *log, double period)
+{
+	unsigned int i, vblanks;
+	double total;
+
+	ASSERT_EQ(NR_FLIPS, log->n);
+	for (i = 1; i < NR_FLIPS; i++) {
+		double dt = log->ts[i] - log->ts[i - 1];
+		unsigned int ds = log->seq[i] - log->seq[i - 1];
+
+		EXPECT_LE(1u, ds) TH_LOG("flip %u: sequence %u after %u", i,
+					 log->seq[i], log->seq[i - 1]);
+		EXPECT_GT(1000u, ds);
+		EXPECT_LT(0.0, dt) TH_LOG("flip %u: timestamp %.6f after %.6f",
+					  i, log->ts[i], log->ts[i - 1]);
+		EXPECT_GT(2.0 + ds * period * 2, dt)
+			TH_LOG("flip %u: %.6f s after the previous one", i, dt);
+	}
+	vblanks = log->seq[NR_FLIPS - 1] - log->seq[0];
+	total = log->ts[NR_FLIPS - 1] - log->ts[0];
+	printf("# %u flips: sequence %u..%u, %.6f s (period %.6f s)\n",
+	       NR_FLIPS, log->seq[0], log->seq[NR_FLIPS - 1], total, period);
+	fflush(stdout);
+	EXPECT_LE(0.5 * period * vblanks, total)
+		TH_LOG("%u vblanks in %.6f s, period %.6f s", vblanks, total,
+		       period);
+	EXPECT_GT(1.5 * period * vblanks + 0.5, total)
+		TH_LOG("%u vblanks in %.6f s, period %.6f s", vblanks, total,
+		       period);
+}
+
+/* NR_FLIPS legacy page flips alternating two buffers: one event each. */
+TEST_F(kms, page_flip_events)
+{
+	drmEventContext ev = {
+		.version = 3, .page_flip_handler2 = on_flip,
+	};
+	struct flip_log log = { 0 };
+	struct plane_cfg p;
+	unsigned int i;
+
+	kmsg_open(self);
+	kmsg_scan(self, NULL, 0);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, 32,
+				     DRM_FORMAT_XRGB8888, &self->fb[i]));
+	p = full_plane(self->fb[0].fb_id, PREF_W, PREF_H);
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+
+	for (i = 0; i < NR_FLIPS; i++) {
+		int ret;
+
+		ASSERT_EQ(0, drmModePageFlip(self->fd, self->crtc_id,
+					     self->fb[(i + 1) % 2].fb_id,
+					     DRM_MODE_PAGE_FLIP_EVENT, &log));
+		ret = wait_event(self->fd, &ev, 5000);
+		ASSERT_EQ(0, ret) TH_LOG("flip %u: no event: %s", i, strerror(-ret));
+		ASSERT_EQ(i + 1, log.n) TH_LOG("events: %u after %u flips", log.n, i + 1);
+	}
+	/* no stray event */
+	EXPECT_EQ(-ETIMEDOUT, wait_event(self->fd, &ev, 200));
+	check_flip_log(_metadata, &log, self->period);
+	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0))
+		TH_LOG("the device refused a commit the driver sent");
+}
+
+/* The same through nonblocking atomic commits with an event each. */
+TEST_F(kms, atomic_flip_events)
+{
+	drmEventContext ev = {
+		.version = 3, .page_flip_handler2 = on_flip,
+	};
+	struct flip_log log = { 0 };
+	struct plane_cfg p;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, 32,
+				     DRM_FORMAT_XRGB8888, &self->fb[i]));
+	p = full_plane(self->fb[0].fb_id, PREF_W, PREF_H);
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+
+	for (i = 0; i < NR_FLIPS; i++) {
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+		int ret;
+
+		ASSERT_NE(NULL, req);
+		ASSERT_EQ(0, add(req, self->fd, self->plane_id,
+				 DRM_MODE_OBJECT_PLANE, "FB_ID",
+				 self->fb[(i + 1) % 2].fb_id));
+		ret = drmModeAtomicCommit(self->fd, req,
+					  DRM_MODE_ATOMIC_NONBLOCK |
+					  DRM_MODE_PAGE_FLIP_EVENT, &log);
+		drmModeAtomicFree(req);
+		ASSERT_EQ(0, ret ? -errno : 0);
+		ret = wait_event(self->fd, &ev, 5000);
+		ASSERT_EQ(0, ret) TH_LOG("commit %u: no event: %s", i, strerror(-ret));
+	}
+	EXPECT_EQ(-ETIMEDOUT, wait_event(self->fd, &ev, 200));
+	check_flip_log(_metadata, &log, self->period);
+}
+
+/* DRM_IOCTL_WAIT_VBLANK: the counter advances one per period. */
+TEST_F(kms, wait_vblank)
+{
+	drmVBlank vb;
+	unsigned int i, seq0;
+	struct plane_cfg p;
+	double t0, t1;
+
+	/* off: no vblanks to wait for */
+	memset(&vb, 0, sizeof(vb));
+	vb.request.type = DRM_VBLANK_RELATIVE;
+	vb.request.sequence = 1;
+	EXPECT_NE(0, drmWaitVBlank(self->fd, &vb));
+
+	ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, 32, DRM_FORMAT_XRGB8888,
+			     &self->fb[0]));
+	p = full_plane(self->fb[0].fb_id, PREF_W, PREF_H);
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+
+	/* a query (sequence 0) right after enabling has no timestamp yet */
+	memset(&vb, 0, sizeof(vb));
+	vb.request.type = DRM_VBLANK_RELATIVE;
+	vb.request.sequence = 0;
+	ASSERT_EQ(0, drmWaitVBlank(self->fd, &vb));
+	seq0 = vb.reply.sequence;
+	memset(&vb, 0, sizeof(vb));
+	vb.request.type = DRM_VBLANK_RELATIVE;
+	vb.request.sequence = 1;
+	ASSERT_EQ(0, drmWaitVBlank(self->fd, &vb));
+	EXPECT_LE(seq0 + 1, vb.reply.sequence);
+	seq0 = vb.reply.sequence;
+	t0 = vb.reply.tval_sec + vb.reply.tval_usec / 1e6;
+	for (i = 1; i <= 10; i++) {
+		memset(&vb, 0, sizeof(vb));
+		vb.request.type = DRM_VBLANK_RELATIVE;
+		vb.request.sequence = 1;
+		ASSERT_EQ(0, drmWaitVBlank(self->fd, &vb)) TH_LOG("wait %u: %s", i,
+								 strerror(errno));
+		EXPECT_LE(seq0 + i, vb.reply.sequence);
+	}
+	t1 = vb.reply.tval_sec + vb.reply.tval_usec / 1e6;
+	i = vb.reply.sequence - seq0;
+	EXPECT_LE(10u, i);
+	EXPECT_LE(0.5 * self->period * i, t1 - t0)
+		TH_LOG("%u vblanks in %.6f s, period %.6f s", i, t1 - t0, self->period);
+	EXPECT_GT(2.0 + 2 * self->period * i, t1 - t0)
+		TH_LOG("%u vblanks in %.6f s, period %.6f s", i, t1 - t0, self->period);
+	printf("# wait_vblank: %u vblanks in %.6f s (period %.6f s)\n", i,
+	       t1 - t0, self->period);
+	fflush(stdout);
+
+	/* an absolute wait for the next-but-one vblank */
+	memset(&vb, 0, sizeof(vb));
+	vb.request.type = DRM_VBLANK_ABSOLUTE;
+	vb.request.sequence = seq0 + i + 2;
+	ASSERT_EQ(0, drmWaitVBlank(self->fd, &vb));
+	EXPECT_LE(seq0 + i + 2, vb.reply.sequence);
+}
+
+/* ---------------------------------------------------------------- */
+/* Refusals */
+
+static void expect_rule(FIXTURE_DATA(kms) *self,
+			struct __test_metadata *_metadata, const char *what,
+			const char *rule)
+{
+	char got[64];
+
+	kmsg_scan(self, got, sizeof(got));
+	if (!rules_checked(self))
+		return;
+	EXPECT_STREQ(rule, got) TH_LOG("%s: refused by rule '%s', expected '%s'",
+				       what, got, rule);
+}
+
+/* Framebuffers and planes the driver must refuse, each with its rule. */
+TEST_F(kms, refusals)
+{
+	const struct layout *l = &self->d->exp.layout;
+	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
+	struct drm_mode_create_dumb c = {
+		.width = PREF_W, .height = PREF_H + 64, .bpp = 32,
+	};
+	struct kfb *good = &self->fb[0], *bad = &self->fb[1];
+	drmModeModeInfo m;
+	struct plane_cfg p;
+	uint32_t fb_id, blob, id, nodf = 0, apt = 0;
+	int ret;
+
+	kmsg_open(self);
+	if (!rules_checked(self))
+		TH_LOG("%s not writable: rule names not checked", DRM_DEBUG_PARAM);
+
+	ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, 32, DRM_FORMAT_XRGB8888,
+			     good));
+	p = full_plane(good->fb_id, PREF_W, PREF_H);
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, DRM_MODE_ATOMIC_TEST_ONLY))
+		TH_LOG("the base configuration is refused");
+	kmsg_scan(self, NULL, 0);
+
+	/* pitch not a multiple of 4: ADDFB2 takes it, the commit does not */
+	ASSERT_EQ(0, wioctl(self->fd, DRM_IOCTL_MODE_CREATE_DUMB, &c));
+	bad->handle = c.handle;
+	bad->dumb = true;
+	bad->size = c.size;
+	handles[0] = c.handle;
+	pitches[0] = PREF_W * 4 + 2;
+	ASSERT_EQ(0, drmModeAddFB2(self->fd, PREF_W, PREF_H, DRM_FORMAT_XRGB8888,
+				   handles, pitches, offsets, &bad->fb_id, 0));
+	p = full_plane(bad->fb_id, PREF_W, PREF_H);
+	EXPECT_EQ(-EINVAL, commit_on(self, self->mode_blob, &p,
+				     DRM_MODE_ATOMIC_TEST_ONLY));
+	expect_rule(self, _metadata, "pitch 4098", "pitch-alignment");
+	drmModeRmFB(self->fd, bad->fb_id);
+	bad->fb_id = 0;
+
+	/* a format the scanout does not have: refused at ADDFB2 */
+	pitches[0] = PREF_W * 4;
+	ret = drmModeAddFB2(self->fd, PREF_W, PREF_H, DRM_FORMAT_ARGB2101010,
+			    handles, pitches, offsets, &fb_id, 0) ? -errno : 0;
+	EXPECT_EQ(-EINVAL, ret);
+	if (!ret)
+		drmModeRmFB(self->fd, fb_id);
+	expect_rule(self, _metadata, "ARGB2101010", "fb-format");
+
+	/* a non-linear modifier */
+	{
+		uint64_t mods[4] = { I915_FORMAT_MOD_X_TILED };
+
+		ret = drmModeAddFB2WithModifiers(self->fd, PREF_W, PREF_H,
+						 DRM_FORMAT_XRGB8888, handles,
+						 pitches, offsets, mods, &fb_id,
+						 DRM_MODE_FB_MODIFIERS) ? -errno : 0;
+		EXPECT_EQ(-EINVAL, ret);
+		if (!ret)
+			drmModeRmFB(self->fd, fb_id);
+		kmsg_scan(self, NULL, 0);
+	}
+
+	/* scaling: a 512x384 source onto the whole 1024x768 */
+	p = full_plane(good->fb_id, PREF_W, PREF_H);
+	p.src_w = PREF_W / 2;
+	p.src_h = PREF_H / 2;
+	EXPECT_EQ(-EINVAL, commit_on(self, self->mode_blob, &p,
+				     DRM_MODE_ATOMIC_TEST_ONLY));
+	expect_rule(self, _metadata, "scaling", "plane-scaling");
+
+	/* a plane that does not cover the mode */
+	p = full_plane(good->fb_id, PREF_W / 2, PREF_H / 2);
+	EXPECT_EQ(-EINVAL, commit_on(self, self->mode_blob, &p,
+				     DRM_MODE_ATOMIC_TEST_ONLY));
+	expect_rule(self, _metadata, "half-size plane", "plane-position");
+
+	/* a mode above the device's limits */
+	m = self->mode;
+	m.hdisplay = self->max_w + 8;
+	m.hsync_start = m.hdisplay + 8;
+	m.hsync_end = m.hdisplay + 16;
+	m.htotal = m.hdisplay + 32;
+	m.clock = (uint32_t)((uint64_t)m.htotal * m.vtotal * 60 / 1000);
+	ASSERT_EQ(0, drmModeCreatePropertyBlob(self->fd, &m, sizeof(m), &blob));
+	p = full_plane(good->fb_id, PREF_W, PREF_H);
+	EXPECT_EQ(-EINVAL, commit_on(self, blob, &p, DRM_MODE_ATOMIC_TEST_ONLY));
+	expect_rule(self, _metadata, "mode too wide", "mode-size");
+	drmModeDestroyPropertyBlob(self->fd, blob);
+
+	/* a refresh rate above 240 Hz */
+	m = self->mode;
+	m.clock = (uint32_t)((uint64_t)m.htotal * m.vtotal * 300 / 1000);
+	m.vrefresh = 300;
+	ASSERT_EQ(0, drmModeCreatePropertyBlob(self->fd, &m, sizeof(m), &blob));
+	EXPECT_EQ(-EINVAL, commit_on(self, blob, &p, DRM_MODE_ATOMIC_TEST_ONLY));
+	expect_rule(self, _metadata, "300 Hz", "mode-refresh");
+	drmModeDestroyPropertyBlob(self->fd, blob);
+
+	/* allocations that can never be in a DirectFlip segment */
+	for (id = 1; id <= l->nr_segs; id++) {
+		if (!seg_direct_flip(self, id) && !nodf &&
+		    !(l->seg[id - 1].flags & SEGF_AGP) &&
+		    l->seg[id - 1].size >= 8 * SZ_1M)
+			nodf = id;
+		if ((l->seg[id - 1].flags & SEGF_APERTURE) && !apt)
+			apt = id;
+	}
+	if (nodf) {
+		struct gem_args a = {
+			.size = PREF_W * 4 * PREF_H,
+			.supported = WDDMSEG_SEGMENT_BIT(nodf),
+			.preferred = { nodf },
+		};
+		uint32_t h;
+
+		ASSERT_EQ(0, gem_create(self->fd, &a, &h));
+		handles[0] = h;
+		ASSERT_EQ(0, drmModeAddFB2(self->fd, PREF_W, PREF_H,
+					   DRM_FORMAT_XRGB8888, handles, pitches,
+					   offsets, &fb_id, 0));
+		p = full_plane(fb_id, PREF_W, PREF_H);
+		EXPECT_EQ(-EINVAL, commit_on(self, self->mode_blob, &p,
+					     DRM_MODE_ATOMIC_TEST_ONLY));
+		expect_rule(self, _metadata, "segment without DirectFlip",
+			    "direct-flip-segment");
+		/* and not through a real commit either */
+		EXPECT_EQ(-EINVAL, commit_on(self, self->mode_blob, &p, 0));
+		kmsg_scan(self, NULL, 0);
+		drmModeRmFB(self->fd, fb_id);
+		gem_close(self->fd, h);
+	} else {
+		TH_LOG("no segment without DirectFlip: direct-flip-segment not checked");
+	}
+	if (apt) {
+		size_t size = PREF_W * 4 * PREF_H;
+		void *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct drm_wddmseg_gem_create gc = {
+			.size = size,
+			.flags = WDDMSEG_ALLOC_EXISTING_SYSMEM,
+			.supported_segments = WDDMSEG_SEGMENT_BIT(apt),
+			.eviction_segments = WDDMSEG_SEGMENT_BIT(apt),
+		};
+
+		ASSERT_NE(MAP_FAILED, mem);
+		gc.user_ptr = (uintptr_t)mem;
+		gc.preferred[0] = apt;
+		ASSERT_EQ(0, gem_create_raw(self->fd, &gc));
+		handles[0] = gc.handle;
+		ASSERT_EQ(0, drmModeAddFB2(self->fd, PREF_W, PREF_H,
+					   DRM_FORMAT_XRGB8888, handles, pitches,
+					   offsets, &fb_id, 0));
+		p = full_plane(fb_id, PREF_W, PREF_H);
+		EXPECT_EQ(-EINVAL, commit_on(self, self->mode_blob, &p,
+					     DRM_MODE_ATOMIC_TEST_ONLY));
+		expect_rule(self, _metadata, "ExistingSysMem", "allocation-flags");
+		drmModeRmFB(self->fd, fb_id);
+		gem_close(self->fd, gc.handle);
+		munmap(mem, size);
+	}
+
+	/* an active CRTC without a framebuffer */
+	{
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+		ASSERT_NE(NULL, req);
+		add(req, self->fd, self->conn_id, DRM_MODE_OBJECT_CONNECTOR,
+		    "CRTC_ID", self->crtc_id);
+		add(req, self->fd, self->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID",
+		    self->mode_blob);
+		add(req, self->fd, self->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 1);
+		ret = drmModeAtomicCommit(self->fd, req,
+					  DRM_MODE_ATOMIC_TEST_ONLY |
+					  DRM_MODE_ATOMIC_ALLOW_MODESET, NULL);
+		EXPECT_EQ(-EINVAL, ret ? -errno : 0);
+		expect_rule(self, _metadata, "no framebuffer", "primary-plane");
+		drmModeAtomicFree(req);
+	}
+
+	/* the good configuration still works for real, and the device agrees */
+	p = full_plane(good->fb_id, PREF_W, PREF_H);
+	EXPECT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+	EXPECT_EQ(0, commit_off(self));
+	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0))
+		TH_LOG("the device refused a commit the driver sent");
+}
+
+/* Panning: a source offset inside a larger framebuffer goes to OFFSET. */
+TEST_F(kms, panning)
+{
+	struct plane_cfg p;
+	uint32_t seg;
+	bool pinned;
+
+	kmsg_open(self);
+	ASSERT_EQ(0, dumb_fb(self->fd, PREF_W + 64, PREF_H + 32, 32,
+			     DRM_FORMAT_XRGB8888, &self->fb[0]));
+	p = full_plane(self->fb[0].fb_id, PREF_W, PREF_H);
+	p.src_x = 64;
+	p.src_y = 32;
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+	placement_of(self->fd, self->fb[0].handle, &seg, &pinned);
+	EXPECT_TRUE(pinned);
+	/* outside the framebuffer: the core refuses */
+	p.src_x = 65;
+	EXPECT_NE(0, commit_on(self, self->mode_blob, &p,
+			       DRM_MODE_ATOMIC_TEST_ONLY));
+	EXPECT_EQ(0, commit_off(self));
+	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0))
+		TH_LOG("the device refused a commit the driver sent");
+}
+
+TEST_HARNESS_MAIN
