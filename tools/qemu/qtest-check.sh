@@ -2050,6 +2050,36 @@ check(done and q.readl(BAR0 + 0x338) == 0 and q.readl(BAR0 + 0x34c) == 0 and
       'after a system reset the scanout is off and the screen black')
 EOF
 
+# ---- vblanks in real time ------------------------------------------------------
+# Under TCG (not the qtest accelerator) the virtual clock follows the host
+# clock while the VM runs: at 60 Hz, VBLANK_COUNT must advance by about 60
+# a second. SeaBIOS assigns the BARs; the check uses its BAR0.
+
+py_checks realtime 2 <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+from qtestlib import *  # noqa: F401,F403 (written by write_pylib)
+
+i = args.index('-accel')
+args[i + 1] = 'tcg'
+p, q, m = start('realtime', 'wddmseg,addr=0x4')
+bar0 = 0
+for _ in range(300):
+    if q.cfg_read(0x04) & 2 and q.cfg_read(0x10) & ~0xf:
+        bar0 = q.cfg_read(0x10) & ~0xf
+        break
+    time.sleep(0.05)
+for reg, v in ((0x314, 1), (0x320, 64), (0x324, 32), (0x328, 256),
+               (0x32c, 1), (0x330, 60000), (0x310, 1), (0x334, 1)):
+    q.writel(bar0 + reg, v)
+t0, c0 = time.monotonic(), q.readl(bar0 + 0x34c)
+time.sleep(2)
+c1, t1 = q.readl(bar0 + 0x34c), time.monotonic()
+rate = (c1 - c0) / (t1 - t0)
+check(bar0 and q.readl(bar0 + 0x338) == 1, 'the firmware mapped BAR0, the scanout is on')
+check(50 <= rate <= 70, 'about 60 vblanks a second at 60 Hz (%.1f)' % rate)
+EOF
+
 # ---- malformed layout strings ----------------------------------------------
 
 malformed '' "empty string"
