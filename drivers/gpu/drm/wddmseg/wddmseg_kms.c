@@ -180,8 +180,7 @@ static int wddmseg_plane_check_fb(struct wddmseg_device *wdev,
 {
 	struct drm_device *drm = &wdev->drm;
 	struct wddmseg_bo *bo = gem_to_wddmseg_bo(fb->obj[0]);
-	u32 cpp = fb->format->cpp[0];
-	u64 need, max_seg = 0;
+	u64 max_seg = 0;
 	u32 mask, id;
 
 	if (!(wddmseg_format_bit(fb->format->format) & wdev->kms.formats)) {
@@ -194,18 +193,10 @@ static int wddmseg_plane_check_fb(struct wddmseg_device *wdev,
 			   "pitch %u is not a multiple of 4", fb->pitches[0]);
 		return -EINVAL;
 	}
-	if (fb->pitches[0] < fb->width * cpp) {
-		kms_refuse(drm, "pitch-size", "pitch %u is below %u x %u bytes",
-			   fb->pitches[0], fb->width, cpp);
-		return -EINVAL;
-	}
-	need = (u64)fb->pitches[0] * fb->height + fb->offsets[0];
-	if (need > bo->tbo.base.size) {
-		kms_refuse(drm, "fb-size",
-			   "offset + pitch x height = %llu bytes exceeds the %zu-byte allocation",
-			   need, bo->tbo.base.size);
-		return -EINVAL;
-	}
+	/*
+	 * ADDFB2 already checked pitch >= width * cpp and that the layout
+	 * fits the allocation, which lies inside its segment (ERR_RANGE).
+	 */
 	if (bo->flags & WDDMSEG_NO_SCANOUT_FLAGS) {
 		kms_refuse(drm, "allocation-flags",
 			   "allocation flags 0x%x (ExistingSysMem, ExistingKernelSysMem or Swizzled) forbid scanout",

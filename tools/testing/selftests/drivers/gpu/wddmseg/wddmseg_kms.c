@@ -908,7 +908,7 @@ TEST_F(kms, refusals)
 		EXPECT_EQ(-EINVAL, ret);
 		if (!ret)
 			drmModeRmFB(self->fd, fb_id);
-		kmsg_scan(self, NULL, 0);
+		expect_rule(self, _metadata, "X-tiled", "fb-modifier");
 	}
 
 	/* scaling: a 512x384 source onto the whole 1024x768 */
@@ -945,6 +945,14 @@ TEST_F(kms, refusals)
 	ASSERT_EQ(0, drmModeCreatePropertyBlob(self->fd, &m, sizeof(m), &blob));
 	EXPECT_EQ(-EINVAL, commit_on(self, blob, &p, DRM_MODE_ATOMIC_TEST_ONLY));
 	expect_rule(self, _metadata, "300 Hz", "mode-refresh");
+	drmModeDestroyPropertyBlob(self->fd, blob);
+
+	/* an interlaced mode */
+	m = self->mode;
+	m.flags |= DRM_MODE_FLAG_INTERLACE;
+	ASSERT_EQ(0, drmModeCreatePropertyBlob(self->fd, &m, sizeof(m), &blob));
+	EXPECT_EQ(-EINVAL, commit_on(self, blob, &p, DRM_MODE_ATOMIC_TEST_ONLY));
+	expect_rule(self, _metadata, "interlaced", "mode-flags");
 	drmModeDestroyPropertyBlob(self->fd, blob);
 
 	/* allocations that can never be in a DirectFlip segment */
@@ -1008,6 +1016,35 @@ TEST_F(kms, refusals)
 		drmModeRmFB(self->fd, fb_id);
 		gem_close(self->fd, gc.handle);
 		munmap(mem, size);
+	}
+
+	/* larger than every DirectFlip segment it may use (lives in the aperture) */
+	for (id = 1; id <= l->nr_segs; id++)
+		if (seg_direct_flip(self, id))
+			break;
+	if (id <= l->nr_segs && apt &&
+	    l->seg[apt - 1].commit >= l->seg[id - 1].size + SZ_1M &&
+	    l->seg[id - 1].size + SZ_1M <= 128 * SZ_1M) {
+		struct gem_args a = {
+			.size = l->seg[id - 1].size + SZ_1M,
+			.supported = WDDMSEG_SEGMENT_BIT(id) | WDDMSEG_SEGMENT_BIT(apt),
+			.preferred = { apt },
+		};
+		uint32_t h;
+
+		ASSERT_EQ(0, gem_create(self->fd, &a, &h));
+		handles[0] = h;
+		ASSERT_EQ(0, drmModeAddFB2(self->fd, PREF_W, PREF_H,
+					   DRM_FORMAT_XRGB8888, handles, pitches,
+					   offsets, &fb_id, 0));
+		p = full_plane(fb_id, PREF_W, PREF_H);
+		EXPECT_EQ(-EINVAL, commit_on(self, self->mode_blob, &p,
+					     DRM_MODE_ATOMIC_TEST_ONLY));
+		expect_rule(self, _metadata, "larger than segment", "direct-flip-size");
+		drmModeRmFB(self->fd, fb_id);
+		gem_close(self->fd, h);
+	} else {
+		TH_LOG("no aperture large enough: direct-flip-size not checked");
 	}
 
 	/* an active CRTC without a framebuffer */
