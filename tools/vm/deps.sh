@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Install every Debian 12 package the build, the VM and the tests need.
+# Install every Debian 12 package the build, the VM and the tests need
+# (libdrm-tests: modetest, run in the VM; python3: tools/vm/screendump.py;
+# libpixman-1-dev, also a QEMU build dependency: the RGB565 host check).
 # Idempotent: does nothing when all packages are already installed.
 set -euo pipefail
 
 PKGS=(
 	build-essential bc bison flex kmod cpio gzip xz-utils git
 	linux-headers-amd64 linux-source-6.1
-	libdrm-dev libdrm-tests busybox-static
+	libdrm-dev libdrm-tests busybox-static python3
 	dpkg-dev ninja-build meson pkg-config python3-venv
 	libglib2.0-dev libpixman-1-dev libfdt-dev
 	seabios ipxe-qemu qemu-system-data
