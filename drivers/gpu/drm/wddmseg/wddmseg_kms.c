@@ -25,7 +25,10 @@
  * for a headless variant of a GPU.
  */
 
+#include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/iopoll.h>
+#include <linux/kstrtox.h>
 #include <linux/module.h>
 
 #include <drm/drm_atomic.h>
@@ -40,6 +43,7 @@
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_modeset_helper_vtables.h>
+#include <drm/drm_modeset_lock.h>
 #include <drm/drm_print.h>
 #include <drm/drm_probe_helper.h>
 #include <drm/drm_vblank.h>
@@ -476,6 +480,81 @@ static u32 wddmseg_get_vblank_counter(struct drm_crtc *crtc)
 	return readl(crtc_to_wddmseg(crtc)->mmio + WDDMSEG_REG_VBLANK_COUNT);
 }
 
+#ifdef CONFIG_DEBUG_FS
+/*
+ * debugfs crtc-0/wddmseg_inject_refusal: writing 1 while the scanout is
+ * off commits a configuration the device refuses (FORMAT 0, ERR_FORMAT),
+ * so that tests can see a device refusal reach the log. The driver never
+ * sends one otherwise. The pending copy keeps ENABLE set, which is
+ * harmless: every commit rewrites CTRL.
+ */
+static ssize_t wddmseg_inject_refusal_write(struct file *file,
+					    const char __user *ubuf,
+					    size_t len, loff_t *pos)
+{
+	struct wddmseg_device *wdev = file->private_data;
+	struct drm_crtc *crtc = &wdev->kms.crtc;
+	void __iomem *mmio = wdev->mmio;
+	unsigned long flags;
+	u32 val, id;
+	int ret;
+
+	ret = kstrtou32_from_user(ubuf, len, 0, &val);
+	if (ret)
+		return ret;
+	if (val != 1)
+		return -EINVAL;
+	/* a valid DirectFlip segment: the device checks FORMAT after it */
+	for (id = 1; id <= wdev->desc.segment_count; id++)
+		if ((wdev->desc.seg[id - 1].flags & DXGK_SEGFLAG_DIRECT_FLIP) &&
+		    !wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
+			break;
+
+	ret = drm_modeset_lock_single_interruptible(&crtc->mutex);
+	if (ret)
+		return ret;
+	spin_lock_irqsave(&wdev->kms.lock, flags);
+	if (crtc->state->active ||
+	    readl(mmio + WDDMSEG_REG_SCANOUT_STATUS) &
+	    (WDDMSEG_SCANOUT_STATUS_ENABLED | WDDMSEG_SCANOUT_STATUS_PENDING)) {
+		ret = -EBUSY;
+	} else {
+		writel(id, mmio + WDDMSEG_REG_SCANOUT_SEGMENT);
+		writel(0, mmio + WDDMSEG_REG_SCANOUT_OFFSET_LO);
+		writel(0, mmio + WDDMSEG_REG_SCANOUT_OFFSET_HI);
+		writel(64, mmio + WDDMSEG_REG_SCANOUT_WIDTH);
+		writel(64, mmio + WDDMSEG_REG_SCANOUT_HEIGHT);
+		writel(256, mmio + WDDMSEG_REG_SCANOUT_PITCH);
+		writel(0, mmio + WDDMSEG_REG_SCANOUT_FORMAT);
+		writel(60000, mmio + WDDMSEG_REG_SCANOUT_REFRESH_MHZ);
+		writel(WDDMSEG_SCANOUT_CTRL_ENABLE, mmio + WDDMSEG_REG_SCANOUT_CTRL);
+		writel(1, mmio + WDDMSEG_REG_SCANOUT_COMMIT);
+	}
+	spin_unlock_irqrestore(&wdev->kms.lock, flags);
+	drm_modeset_unlock(&crtc->mutex);
+	return ret ? ret : len;
+}
+
+static const struct file_operations wddmseg_inject_refusal_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = wddmseg_inject_refusal_write,
+	.llseek = noop_llseek,
+};
+
+static int wddmseg_crtc_late_register(struct drm_crtc *crtc)
+{
+	debugfs_create_file("wddmseg_inject_refusal", 0200, crtc->debugfs_entry,
+			    crtc_to_wddmseg(crtc), &wddmseg_inject_refusal_fops);
+	return 0;
+}
+#else
+static int wddmseg_crtc_late_register(struct drm_crtc *crtc)
+{
+	return 0;
+}
+#endif
+
 static const struct drm_crtc_helper_funcs wddmseg_crtc_helper_funcs = {
 	.mode_valid = wddmseg_crtc_mode_valid,
 	.atomic_check = wddmseg_crtc_atomic_check,
@@ -493,6 +572,7 @@ static const struct drm_crtc_funcs wddmseg_crtc_funcs = {
 	.enable_vblank = wddmseg_enable_vblank,
 	.disable_vblank = wddmseg_disable_vblank,
 	.get_vblank_counter = wddmseg_get_vblank_counter,
+	.late_register = wddmseg_crtc_late_register,
 };
 
 /**

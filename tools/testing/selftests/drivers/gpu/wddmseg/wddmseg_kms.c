@@ -1073,6 +1073,71 @@ TEST_F(kms, refusals)
 		TH_LOG("the device refused a commit the driver sent");
 }
 
+/* debugfs crtc-0 directory of the card: /sys/kernel/debug/dri/N/crtc-0 */
+static void crtc_debugfs(FIXTURE_DATA(kms) *self, char *path, size_t len)
+{
+	const char *n = strrchr(self->d->card, 'd');
+
+	snprintf(path, len, "/sys/kernel/debug/dri/%s/crtc-0",
+		 n ? n + 1 : "0");
+}
+
+/*
+ * A commit the device refuses (injected through debugfs, the driver never
+ * sends one) is logged with drm_err and the device's code, and the
+ * display works normally afterwards.
+ */
+TEST_F(kms, device_refusal_logged)
+{
+	char path[PATH_MAX], rec[2048];
+	struct plane_cfg p;
+	bool seen = false;
+	double t0;
+	int fd;
+
+	crtc_debugfs(self, path, sizeof(path));
+	strncat(path, "/wddmseg_inject_refusal", sizeof(path) - strlen(path) - 1);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		SKIP(return, "%s: %s", path, strerror(errno));
+	kmsg_open(self);
+	ASSERT_LE(0, self->kmsg);
+
+	/* refused while the scanout is on */
+	ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, 32, DRM_FORMAT_XRGB8888,
+			     &self->fb[0]));
+	p = full_plane(self->fb[0].fb_id, PREF_W, PREF_H);
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+	EXPECT_EQ(-1, write(fd, "1", 1));
+	EXPECT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, commit_off(self));
+	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0));
+
+	ASSERT_EQ(1, write(fd, "1", 1)) TH_LOG("inject: %s", strerror(errno));
+	close(fd);
+	t0 = now_seconds();
+	while (!seen && now_seconds() - t0 < 5) {
+		ssize_t n = read(self->kmsg, rec, sizeof(rec) - 1);
+
+		if (n < 0 && errno == EAGAIN) {
+			usleep(10000);
+			continue;
+		}
+		if (n <= 0)
+			continue;
+		rec[n] = '\0';
+		if (strstr(rec, "the device refused a commit: error 3 (FORMAT)"))
+			seen = true;
+	}
+	EXPECT_TRUE(seen) TH_LOG("no log line for the refused commit");
+
+	/* the next real commit is accepted and flips */
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+	EXPECT_EQ(0, commit_off(self));
+	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0))
+		TH_LOG("a real commit was refused after the injected one");
+}
+
 /* Panning: a source offset inside a larger framebuffer goes to OFFSET. */
 TEST_F(kms, panning)
 {
