@@ -20,8 +20,8 @@
  * string fails realize.
  *
  * Register decoding is split by BAR0 range (adapter block, interrupts,
- * copy-engine ring, segment table), each with its own handler, so that
- * later blocks (scanout) get theirs. Inside the adapter block, the
+ * copy-engine ring, display controller, segment table), each with its own
+ * handler. Inside the adapter block, the
  * read-only identity registers and the read/write control registers
  * (window, aperture page tables, PEEK, STATUS) have their own functions.
  * Every register access is O(1): the PEEK lookup walks at most
