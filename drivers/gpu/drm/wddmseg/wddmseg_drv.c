@@ -114,6 +114,25 @@ static int wddmseg_load_segments(struct wddmseg_device *wdev)
 	return 0;
 }
 
+/**
+ * wddmseg_irq_mask_update - change bits of IRQ_MASK
+ * @wdev: device
+ * @clear: bits to clear
+ * @set: bits to set
+ *
+ * The copy engine and the display share IRQ_MASK: every change goes
+ * through the driver's copy, under one lock, and writes it whole.
+ */
+void wddmseg_irq_mask_update(struct wddmseg_device *wdev, u32 clear, u32 set)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&wdev->irq_lock, flags);
+	wdev->irq_mask = (wdev->irq_mask & ~clear) | set;
+	writel(wdev->irq_mask, wdev->mmio + WDDMSEG_REG_IRQ_MASK);
+	spin_unlock_irqrestore(&wdev->irq_lock, flags);
+}
+
 static void wddmseg_unmap_bars(struct drm_device *drm, void *unused)
 {
 	struct wddmseg_device *wdev = to_wddmseg(drm);
@@ -186,6 +205,7 @@ static int wddmseg_pci_probe(struct pci_dev *pdev,
 	if (IS_ERR(wdev))
 		return PTR_ERR(wdev);
 	pci_set_drvdata(pdev, wdev);
+	spin_lock_init(&wdev->irq_lock);
 
 	ret = wddmseg_map_bars(wdev);
 	if (ret)

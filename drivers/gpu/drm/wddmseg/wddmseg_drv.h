@@ -227,9 +227,8 @@ struct wddmseg_loc {
  * @primary: its only plane
  * @encoder: virtual encoder
  * @connector: virtual connector, always connected
- * @lock: protects @event, @irq_bits and the COMMIT write
+ * @lock: protects @event and the COMMIT write
  * @event: flip event to send once the device latched the last commit
- * @irq_bits: the IRQ_MASK bits the display wants (VBLANK, SCANOUT_ERROR)
  */
 struct wddmseg_kms {
 	bool present;
@@ -240,9 +239,8 @@ struct wddmseg_kms {
 	struct drm_plane primary;
 	struct drm_encoder encoder;
 	struct drm_connector connector;
-	spinlock_t lock;	/* event, irq_bits, COMMIT */
+	spinlock_t lock;	/* event, COMMIT */
 	struct drm_pending_vblank_event *event;
-	u32 irq_bits;
 };
 
 /**
@@ -262,6 +260,8 @@ struct wddmseg_kms {
  * @ttm_ready: the TTM device and its managers are initialized
  * @engine: the copy engine
  * @kms: the display controller
+ * @irq_lock: protects @irq_mask and the IRQ_MASK register
+ * @irq_mask: what IRQ_MASK holds: the engine's and the display's bits
  */
 struct wddmseg_device {
 	struct drm_device drm;
@@ -280,6 +280,8 @@ struct wddmseg_device {
 	bool ttm_ready;
 	struct wddmseg_engine engine;
 	struct wddmseg_kms kms;
+	spinlock_t irq_lock;	/* irq_mask, IRQ_MASK */
+	u32 irq_mask;
 };
 
 static inline struct wddmseg_device *to_wddmseg(struct drm_device *drm)
@@ -354,6 +356,9 @@ static inline struct wddmseg_bo *gem_to_wddmseg_bo(struct drm_gem_object *obj)
 {
 	return container_of(obj, struct wddmseg_bo, tbo.base);
 }
+
+/* wddmseg_drv.c */
+void wddmseg_irq_mask_update(struct wddmseg_device *wdev, u32 clear, u32 set);
 
 /* wddmseg_desc.c */
 void wddmseg_desc_read(void __iomem *mmio, struct wddmseg_adapter_desc *desc);
@@ -449,7 +454,6 @@ int wddmseg_ioctl_query_segment(struct drm_device *drm, void *data,
 int wddmseg_kms_init(struct wddmseg_device *wdev);
 void wddmseg_kms_register(struct wddmseg_device *wdev);
 void wddmseg_kms_fini(struct wddmseg_device *wdev);
-u32 wddmseg_kms_irq_mask(struct wddmseg_device *wdev);
 void wddmseg_kms_irq(struct wddmseg_device *wdev, u32 status);
 
 /* wddmseg_sysfs.c */

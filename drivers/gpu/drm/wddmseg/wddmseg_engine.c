@@ -129,8 +129,8 @@ static void wddmseg_engine_hw_start(struct wddmseg_engine *eng)
 	writel(lower_32_bits(eng->ring_dma), eng->mmio + WDDMSEG_REG_RING_BASE_LO);
 	writel(upper_32_bits(eng->ring_dma), eng->mmio + WDDMSEG_REG_RING_BASE_HI);
 	writel(WDDMSEG_RING_BYTES, eng->mmio + WDDMSEG_REG_RING_SIZE);
-	writel(WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR |
-	       wddmseg_kms_irq_mask(eng->wdev), eng->mmio + WDDMSEG_REG_IRQ_MASK);
+	wddmseg_irq_mask_update(eng->wdev, 0,
+				WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR);
 	writel(WDDMSEG_RING_CTRL_ENABLE, eng->mmio + WDDMSEG_REG_RING_CTRL);
 }
 
@@ -593,7 +593,7 @@ void wddmseg_engine_fini(struct wddmseg_engine *eng)
 	cancel_delayed_work_sync(&eng->watchdog);
 
 	writel(WDDMSEG_RING_CTRL_RESET, eng->mmio + WDDMSEG_REG_RING_CTRL);
-	writel(0, eng->mmio + WDDMSEG_REG_IRQ_MASK);
+	wddmseg_irq_mask_update(eng->wdev, ~0u, 0);
 	free_irq(pci_irq_vector(pdev, 0), eng);
 	pci_free_irq_vectors(pdev);
 

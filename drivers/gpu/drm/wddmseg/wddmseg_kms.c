@@ -108,35 +108,6 @@ static struct wddmseg_device *crtc_to_wddmseg(struct drm_crtc *crtc)
 	return container_of(crtc, struct wddmseg_device, kms.crtc);
 }
 
-/* Set the display's IRQ_MASK bits, keeping the engine's. */
-static void wddmseg_kms_irq_update(struct wddmseg_device *wdev, u32 clear,
-				   u32 set)
-{
-	struct wddmseg_kms *kms = &wdev->kms;
-	unsigned long flags;
-	u32 mask;
-
-	spin_lock_irqsave(&kms->lock, flags);
-	WRITE_ONCE(kms->irq_bits, (kms->irq_bits & ~clear) | set);
-	mask = readl(wdev->mmio + WDDMSEG_REG_IRQ_MASK);
-	mask = (mask & ~WDDMSEG_KMS_IRQS) | kms->irq_bits;
-	writel(mask, wdev->mmio + WDDMSEG_REG_IRQ_MASK);
-	spin_unlock_irqrestore(&kms->lock, flags);
-}
-
-/**
- * wddmseg_kms_irq_mask - the IRQ_MASK bits the display needs now
- * @wdev: device
- *
- * For the engine, which rewrites IRQ_MASK when it (re)starts.
- *
- * Return: a subset of WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR.
- */
-u32 wddmseg_kms_irq_mask(struct wddmseg_device *wdev)
-{
-	return READ_ONCE(wdev->kms.irq_bits);
-}
-
 /* Refresh rate of @mode in millihertz, exact from the timings. */
 static u64 wddmseg_mode_refresh_mhz(const struct drm_display_mode *mode)
 {
@@ -466,13 +437,13 @@ static void wddmseg_crtc_atomic_flush(struct drm_crtc *crtc,
 
 static int wddmseg_enable_vblank(struct drm_crtc *crtc)
 {
-	wddmseg_kms_irq_update(crtc_to_wddmseg(crtc), 0, WDDMSEG_IRQ_VBLANK);
+	wddmseg_irq_mask_update(crtc_to_wddmseg(crtc), 0, WDDMSEG_IRQ_VBLANK);
 	return 0;
 }
 
 static void wddmseg_disable_vblank(struct drm_crtc *crtc)
 {
-	wddmseg_kms_irq_update(crtc_to_wddmseg(crtc), WDDMSEG_IRQ_VBLANK, 0);
+	wddmseg_irq_mask_update(crtc_to_wddmseg(crtc), WDDMSEG_IRQ_VBLANK, 0);
 }
 
 static u32 wddmseg_get_vblank_counter(struct drm_crtc *crtc)
@@ -816,7 +787,7 @@ int wddmseg_kms_init(struct wddmseg_device *wdev)
 
 	drm_mode_config_reset(drm);
 	kms->present = true;
-	wddmseg_kms_irq_update(wdev, 0, WDDMSEG_IRQ_SCANOUT_ERROR);
+	wddmseg_irq_mask_update(wdev, 0, WDDMSEG_IRQ_SCANOUT_ERROR);
 	drm_dbg_kms(drm, "scanout: up to %ux%u, formats 0x%x\n",
 		    kms->max_width, kms->max_height, kms->formats);
 	return 0;
@@ -844,5 +815,5 @@ void wddmseg_kms_fini(struct wddmseg_device *wdev)
 	if (!wdev->kms.present)
 		return;
 	drm_atomic_helper_shutdown(&wdev->drm);
-	wddmseg_kms_irq_update(wdev, WDDMSEG_KMS_IRQS, 0);
+	wddmseg_irq_mask_update(wdev, WDDMSEG_KMS_IRQS, 0);
 }
