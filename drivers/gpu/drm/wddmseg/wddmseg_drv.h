@@ -220,6 +220,7 @@ struct wddmseg_loc {
 /**
  * struct wddmseg_kms - the display controller (device 1.3): one scanout
  * @present: the device has a usable display and the pipeline below exists
+ * @gone: the scanout was shut down for unbind: no more register access
  * @max_width: SCANOUT_MAX_WIDTH
  * @max_height: SCANOUT_MAX_HEIGHT
  * @formats: SCANOUT_FORMATS, restricted to the formats the driver knows
@@ -232,6 +233,7 @@ struct wddmseg_loc {
  */
 struct wddmseg_kms {
 	bool present;
+	bool gone;
 	u32 max_width;
 	u32 max_height;
 	u32 formats;

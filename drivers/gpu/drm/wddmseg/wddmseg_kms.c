@@ -345,6 +345,8 @@ static void wddmseg_crtc_atomic_disable(struct drm_crtc *crtc,
 	unsigned long flags;
 	u32 status;
 
+	if (READ_ONCE(wdev->kms.gone))
+		goto off;
 	spin_lock_irqsave(&wdev->kms.lock, flags);
 	writel(0, mmio + WDDMSEG_REG_SCANOUT_CTRL);
 	writel(1, mmio + WDDMSEG_REG_SCANOUT_COMMIT);
@@ -356,6 +358,7 @@ static void wddmseg_crtc_atomic_disable(struct drm_crtc *crtc,
 			       1000, WDDMSEG_LATCH_TIMEOUT_US))
 		drm_err(&wdev->drm, "scanout: the device did not latch the disable (status 0x%x)\n",
 			status);
+off:
 	drm_crtc_vblank_off(crtc);
 
 	if (crtc->state->event && !crtc->state->active) {
@@ -381,7 +384,7 @@ static void wddmseg_crtc_atomic_flush(struct drm_crtc *crtc,
 	u32 cpp;
 
 	crtc->state->event = NULL;
-	if (WARN_ON(!fb)) {
+	if (WARN_ON(!fb) || READ_ONCE(kms->gone)) {
 		if (event)
 			wddmseg_crtc_send_event(crtc, event);
 		return;
@@ -437,12 +440,16 @@ static void wddmseg_crtc_atomic_flush(struct drm_crtc *crtc,
 
 static int wddmseg_enable_vblank(struct drm_crtc *crtc)
 {
+	if (READ_ONCE(crtc_to_wddmseg(crtc)->kms.gone))
+		return -ENODEV;
 	wddmseg_irq_mask_update(crtc_to_wddmseg(crtc), 0, WDDMSEG_IRQ_VBLANK);
 	return 0;
 }
 
 static void wddmseg_disable_vblank(struct drm_crtc *crtc)
 {
+	if (READ_ONCE(crtc_to_wddmseg(crtc)->kms.gone))
+		return;
 	wddmseg_irq_mask_update(crtc_to_wddmseg(crtc), WDDMSEG_IRQ_VBLANK, 0);
 }
 
@@ -816,4 +823,6 @@ void wddmseg_kms_fini(struct wddmseg_device *wdev)
 		return;
 	drm_atomic_helper_shutdown(&wdev->drm);
 	wddmseg_irq_mask_update(wdev, WDDMSEG_KMS_IRQS, 0);
+	/* Commits from now on (closing files of an unbound device) skip it. */
+	WRITE_ONCE(wdev->kms.gone, true);
 }
