@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
 	--mode) MODE=${2:?}; shift 2 ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--) shift; break ;;
-	-h|--help) sed -n '/^# Usage:/,/^# and the screendumps/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '/^# Usage:/,/when a comparison fails/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "kms-check: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
