@@ -28,6 +28,7 @@
 #define WDDMSEG_DRIVER_NAME	"wddmseg"
 #define WDDMSEG_DRIVER_DESC	"WDDM-style video memory segments"
 
+struct drm_display_mode;
 struct drm_file;
 struct drm_minor;
 
@@ -457,6 +458,9 @@ int wddmseg_kms_init(struct wddmseg_device *wdev);
 void wddmseg_kms_register(struct wddmseg_device *wdev);
 void wddmseg_kms_fini(struct wddmseg_device *wdev);
 void wddmseg_kms_irq(struct wddmseg_device *wdev, u32 status);
+u64 wddmseg_kms_refresh_mhz(const struct drm_display_mode *mode);
+const char *wddmseg_kms_mode_rule(u32 max_width, u32 max_height,
+				  const struct drm_display_mode *mode);
 
 /* wddmseg_sysfs.c */
 int wddmseg_sysfs_init(struct wddmseg_device *wdev);

@@ -108,8 +108,14 @@ static struct wddmseg_device *crtc_to_wddmseg(struct drm_crtc *crtc)
 	return container_of(crtc, struct wddmseg_device, kms.crtc);
 }
 
-/* Refresh rate of @mode in millihertz, exact from the timings. */
-static u64 wddmseg_mode_refresh_mhz(const struct drm_display_mode *mode)
+/**
+ * wddmseg_kms_refresh_mhz - refresh rate of a mode for REFRESH_MHZ
+ * @mode: display mode
+ *
+ * Return: the rate in millihertz, exact from the pixel clock and the
+ * totals (rounded to the nearest), or 0 for a mode without totals.
+ */
+u64 wddmseg_kms_refresh_mhz(const struct drm_display_mode *mode)
 {
 	u64 den = (u64)mode->htotal * mode->vtotal;
 
@@ -118,33 +124,47 @@ static u64 wddmseg_mode_refresh_mhz(const struct drm_display_mode *mode)
 	return DIV64_U64_ROUND_CLOSEST((u64)mode->clock * 1000000, den);
 }
 
+/**
+ * wddmseg_kms_mode_rule - the rule a mode breaks for the scanout
+ * @max_width: SCANOUT_MAX_WIDTH
+ * @max_height: SCANOUT_MAX_HEIGHT
+ * @mode: display mode
+ *
+ * Return: NULL if the scanout can show @mode, else the name of the rule
+ * (Documentation/gpu/wddmseg.rst, KMS): mode-size, mode-flags or
+ * mode-refresh.
+ */
+const char *wddmseg_kms_mode_rule(u32 max_width, u32 max_height,
+				  const struct drm_display_mode *mode)
+{
+	u64 mhz = wddmseg_kms_refresh_mhz(mode);
+
+	if (!mode->hdisplay || !mode->vdisplay ||
+	    mode->hdisplay > max_width || mode->vdisplay > max_height)
+		return "mode-size";
+	if (mode->flags & (DRM_MODE_FLAG_INTERLACE | DRM_MODE_FLAG_DBLSCAN))
+		return "mode-flags";
+	if (mhz < WDDMSEG_SCANOUT_REFRESH_MIN || mhz > WDDMSEG_SCANOUT_REFRESH_MAX)
+		return "mode-refresh";
+	return NULL;
+}
+
 static int wddmseg_mode_check(struct wddmseg_device *wdev,
 			      const struct drm_display_mode *mode)
 {
 	struct wddmseg_kms *kms = &wdev->kms;
-	u64 mhz = wddmseg_mode_refresh_mhz(mode);
+	const char *rule;
 
-	if (!mode->hdisplay || !mode->vdisplay ||
-	    mode->hdisplay > kms->max_width || mode->vdisplay > kms->max_height) {
-		kms_refuse(&wdev->drm, "mode-size",
-			   "mode %ux%u is outside 1x1..%ux%u",
-			   mode->hdisplay, mode->vdisplay, kms->max_width,
-			   kms->max_height);
-		return -EINVAL;
-	}
-	if (mode->flags & (DRM_MODE_FLAG_INTERLACE | DRM_MODE_FLAG_DBLSCAN)) {
-		kms_refuse(&wdev->drm, "mode-flags",
-			   "interlaced and double-scan modes are not supported (flags 0x%x)",
-			   mode->flags);
-		return -EINVAL;
-	}
-	if (mhz < WDDMSEG_SCANOUT_REFRESH_MIN || mhz > WDDMSEG_SCANOUT_REFRESH_MAX) {
-		kms_refuse(&wdev->drm, "mode-refresh",
-			   "refresh %llu mHz is outside %u..%u mHz", mhz,
-			   WDDMSEG_SCANOUT_REFRESH_MIN, WDDMSEG_SCANOUT_REFRESH_MAX);
-		return -EINVAL;
-	}
-	return 0;
+	rule = wddmseg_kms_mode_rule(kms->max_width, kms->max_height, mode);
+	if (!rule)
+		return 0;
+	kms_refuse(&wdev->drm, rule,
+		   "mode %ux%u, flags 0x%x, %llu mHz; the scanout takes 1x1..%ux%u, progressive, %u..%u mHz",
+		   mode->hdisplay, mode->vdisplay, mode->flags,
+		   wddmseg_kms_refresh_mhz(mode), kms->max_width,
+		   kms->max_height, WDDMSEG_SCANOUT_REFRESH_MIN,
+		   WDDMSEG_SCANOUT_REFRESH_MAX);
+	return -EINVAL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -406,7 +426,7 @@ static void wddmseg_crtc_atomic_flush(struct drm_crtc *crtc,
 	writel(fb->pitches[0], mmio + WDDMSEG_REG_SCANOUT_PITCH);
 	writel(wddmseg_format_bit(fb->format->format),
 	       mmio + WDDMSEG_REG_SCANOUT_FORMAT);
-	writel(wddmseg_mode_refresh_mhz(mode),
+	writel(wddmseg_kms_refresh_mhz(mode),
 	       mmio + WDDMSEG_REG_SCANOUT_REFRESH_MHZ);
 	writel(WDDMSEG_SCANOUT_CTRL_ENABLE, mmio + WDDMSEG_REG_SCANOUT_CTRL);
 
