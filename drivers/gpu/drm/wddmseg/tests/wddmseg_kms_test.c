@@ -100,11 +100,13 @@ static void kms_mode_refresh(struct kunit *test)
 	dmt_1024x768(&m);
 	m.clock = 1084;		/* 1.00068 Hz */
 	expect_rule(test, wddmseg_kms_mode_rule(1920, 1200, &m), NULL);
-	m.clock = 1083;		/* 0.99975 Hz */
+	m.clock = 1083;		/* 0.99976 Hz, rounds to 1000 mHz */
+	expect_rule(test, wddmseg_kms_mode_rule(1920, 1200, &m), NULL);
+	m.clock = 1082;		/* 0.99883 Hz */
 	expect_rule(test, wddmseg_kms_mode_rule(1920, 1200, &m), "mode-refresh");
 	m.clock = 259983;	/* 239.99967 Hz, rounds to 240000 mHz */
 	expect_rule(test, wddmseg_kms_mode_rule(1920, 1200, &m), NULL);
-	m.clock = 259985;	/* 240.0015 Hz */
+	m.clock = 259985;	/* 240.0015 Hz, rounds to 240002 mHz */
 	expect_rule(test, wddmseg_kms_mode_rule(1920, 1200, &m), "mode-refresh");
 	m.clock = 0;
 	expect_rule(test, wddmseg_kms_mode_rule(1920, 1200, &m), "mode-refresh");
