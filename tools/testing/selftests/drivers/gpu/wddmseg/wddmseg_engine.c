@@ -5,7 +5,8 @@
  * engine against the CPU fallback (module parameter use_engine), GEM_WAIT
  * on pipelined engine work, recovery from an injected hang and an injected
  * fault (debugfs "inject"; the watchdog resets the engine and replays the
- * jobs that had not completed), and concurrent submitters.
+ * jobs that had not completed), GEM_WAIT's -ETIME while an injected hang
+ * holds the engine, and concurrent submitters.
  *
  * Runs on the device of the expectation file ($WDDMSEG_EXPECT) with the
  * default layout and the most CPU-visible VRAM (in the VM check boot the
@@ -636,6 +637,68 @@ TEST_F_TIMEOUT(engine, inject_hang, 60)
 TEST_F_TIMEOUT(engine, inject_fault, 60)
 {
 	inject_recovery(_metadata, self, "fault");
+}
+
+/*
+ * 7. GEM_WAIT while the engine is held by an injected hang: the move's job
+ * cannot complete, so a poll (timeout 0) and a short wait both report
+ * -ETIME; once the watchdog has reset the engine and replayed the job the
+ * wait returns 0 and the content arrived intact.
+ */
+TEST_F_TIMEOUT(engine, gem_wait_busy, 60)
+{
+	const uint64_t size = 4 * SZ_1M;
+	struct eng_state st0, st1, st2;
+	char path[96], v[8] = "";
+	uint64_t first = 0;
+	uint32_t h;
+	void *out;
+	int ret;
+
+	NEED_ENGINE();
+	if (!read_file(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
+		SKIP(return, "use_engine is off");
+	snprintf(path, sizeof(path), "%s/inject", self->dbg);
+	if (access(path, W_OK) || access(PARAM_FENCE_TIMEOUT, W_OK))
+		SKIP(return, "no %s or %s", path, PARAM_FENCE_TIMEOUT);
+	/* long enough for the polls below even on a slow TCG host */
+	ASSERT_EQ(0, param_set(self->saved_timeout, sizeof(self->saved_timeout),
+			       PARAM_FENCE_TIMEOUT, "3000"));
+	out = malloc(size);
+	ASSERT_NE(NULL, out);
+
+	ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+	MOVE_OK(h, SEG_VIS);
+	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x5b17));
+	ASSERT_EQ(0, engine_state(self, &st0));
+	ASSERT_EQ(st0.submitted, st0.completed);
+
+	ASSERT_EQ(0, write_file(path, "hang"));
+	ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
+	ret = gem_wait(self->fd, h, 0);
+	EXPECT_EQ(-ETIME, ret) TH_LOG("GEM_WAIT(0) on a held engine: %s",
+				      ret ? strerror(-ret) : "idle");
+	ret = gem_wait(self->fd, h, NSEC_PER_SEC / 10);
+	EXPECT_EQ(-ETIME, ret) TH_LOG("GEM_WAIT(100 ms) on a held engine: %s",
+				      ret ? strerror(-ret) : "idle");
+	ASSERT_EQ(0, engine_state(self, &st1));
+	EXPECT_LT(st1.completed, st1.submitted)
+		TH_LOG("the move's job completed on a hung engine");
+	EXPECT_EQ(st0.resets, st1.resets);
+
+	/* recovery: the watchdog resets the engine and replays the job */
+	EXPECT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+	EXPECT_EQ(0, gem_wait(self->fd, h, 0));
+	ASSERT_EQ(0, engine_state(self, &st2));
+	EXPECT_LT(st1.resets, st2.resets);
+	EXPECT_EQ(st2.submitted, st2.completed);
+	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	MOVE_OK(h, SEG_VIS);
+	ASSERT_EQ(0, read_back(self->fd, h, size, out));
+	EXPECT_EQ(0u, pattern_check(out, size, 0x5b17, &first))
+		TH_LOG("content damaged, first bad byte at 0x%" PRIx64, first);
+	gem_close(self->fd, h);
+	free(out);
 }
 
 /* 6. Three processes moving their own allocation concurrently. */
