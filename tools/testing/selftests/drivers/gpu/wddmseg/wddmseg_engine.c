@@ -6,7 +6,8 @@
  * on pipelined engine work, recovery from an injected hang and an injected
  * fault (debugfs "inject"; the watchdog resets the engine and replays the
  * jobs that had not completed), GEM_WAIT's -ETIME while an injected hang
- * holds the engine, and concurrent submitters.
+ * holds the engine, the wipe of released VRAM, the unmapping of an
+ * aperture range an allocation left, and concurrent submitters.
  *
  * Runs on the device of the expectation file ($WDDMSEG_EXPECT) with the
  * default layout and the most CPU-visible VRAM (in the VM check boot the
@@ -345,6 +346,31 @@ static uint64_t create_big(FIXTURE_DATA(engine) *self, uint32_t *h)
 }
 
 /*
+ * Words of the pattern the GPU still sees at @gpu, sampled at the start of
+ * every MiB of @size: after the allocation left that place (the aperture
+ * range was unmapped, the VRAM was wiped) there must be none. Returns
+ * the count or -errno.
+ */
+static long gpu_stale(FIXTURE_DATA(engine) *self, uint64_t gpu,
+		      uint64_t size, uint32_t seed)
+{
+	uint32_t words[PEEK_WORDS];
+	unsigned int faults, j;
+	uint64_t off;
+	long stale = 0;
+	int ret;
+
+	for (off = 0; off < size; off += SZ_1M) {
+		ret = gpu_peek(self, gpu + off, words, &faults);
+		if (ret)
+			return ret;
+		for (j = 0; j < PEEK_WORDS; j++)
+			stale += words[j] == pattern_word(seed, off / 4 + j);
+	}
+	return stale;
+}
+
+/*
  * seg1 -> seg2 -> seg3 -> system -> seg1 with the pattern written in seg1;
  * checks the GPU view in the aperture, and returns the final bytes in @out.
  */
@@ -354,7 +380,7 @@ static void round_trip(struct __test_metadata *_metadata,
 {
 	static const uint32_t path[] = { SEG_INV, SEG_APT, 0, SEG_VIS };
 	struct drm_wddmseg_gem_info info;
-	uint64_t moves, first = 0, bad;
+	uint64_t moves, first = 0, bad, apt_gpu = 0;
 	unsigned int i;
 
 	MOVE_OK(h, SEG_VIS);
@@ -374,6 +400,16 @@ static void round_trip(struct __test_metadata *_metadata,
 			EXPECT_EQ(0, gbad)
 				TH_LOG("aperture: GPU sees %ld wrong words, first at 0x%" PRIx64,
 				       gbad, first);
+			apt_gpu = self->base[SEG_APT] + info.offset;
+		} else if (apt_gpu) {
+			/* moved out: the range must be unmapped (dummy page) */
+			long stale = gpu_stale(self, apt_gpu, size, seed);
+
+			ASSERT_LE(0, stale) TH_LOG("peek: %s", strerror(-stale));
+			EXPECT_EQ(0, stale)
+				TH_LOG("aperture range still shows %ld words of the allocation after it moved out",
+				       stale);
+			apt_gpu = 0;
 		}
 	}
 	ASSERT_EQ(0, read_back(self->fd, h, size, out));
@@ -699,6 +735,44 @@ TEST_F_TIMEOUT(engine, gem_wait_busy, 60)
 		TH_LOG("content damaged, first bad byte at 0x%" PRIx64, first);
 	gem_close(self->fd, h);
 	free(out);
+}
+
+/*
+ * 8. Releasing an allocation wipes its VRAM with a FILL before the range
+ * is free: the GPU view of the old range shows none of its content.
+ */
+TEST_F_TIMEOUT(engine, vram_wiped_on_release, 60)
+{
+	const uint64_t size = 4 * SZ_1M;
+	struct drm_wddmseg_gem_info info;
+	char v[8] = "";
+	uint64_t gpu;
+	uint32_t h;
+	long stale;
+
+	NEED_ENGINE();
+	if (!read_file(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
+		SKIP(return, "use_engine is off");
+	ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+	MOVE_OK(h, SEG_INV);
+	MOVE_OK(h, SEG_VIS);
+	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x71be));
+	MOVE_OK(h, SEG_INV);
+	ASSERT_EQ(0, gem_info(self->fd, h, &info));
+	ASSERT_EQ(SEG_INV, info.segment_id);
+	gpu = self->base[SEG_INV] + info.offset;
+	stale = gpu_stale(self, gpu, size, 0x71be);
+	ASSERT_EQ((long)(size / SZ_1M * PEEK_WORDS), stale)
+		TH_LOG("before release the GPU must see the content (%ld words)",
+		       stale);
+
+	/* the last reference: the wipe is queued and waited for */
+	gem_close(self->fd, h);
+	stale = gpu_stale(self, gpu, size, 0x71be);
+	ASSERT_LE(0, stale) TH_LOG("peek: %s", strerror(-stale));
+	EXPECT_EQ(0, stale)
+		TH_LOG("released VRAM still holds %ld words of the allocation",
+		       stale);
 }
 
 /* 6. Three processes moving their own allocation concurrently. */
