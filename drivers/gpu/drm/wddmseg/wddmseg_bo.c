@@ -266,6 +266,7 @@ static void wddmseg_bo_destroy(struct ttm_buffer_object *tbo)
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
 
 	trace_wddmseg_bo_destroy(bo, tbo->base.size);
+	wddmseg_bo_drop_kept(bo);
 	if (bo->user_pages) {
 		unpin_user_pages_dirty_lock(bo->user_pages,
 					    tbo->base.size >> PAGE_SHIFT, true);

@@ -265,6 +265,10 @@ struct wddmseg_kms {
  * @kms: the display controller
  * @irq_lock: protects @irq_mask and the IRQ_MASK register
  * @irq_mask: what IRQ_MASK holds: the engine's and the display's bits
+ * @kept_lock: protects @kept_list, @kept_pages and every &wddmseg_bo.kept
+ * @kept_list: system pages kept by allocations in VRAM, oldest first
+ * @kept_pages: how many pages @kept_list holds
+ * @kept_shrinker: gives them back under memory pressure
  */
 struct wddmseg_device {
 	struct drm_device drm;
@@ -285,6 +289,10 @@ struct wddmseg_device {
 	struct wddmseg_kms kms;
 	spinlock_t irq_lock;	/* irq_mask, IRQ_MASK */
 	u32 irq_mask;
+	spinlock_t kept_lock;		/* kept_list, kept_pages, bo->kept */
+	struct list_head kept_list;
+	unsigned long kept_pages;
+	struct shrinker kept_shrinker;
 };
 
 static inline struct wddmseg_device *to_wddmseg(struct drm_device *drm)
@@ -307,6 +315,8 @@ struct wddmseg_residency_event {
 	struct drm_wddmseg_event_residency event;
 };
 
+struct wddmseg_kept;
+
 /**
  * struct wddmseg_bo - an allocation: a GEM object backed by a TTM BO
  * @tbo: the TTM buffer object (its base is the GEM object)
@@ -328,6 +338,9 @@ struct wddmseg_residency_event {
  * @evicting: an explicit eviction (GEM_EVICT) is moving the allocation
  * @evictions: times evicted
  * @moves: times its content moved
+ * @kept: system pages kept from its last stay in system memory or an
+ *	aperture while it is in VRAM, for the next eviction (wddmseg_ttm.c);
+ *	protected by &wddmseg_device.kept_lock
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -348,6 +361,7 @@ struct wddmseg_bo {
 	bool evicting;
 	atomic64_t evictions;
 	atomic64_t moves;
+	struct wddmseg_kept *kept;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)
@@ -406,6 +420,7 @@ u32 wddmseg_mem_type_segment(struct wddmseg_device *wdev, u32 mem_type);
 /* wddmseg_ttm.c */
 int wddmseg_ttm_init(struct wddmseg_device *wdev);
 void wddmseg_ttm_fini(struct wddmseg_device *wdev);
+void wddmseg_bo_drop_kept(struct wddmseg_bo *bo);
 bool wddmseg_segment_cpu_visible(struct wddmseg_device *wdev, u32 segment_id);
 int wddmseg_budget_group(const struct wddmseg_segment_desc *seg);
 void wddmseg_res_loc(struct wddmseg_device *wdev, struct ttm_buffer_object *tbo,

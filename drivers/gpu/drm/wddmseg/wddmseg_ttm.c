@@ -216,6 +216,8 @@ static int wddmseg_cpu_copy(struct wddmseg_device *wdev,
 	return 0;
 }
 
+static void wddmseg_tt_set_keep(struct ttm_buffer_object *tbo, bool keep);
+
 static bool use_engine = true;
 module_param(use_engine, bool, 0644);
 MODULE_PARM_DESC(use_engine,
@@ -445,7 +447,10 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	 * is done. No ghost object keeps the old placement allocated, so
 	 * usage counters are exact when the ioctl returns.
 	 */
+	/* Leaving pages for VRAM: TTM frees the ttm_tt; keep the pages. */
+	wddmseg_tt_set_keep(tbo, old_man->use_tt);
 	ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !sync, new_mem);
+	wddmseg_tt_set_keep(tbo, false);
 	dma_fence_put(fence);
 	return ret;
 }
@@ -499,10 +504,13 @@ static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 		wddmseg_apt_update(wdev, new_mem, tbo->ttm);
 
 	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
-	if (old_man->use_tt && new_man->use_tt)
+	if (old_man->use_tt && new_man->use_tt) {
 		ttm_bo_move_null(tbo, new_mem);
-	else
+	} else {
+		wddmseg_tt_set_keep(tbo, old_man->use_tt);
 		ttm_bo_move_sync_cleanup(tbo, new_mem);
+		wddmseg_tt_set_keep(tbo, false);
+	}
 	return 0;
 }
 
@@ -522,11 +530,221 @@ static void wddmseg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
  * struct wddmseg_tt - system pages of an allocation
  * @ttm: the TTM page array (and DMA addresses)
  * @user_pages: ExistingSysMem: the user pages pinned at creation, else NULL
+ * @bo: the allocation it was created for
+ * @keep: set by the move callback while TTM frees this ttm_tt because the
+ *	allocation moved into VRAM: unpopulate keeps the pages for @bo
  */
 struct wddmseg_tt {
 	struct ttm_tt ttm;
 	struct page **user_pages;
+	struct wddmseg_bo *bo;
+	bool keep;
 };
+
+/**
+ * struct wddmseg_kept - system pages an allocation left behind in VRAM
+ * @link: in &wddmseg_device.kept_list
+ * @bo: the allocation
+ * @num_pages: number of pages
+ * @caching: their caching
+ * @pages: the pages, still DMA-mapped
+ * @dma_address: their DMA addresses
+ *
+ * TTM frees the ttm_tt of an allocation that moves into VRAM, and gives a
+ * new one when it moves out again; with TTM's page pool every round trip
+ * then clears all pages once (the pool clears pages it takes back) and
+ * the copy overwrites them again. The pages are kept here instead, up to
+ * keep_sysmem_mb in total, and go back to the pool when the allocation is
+ * destroyed or under memory pressure (wddmseg_kept_scan()). They only
+ * back the same allocation again, and only a ttm_tt that TTM does not ask
+ * to be zeroed, i.e. one the move fills completely: the stale bytes are
+ * the allocation's own older content at worst.
+ */
+struct wddmseg_kept {
+	struct list_head link;
+	struct wddmseg_bo *bo;
+	pgoff_t num_pages;
+	enum ttm_caching caching;
+	struct page **pages;
+	dma_addr_t *dma_address;
+};
+
+static unsigned int keep_sysmem_mb = 256;
+module_param(keep_sysmem_mb, uint, 0644);
+MODULE_PARM_DESC(keep_sysmem_mb,
+		 "MiB of system pages allocations in VRAM may keep for their next eviction (default 256, 0 = off)");
+
+/* Unlink @bo's kept pages; the caller owns them then. */
+static struct wddmseg_kept *wddmseg_kept_take(struct wddmseg_device *wdev,
+					      struct wddmseg_bo *bo)
+{
+	struct wddmseg_kept *k;
+
+	spin_lock(&wdev->kept_lock);
+	k = bo->kept;
+	if (k) {
+		bo->kept = NULL;
+		list_del(&k->link);
+		wdev->kept_pages -= k->num_pages;
+	}
+	spin_unlock(&wdev->kept_lock);
+	return k;
+}
+
+/* Give kept pages back to TTM's pool (which unmaps them). */
+static void wddmseg_kept_free(struct wddmseg_device *wdev,
+			      struct wddmseg_kept *k)
+{
+	struct ttm_tt tt = {
+		.pages = k->pages,
+		.dma_address = k->dma_address,
+		.num_pages = k->num_pages,
+		.caching = k->caching,
+	};
+
+	ttm_pool_free(&wdev->bdev.pool, &tt);
+	kvfree(k);
+}
+
+/**
+ * wddmseg_bo_drop_kept - free the system pages an allocation kept
+ * @bo: allocation being destroyed
+ */
+void wddmseg_bo_drop_kept(struct wddmseg_bo *bo)
+{
+	struct wddmseg_kept *k;
+
+	/* Nobody else sets it; the shrinker may clear it under the lock. */
+	if (!READ_ONCE(bo->kept))
+		return;
+	k = wddmseg_kept_take(bdev_to_wddmseg(bo->tbo.bdev), bo);
+	if (k)
+		wddmseg_kept_free(bdev_to_wddmseg(bo->tbo.bdev), k);
+}
+
+/* Unpopulate of a ttm_tt marked @keep: park its pages. False: no room. */
+static bool wddmseg_kept_stash(struct wddmseg_device *wdev,
+			       struct wddmseg_tt *wtt)
+{
+	struct ttm_tt *tt = &wtt->ttm;
+	struct wddmseg_kept *k;
+	bool ok = false;
+
+	if (tt->num_pages > ((unsigned long)READ_ONCE(keep_sysmem_mb) <<
+			     (20 - PAGE_SHIFT)))
+		return false;
+	k = kvmalloc(sizeof(*k) + tt->num_pages * (sizeof(*k->pages) +
+						   sizeof(*k->dma_address)),
+		     GFP_KERNEL | __GFP_NOWARN);
+	if (!k)
+		return false;
+	k->bo = wtt->bo;
+	k->num_pages = tt->num_pages;
+	k->caching = tt->caching;
+	k->dma_address = (dma_addr_t *)(k + 1);
+	k->pages = (struct page **)(k->dma_address + tt->num_pages);
+	memcpy(k->pages, tt->pages, tt->num_pages * sizeof(*k->pages));
+	memcpy(k->dma_address, tt->dma_address,
+	       tt->num_pages * sizeof(*k->dma_address));
+
+	spin_lock(&wdev->kept_lock);
+	if (!wtt->bo->kept && wdev->kept_pages + tt->num_pages <=
+	    ((unsigned long)READ_ONCE(keep_sysmem_mb) << (20 - PAGE_SHIFT))) {
+		wtt->bo->kept = k;
+		list_add_tail(&k->link, &wdev->kept_list);
+		wdev->kept_pages += k->num_pages;
+		ok = true;
+	}
+	spin_unlock(&wdev->kept_lock);
+	if (!ok)
+		kvfree(k);
+	return ok;
+}
+
+/*
+ * Populate from the pages the allocation kept, if it kept a matching set
+ * and TTM does not need zeroed pages. Other kept pages are freed.
+ */
+static bool wddmseg_kept_reuse(struct wddmseg_device *wdev,
+			       struct wddmseg_tt *wtt)
+{
+	struct ttm_tt *tt = &wtt->ttm;
+	struct wddmseg_kept *k;
+
+	if (!wtt->bo || !READ_ONCE(wtt->bo->kept))
+		return false;
+	k = wddmseg_kept_take(wdev, wtt->bo);
+	if (!k)
+		return false;
+	if (k->num_pages != tt->num_pages || k->caching != tt->caching ||
+	    (tt->page_flags & (TTM_TT_FLAG_ZERO_ALLOC | TTM_TT_FLAG_SWAPPED))) {
+		wddmseg_kept_free(wdev, k);
+		return false;
+	}
+	memcpy(tt->pages, k->pages, tt->num_pages * sizeof(*tt->pages));
+	memcpy(tt->dma_address, k->dma_address,
+	       tt->num_pages * sizeof(*tt->dma_address));
+	kvfree(k);
+	return true;
+}
+
+/* Mark @tbo's ttm_tt: keep its pages if TTM unpopulates it now. */
+static void wddmseg_tt_set_keep(struct ttm_buffer_object *tbo, bool keep)
+{
+	if (tbo->ttm)
+		container_of(tbo->ttm, struct wddmseg_tt, ttm)->keep = keep;
+}
+
+static unsigned long wddmseg_kept_count(struct shrinker *shrink,
+					struct shrink_control *sc)
+{
+	struct wddmseg_device *wdev =
+		container_of(shrink, struct wddmseg_device, kept_shrinker);
+	unsigned long n = READ_ONCE(wdev->kept_pages);
+
+	return n ? n : SHRINK_EMPTY;
+}
+
+/* Free up to @max kept pages, oldest first; returns how many. */
+static unsigned long wddmseg_kept_shrink(struct wddmseg_device *wdev,
+					 unsigned long max)
+{
+	unsigned long freed = 0;
+	struct wddmseg_kept *k;
+
+	while (freed < max) {
+		spin_lock(&wdev->kept_lock);
+		k = list_first_entry_or_null(&wdev->kept_list,
+					     struct wddmseg_kept, link);
+		if (k) {
+			k->bo->kept = NULL;
+			list_del(&k->link);
+			wdev->kept_pages -= k->num_pages;
+		}
+		spin_unlock(&wdev->kept_lock);
+		if (!k)
+			break;
+		freed += k->num_pages;
+		wddmseg_kept_free(wdev, k);
+	}
+	return freed;
+}
+
+/* Memory pressure: give kept pages back. */
+static unsigned long wddmseg_kept_scan(struct shrinker *shrink,
+				       struct shrink_control *sc)
+{
+	struct wddmseg_device *wdev =
+		container_of(shrink, struct wddmseg_device, kept_shrinker);
+	unsigned long freed = wddmseg_kept_shrink(wdev, sc->nr_to_scan);
+
+	return freed ? freed : SHRINK_STOP;
+}
+
+static void wddmseg_kept_drain(struct wddmseg_device *wdev)
+{
+	wddmseg_kept_shrink(wdev, ULONG_MAX);
+}
 
 static struct ttm_tt *wddmseg_ttm_tt_create(struct ttm_buffer_object *tbo,
 					    u32 page_flags)
@@ -549,6 +767,7 @@ static struct ttm_tt *wddmseg_ttm_tt_create(struct ttm_buffer_object *tbo,
 		return NULL;
 	}
 
+	wtt->bo = bo;
 	if (bo->user_pages) {
 		/* Pages come from the user, not from TTM's pool. */
 		wtt->ttm.page_flags |= TTM_TT_FLAG_EXTERNAL |
@@ -586,8 +805,11 @@ static int wddmseg_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *tt,
 	struct device *dev = bdev_to_wddmseg(bdev)->drm.dev;
 	pgoff_t i;
 
-	if (!wtt->user_pages)
+	if (!wtt->user_pages) {
+		if (wddmseg_kept_reuse(bdev_to_wddmseg(bdev), wtt))
+			return 0;
 		return ttm_pool_alloc(&bdev->pool, tt, ctx);
+	}
 
 	for (i = 0; i < tt->num_pages; i++) {
 		tt->pages[i] = wtt->user_pages[i];
@@ -608,7 +830,7 @@ static void wddmseg_ttm_tt_unpopulate(struct ttm_device *bdev,
 
 	if (wtt->user_pages)
 		wddmseg_userptr_unmap(bdev, tt, tt->num_pages);
-	else
+	else if (!wtt->keep || !wddmseg_kept_stash(bdev_to_wddmseg(bdev), wtt))
 		ttm_pool_free(&bdev->pool, tt);
 }
 
@@ -759,6 +981,9 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 	writel(0, wdev->mmio + WDDMSEG_REG_WINDOW_BASE_HI);
 
 	wddmseg_assign_mem_types(wdev);
+	spin_lock_init(&wdev->kept_lock);
+	INIT_LIST_HEAD(&wdev->kept_list);
+	wdev->kept_pages = 0;
 
 	ret = ttm_device_init(&wdev->bdev, &wddmseg_ttm_funcs, drm->dev,
 			      drm->anon_inode->i_mapping, drm->vma_offset_manager,
@@ -773,6 +998,14 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 		if (ret)
 			goto err_fini;
 	}
+
+	wdev->kept_shrinker.count_objects = wddmseg_kept_count;
+	wdev->kept_shrinker.scan_objects = wddmseg_kept_scan;
+	wdev->kept_shrinker.seeks = DEFAULT_SEEKS;
+	ret = register_shrinker(&wdev->kept_shrinker, "drm-wddmseg:%s",
+				drm->unique);
+	if (ret)
+		goto err_fini;
 	wdev->ttm_ready = true;
 	return 0;
 
@@ -795,6 +1028,9 @@ void wddmseg_ttm_fini(struct wddmseg_device *wdev)
 		return;
 	for (id = wdev->desc.segment_count; id >= 1; id--)
 		wddmseg_mgr_fini(wdev, id);
+	/* Normally allocations are gone by now and took their pages along. */
+	unregister_shrinker(&wdev->kept_shrinker);
+	wddmseg_kept_drain(wdev);
 	ttm_device_fini(&wdev->bdev);
 	wdev->ttm_ready = false;
 }

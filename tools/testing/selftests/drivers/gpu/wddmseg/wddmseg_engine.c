@@ -5,7 +5,9 @@
  * engine against the CPU fallback (module parameter use_engine), GEM_WAIT
  * on pipelined engine work, recovery from an injected hang and an injected
  * fault (debugfs "inject"; the watchdog resets the engine and replays the
- * jobs that had not completed), and concurrent submitters.
+ * jobs that had not completed), GEM_WAIT's -ETIME while an injected hang
+ * holds the engine, the wipe of released VRAM, the unmapping of an
+ * aperture range an allocation left, and concurrent submitters.
  *
  * Runs on the device of the expectation file ($WDDMSEG_EXPECT) with the
  * default layout and the most CPU-visible VRAM (in the VM check boot the
@@ -344,6 +346,31 @@ static uint64_t create_big(FIXTURE_DATA(engine) *self, uint32_t *h)
 }
 
 /*
+ * Words of the pattern the GPU still sees at @gpu, sampled at the start of
+ * every MiB of @size: after the allocation left that place (the aperture
+ * range was unmapped, the VRAM was wiped) there must be none. Returns
+ * the count or -errno.
+ */
+static long gpu_stale(FIXTURE_DATA(engine) *self, uint64_t gpu,
+		      uint64_t size, uint32_t seed)
+{
+	uint32_t words[PEEK_WORDS];
+	unsigned int faults, j;
+	uint64_t off;
+	long stale = 0;
+	int ret;
+
+	for (off = 0; off < size; off += SZ_1M) {
+		ret = gpu_peek(self, gpu + off, words, &faults);
+		if (ret)
+			return ret;
+		for (j = 0; j < PEEK_WORDS; j++)
+			stale += words[j] == pattern_word(seed, off / 4 + j);
+	}
+	return stale;
+}
+
+/*
  * seg1 -> seg2 -> seg3 -> system -> seg1 with the pattern written in seg1;
  * checks the GPU view in the aperture, and returns the final bytes in @out.
  */
@@ -353,7 +380,7 @@ static void round_trip(struct __test_metadata *_metadata,
 {
 	static const uint32_t path[] = { SEG_INV, SEG_APT, 0, SEG_VIS };
 	struct drm_wddmseg_gem_info info;
-	uint64_t moves, first = 0, bad;
+	uint64_t moves, first = 0, bad, apt_gpu = 0;
 	unsigned int i;
 
 	MOVE_OK(h, SEG_VIS);
@@ -373,6 +400,16 @@ static void round_trip(struct __test_metadata *_metadata,
 			EXPECT_EQ(0, gbad)
 				TH_LOG("aperture: GPU sees %ld wrong words, first at 0x%" PRIx64,
 				       gbad, first);
+			apt_gpu = self->base[SEG_APT] + info.offset;
+		} else if (apt_gpu) {
+			/* moved out: the range must be unmapped (dummy page) */
+			long stale = gpu_stale(self, apt_gpu, size, seed);
+
+			ASSERT_LE(0, stale) TH_LOG("peek: %s", strerror(-stale));
+			EXPECT_EQ(0, stale)
+				TH_LOG("aperture range still shows %ld words of the allocation after it moved out",
+				       stale);
+			apt_gpu = 0;
 		}
 	}
 	ASSERT_EQ(0, read_back(self->fd, h, size, out));
@@ -636,6 +673,106 @@ TEST_F_TIMEOUT(engine, inject_hang, 60)
 TEST_F_TIMEOUT(engine, inject_fault, 60)
 {
 	inject_recovery(_metadata, self, "fault");
+}
+
+/*
+ * 7. GEM_WAIT while the engine is held by an injected hang: the move's job
+ * cannot complete, so a poll (timeout 0) and a short wait both report
+ * -ETIME; once the watchdog has reset the engine and replayed the job the
+ * wait returns 0 and the content arrived intact.
+ */
+TEST_F_TIMEOUT(engine, gem_wait_busy, 60)
+{
+	const uint64_t size = 4 * SZ_1M;
+	struct eng_state st0, st1, st2;
+	char path[96], v[8] = "";
+	uint64_t first = 0;
+	uint32_t h;
+	void *out;
+	int ret;
+
+	NEED_ENGINE();
+	if (!read_file(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
+		SKIP(return, "use_engine is off");
+	snprintf(path, sizeof(path), "%s/inject", self->dbg);
+	if (access(path, W_OK) || access(PARAM_FENCE_TIMEOUT, W_OK))
+		SKIP(return, "no %s or %s", path, PARAM_FENCE_TIMEOUT);
+	/* long enough for the polls below even on a slow TCG host */
+	ASSERT_EQ(0, param_set(self->saved_timeout, sizeof(self->saved_timeout),
+			       PARAM_FENCE_TIMEOUT, "3000"));
+	out = malloc(size);
+	ASSERT_NE(NULL, out);
+
+	ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+	MOVE_OK(h, SEG_VIS);
+	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x5b17));
+	ASSERT_EQ(0, engine_state(self, &st0));
+	ASSERT_EQ(st0.submitted, st0.completed);
+
+	ASSERT_EQ(0, write_file(path, "hang"));
+	ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
+	ret = gem_wait(self->fd, h, 0);
+	EXPECT_EQ(-ETIME, ret) TH_LOG("GEM_WAIT(0) on a held engine: %s",
+				      ret ? strerror(-ret) : "idle");
+	ret = gem_wait(self->fd, h, NSEC_PER_SEC / 10);
+	EXPECT_EQ(-ETIME, ret) TH_LOG("GEM_WAIT(100 ms) on a held engine: %s",
+				      ret ? strerror(-ret) : "idle");
+	ASSERT_EQ(0, engine_state(self, &st1));
+	EXPECT_LT(st1.completed, st1.submitted)
+		TH_LOG("the move's job completed on a hung engine");
+	EXPECT_EQ(st0.resets, st1.resets);
+
+	/* recovery: the watchdog resets the engine and replays the job */
+	EXPECT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+	EXPECT_EQ(0, gem_wait(self->fd, h, 0));
+	ASSERT_EQ(0, engine_state(self, &st2));
+	EXPECT_LT(st1.resets, st2.resets);
+	EXPECT_EQ(st2.submitted, st2.completed);
+	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	MOVE_OK(h, SEG_VIS);
+	ASSERT_EQ(0, read_back(self->fd, h, size, out));
+	EXPECT_EQ(0u, pattern_check(out, size, 0x5b17, &first))
+		TH_LOG("content damaged, first bad byte at 0x%" PRIx64, first);
+	gem_close(self->fd, h);
+	free(out);
+}
+
+/*
+ * 8. Releasing an allocation wipes its VRAM with a FILL before the range
+ * is free: the GPU view of the old range shows none of its content.
+ */
+TEST_F_TIMEOUT(engine, vram_wiped_on_release, 60)
+{
+	const uint64_t size = 4 * SZ_1M;
+	struct drm_wddmseg_gem_info info;
+	char v[8] = "";
+	uint64_t gpu;
+	uint32_t h;
+	long stale;
+
+	NEED_ENGINE();
+	if (!read_file(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
+		SKIP(return, "use_engine is off");
+	ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+	MOVE_OK(h, SEG_INV);
+	MOVE_OK(h, SEG_VIS);
+	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x71be));
+	MOVE_OK(h, SEG_INV);
+	ASSERT_EQ(0, gem_info(self->fd, h, &info));
+	ASSERT_EQ(SEG_INV, info.segment_id);
+	gpu = self->base[SEG_INV] + info.offset;
+	stale = gpu_stale(self, gpu, size, 0x71be);
+	ASSERT_EQ((long)(size / SZ_1M * PEEK_WORDS), stale)
+		TH_LOG("before release the GPU must see the content (%ld words)",
+		       stale);
+
+	/* the last reference: the wipe is queued and waited for */
+	gem_close(self->fd, h);
+	stale = gpu_stale(self, gpu, size, 0x71be);
+	ASSERT_LE(0, stale) TH_LOG("peek: %s", strerror(-stale));
+	EXPECT_EQ(0, stale)
+		TH_LOG("released VRAM still holds %ld words of the allocation",
+		       stale);
 }
 
 /* 6. Three processes moving their own allocation concurrently. */
