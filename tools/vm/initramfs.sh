@@ -156,6 +156,9 @@ mknod -m 666 "$ROOT/dev/null" c 1 3
 cp "$HERE/guest/init" "$ROOT/init"
 chmod 755 "$ROOT/init"
 cp -r "$HERE/guest/." "$ROOT/usr/share/wddmseg-vm/"
+# module options of the test boots (fbdev=0, see the file)
+mkdir -p "$ROOT/etc/modprobe.d"
+cp "$HERE/guest/modprobe.conf" "$ROOT/etc/modprobe.d/wddmseg.conf"
 
 # copy_module FILE: store a module of the kernel tree at the same relative
 # path, uncompressed.

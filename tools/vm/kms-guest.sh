@@ -35,8 +35,13 @@ check() { # MESSAGE COMMAND...: one TAP line from a command's status
 	if "$@"; then tap ok "$msg"; else tap not-ok "$msg"; fi
 }
 
+# wddmseg with its fbdev console on (the initramfs' modprobe.conf turns it
+# off for the memory tests): modetest and the pattern must work next to it
 for m in $KMS_MODULES; do
-	modprobe "$m" || echo "# modprobe $m failed"
+	opts=''
+	[ "$m" = wddmseg ] && opts=fbdev=1
+	# shellcheck disable=SC2086
+	modprobe "$m" $opts || echo "# modprobe $m failed"
 done
 # let fbdev emulation finish its first modeset before modetest
 sleep 1

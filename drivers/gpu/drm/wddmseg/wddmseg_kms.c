@@ -51,9 +51,9 @@
 #include "wddmseg_drv.h"
 #include "wddmseg_hw.h"
 
-static bool fbdev;
+static bool fbdev = true;
 module_param(fbdev, bool, 0444);
-MODULE_PARM_DESC(fbdev, "fbdev emulation on the scanout (console on the display; pins a framebuffer in a DirectFlip segment while shown) [default=off]");
+MODULE_PARM_DESC(fbdev, "fbdev emulation on the scanout (console on the display; pins a framebuffer in a DirectFlip segment while shown) [default=on]");
 
 #define WDDMSEG_KMS_IRQS	(WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR)
 #define WDDMSEG_PREFERRED_W	1024
