@@ -17,8 +17,9 @@ extern "C" {
  *
  * Reported by &drm_wddmseg_query_adapter.uapi_version. Bumped whenever an
  * ioctl or a field is added, so userspace can tell what it may use.
+ * Version 2 added &drm_wddmseg_gem_residency.flags (WDDMSEG_EVICT_DISCARD).
  */
-#define WDDMSEG_UAPI_VERSION		1
+#define WDDMSEG_UAPI_VERSION		2
 
 /**
  * WDDMSEG_MAX_SEGMENTS - largest segment count the driver accepts
@@ -302,15 +303,38 @@ struct drm_wddmseg_gem_info {
  * evicting others as needed, or with @segment_id 0 into the first preferred
  * segment that can take it. EVICT moves it to system memory; @segment_id
  * must be 0. Pinned allocations cannot move (-EBUSY).
+ *
+ * Since uapi version 2, EVICT takes @flags (MAKE_RESIDENT takes none).
+ * With WDDMSEG_EVICT_DISCARD the content may be dropped (WDDM's
+ * DiscardContent, as for D3DKMTOfferAllocations with discard): the driver
+ * gives up the allocation's place without a Transfer and its content is
+ * gone; it reads as zeroes from then on, in system memory and after the
+ * next MAKE_RESIDENT. ExistingSysMem allocations cannot be discarded
+ * (their content is the user's memory).
  */
 struct drm_wddmseg_gem_residency {
 	/** @handle: in: GEM handle. */
 	__u32 handle;
 	/** @segment_id: in: target segment, see above. */
 	__u32 segment_id;
+	/**
+	 * @flags: in: EVICT: WDDMSEG_EVICT_* bits; MAKE_RESIDENT: must be
+	 * zero. Unknown bits are refused (-EINVAL).
+	 */
+	__u32 flags;
+	/** @pad: must be zero. */
+	__u32 pad;
 	/** @reserved: must be zero. */
-	__u64 reserved[2];
+	__u64 reserved;
 };
+
+/**
+ * WDDMSEG_EVICT_DISCARD - &drm_wddmseg_gem_residency.flags: drop the content
+ *
+ * The allocation leaves its segment without its content being copied out;
+ * it reads as zeroes afterwards.
+ */
+#define WDDMSEG_EVICT_DISCARD		(1u << 0)
 
 /**
  * struct drm_wddmseg_gem_wait - wait until an allocation is idle

@@ -831,8 +831,29 @@ int wddmseg_ioctl_gem_info(struct drm_device *drm, void *data,
 	return ret;
 }
 
-/* Validate @bo into exactly @id (0: system memory), evicting as needed. */
-static int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id)
+/*
+ * The rest of a discard, the allocation now in system memory: drop its
+ * pages (TTM's pipeline gutting: an empty placement gives it a new,
+ * unpopulated ttm_tt marked for clearing, so whatever populates it next
+ * gets zeroed pages) and the pages it kept from an earlier stay.
+ */
+static int wddmseg_bo_discard_pages(struct wddmseg_bo *bo,
+				    struct ttm_operation_ctx *ctx)
+{
+	struct ttm_placement none = {};
+	int ret;
+
+	ttm_bo_unmap_virtual(&bo->tbo);
+	ret = ttm_bo_validate(&bo->tbo, &none, ctx);
+	wddmseg_bo_drop_kept(bo);
+	return ret;
+}
+
+/*
+ * Validate @bo into exactly @id (0: system memory), evicting as needed;
+ * with @discard (id 0 only) its content is dropped on the way.
+ */
+static int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct ttm_placement placement;
@@ -853,8 +874,12 @@ static int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id)
 	} else {
 		/* Moving to system memory on request is an eviction too. */
 		bo->evicting = id == WDDMSEG_SEGMENT_SYSTEM;
+		bo->discarding = discard;
 		ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
 		bo->evicting = false;
+		bo->discarding = false;
+		if (!ret && discard)
+			ret = wddmseg_bo_discard_pages(bo, &ctx);
 	}
 	ttm_bo_unreserve(&bo->tbo);
 	return ret == -ENOMEM && id ? -ENOSPC : ret;
@@ -868,8 +893,13 @@ int wddmseg_ioctl_gem_make_resident(struct drm_device *drm, void *data,
 	struct wddmseg_bo *bo;
 	int ret, idx;
 
-	if (memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
-		drm_dbg(drm, "make_resident: reserved fields must be zero\n");
+	if (args->flags) {
+		drm_dbg(drm, "make_resident: flags 0x%x: MAKE_RESIDENT takes no flags\n",
+			args->flags);
+		return -EINVAL;
+	}
+	if (args->pad || args->reserved) {
+		drm_dbg(drm, "make_resident: pad and reserved fields must be zero\n");
 		return -EINVAL;
 	}
 	bo = wddmseg_bo_lookup(file, args->handle);
@@ -889,7 +919,7 @@ int wddmseg_ioctl_gem_make_resident(struct drm_device *drm, void *data,
 		goto out;
 	}
 	if (args->segment_id) {
-		ret = wddmseg_bo_move_to(bo, args->segment_id);
+		ret = wddmseg_bo_move_to(bo, args->segment_id, false);
 	} else {
 		ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 		if (!ret) {
@@ -913,22 +943,35 @@ int wddmseg_ioctl_gem_evict(struct drm_device *drm, void *data,
 	struct wddmseg_bo *bo;
 	int ret, idx;
 
-	if (args->segment_id || memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
-		drm_dbg(drm, "evict: segment_id and reserved fields must be zero\n");
+	bool discard = args->flags & WDDMSEG_EVICT_DISCARD;
+
+	if (args->flags & ~WDDMSEG_EVICT_DISCARD) {
+		drm_dbg(drm, "evict: unknown flags 0x%x (known: 0x%x)\n",
+			args->flags, WDDMSEG_EVICT_DISCARD);
+		return -EINVAL;
+	}
+	if (args->segment_id || args->pad || args->reserved) {
+		drm_dbg(drm, "evict: segment_id, pad and reserved fields must be zero\n");
 		return -EINVAL;
 	}
 	bo = wddmseg_bo_lookup(file, args->handle);
 	if (!bo)
 		return -ENOENT;
+	if (discard && bo->userptr) {
+		drm_dbg(drm, "evict: discard of an ExistingSysMem allocation (its content is the user's memory)\n");
+		ret = -EINVAL;
+		goto out;
+	}
 	if (drm_dev_enter(drm, &idx)) {
-		ret = wddmseg_bo_move_to(bo, WDDMSEG_SEGMENT_SYSTEM);
+		ret = wddmseg_bo_move_to(bo, WDDMSEG_SEGMENT_SYSTEM, discard);
 		drm_dev_exit(idx);
 	} else {
 		ret = -ENODEV;
 	}
 	if (ret)
-		drm_dbg(drm, "evict: %d%s\n", ret,
+		drm_dbg(drm, "evict%s: %d%s\n", discard ? " (discard)" : "", ret,
 			ret == -EBUSY ? " (pinned allocation)" : "");
+out:
 	drm_gem_object_put(&bo->tbo.base);
 	return ret;
 }

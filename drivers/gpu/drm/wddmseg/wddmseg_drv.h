@@ -7,6 +7,7 @@
 
 #include <linux/dma-fence.h>
 #include <linux/mutex.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -269,6 +270,12 @@ struct wddmseg_kms {
  * @kept_list: system pages kept by allocations in VRAM, oldest first
  * @kept_pages: how many pages @kept_list holds
  * @kept_shrinker: gives them back under memory pressure
+ * @access_lock: serializes users of @access_bounce and @access_fence
+ * @access_bounce: DMA-coherent bounce buffer of WDDMSEG_ACCESS_BOUNCE bytes
+ *	for ReadPhysical/WritePhysical (TTM's access_memory), or NULL
+ * @access_bounce_dma: its DMA address
+ * @access_fence: the last ReadPhysical/WritePhysical job whose wait was
+ *	interrupted; the bounce buffer is not reused before it signals
  */
 struct wddmseg_device {
 	struct drm_device drm;
@@ -293,7 +300,14 @@ struct wddmseg_device {
 	struct list_head kept_list;
 	unsigned long kept_pages;
 	struct shrinker kept_shrinker;
+	struct mutex access_lock;	/* access_bounce, access_fence */
+	void *access_bounce;
+	dma_addr_t access_bounce_dma;
+	struct dma_fence *access_fence;
 };
+
+/* Bytes one ReadPhysical/WritePhysical job of access_memory moves at most. */
+#define WDDMSEG_ACCESS_BOUNCE	SZ_16K
 
 static inline struct wddmseg_device *to_wddmseg(struct drm_device *drm)
 {
@@ -336,6 +350,8 @@ struct wddmseg_kept;
  *	(ExplicitResidencyNotification), protected by the DRM event_lock
  * @residency_seq: notifications sent so far
  * @evicting: an explicit eviction (GEM_EVICT) is moving the allocation
+ * @discarding: that eviction has WDDMSEG_EVICT_DISCARD: DiscardContent
+ *	instead of a Transfer, the content is dropped
  * @evictions: times evicted
  * @moves: times its content moved
  * @kept: system pages kept from its last stay in system memory or an
@@ -359,6 +375,7 @@ struct wddmseg_bo {
 	struct wddmseg_residency_event *residency_event;
 	u64 residency_seq;
 	bool evicting;
+	bool discarding;
 	atomic64_t evictions;
 	atomic64_t moves;
 	struct wddmseg_kept *kept;
@@ -393,6 +410,11 @@ u32 wddmseg_encode_transfer(u64 *cmd, u64 size, const struct wddmseg_loc *src,
 			    const struct wddmseg_loc *dst);
 u32 wddmseg_encode_fill(u64 *cmd, u64 size, u32 pattern,
 			const struct wddmseg_loc *dst);
+u32 wddmseg_encode_discard(u64 *cmd, u64 size, const struct wddmseg_loc *loc);
+u32 wddmseg_encode_read_physical(u64 *cmd, u64 size, u64 gpu_addr,
+				 u64 dma_addr);
+u32 wddmseg_encode_write_physical(u64 *cmd, u64 size, u64 gpu_addr,
+				  u64 dma_addr);
 u32 wddmseg_encode_map_aperture(u64 *cmd, u32 segment_id, bool coherent,
 				u64 first_page, u64 count, u64 list);
 u32 wddmseg_encode_unmap_aperture(u64 *cmd, u32 segment_id, u64 first_page,

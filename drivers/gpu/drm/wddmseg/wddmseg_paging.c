@@ -60,6 +60,67 @@ u32 wddmseg_encode_fill(u64 *cmd, u64 size, u32 pattern,
 }
 
 /**
+ * wddmseg_encode_discard - DiscardContent: @size bytes at @loc are dropped
+ * @cmd: WDDMSEG_DISCARD_QWORDS words
+ * @size: bytes
+ * @loc: the range whose content the allocation gives up
+ *
+ * The device only checks the range; the driver frees the placement without
+ * a Transfer afterwards.
+ *
+ * Return: words written.
+ */
+u32 wddmseg_encode_discard(u64 *cmd, u64 size, const struct wddmseg_loc *loc)
+{
+	cmd[0] = WDDMSEG_CMD_HDR(WDDMSEG_OP_DISCARD, WDDMSEG_DISCARD_QWORDS);
+	cmd[1] = size;
+	wddmseg_encode_loc(&cmd[2], loc);
+	return WDDMSEG_DISCARD_QWORDS;
+}
+
+static u32 wddmseg_encode_physical(u64 *cmd, u32 op, u64 size, u64 gpu_addr,
+				   u64 dma_addr)
+{
+	cmd[0] = WDDMSEG_CMD_HDR(op, WDDMSEG_PHYSICAL_QWORDS);
+	cmd[1] = size;
+	cmd[2] = gpu_addr;
+	cmd[3] = dma_addr;
+	return WDDMSEG_PHYSICAL_QWORDS;
+}
+
+/**
+ * wddmseg_encode_read_physical - ReadPhysical: GPU address -> system memory
+ * @cmd: WDDMSEG_PHYSICAL_QWORDS words
+ * @size: bytes, any alignment
+ * @gpu_addr: source in the GPU address space (BaseAddress + offset)
+ * @dma_addr: DMA address of contiguous system memory receiving the bytes
+ *
+ * Return: words written.
+ */
+u32 wddmseg_encode_read_physical(u64 *cmd, u64 size, u64 gpu_addr,
+				 u64 dma_addr)
+{
+	return wddmseg_encode_physical(cmd, WDDMSEG_OP_READ_PHYSICAL, size,
+				       gpu_addr, dma_addr);
+}
+
+/**
+ * wddmseg_encode_write_physical - WritePhysical: system memory -> GPU address
+ * @cmd: WDDMSEG_PHYSICAL_QWORDS words
+ * @size: bytes, any alignment
+ * @gpu_addr: destination in the GPU address space (BaseAddress + offset)
+ * @dma_addr: DMA address of contiguous system memory holding the bytes
+ *
+ * Return: words written.
+ */
+u32 wddmseg_encode_write_physical(u64 *cmd, u64 size, u64 gpu_addr,
+				  u64 dma_addr)
+{
+	return wddmseg_encode_physical(cmd, WDDMSEG_OP_WRITE_PHYSICAL, size,
+				       gpu_addr, dma_addr);
+}
+
+/**
  * wddmseg_encode_map_aperture - MapApertureSegment
  * @cmd: WDDMSEG_APERTURE_QWORDS words
  * @segment_id: aperture segment

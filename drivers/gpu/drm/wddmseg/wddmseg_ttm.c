@@ -22,6 +22,7 @@
 #include <linux/pci.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_print.h>
 #include <drm/ttm/ttm_pool.h>
 #include <drm/ttm/ttm_tt.h>
@@ -112,38 +113,46 @@ static bool wddmseg_res_is_aperture(struct wddmseg_device *wdev,
 }
 
 /*
- * CPU access to one page of VRAM at @vram_off: BAR2 for CPU-visible
- * segments, the BAR4 window for the others. @to_vram gives the direction.
+ * CPU access to @len bytes of VRAM at @vram_off, any alignment: BAR2 for
+ * CPU-visible segments, the BAR4 window for the others (moved as often as
+ * the range needs). @to_vram gives the direction.
  */
-static void wddmseg_vram_page_io(struct wddmseg_device *wdev, bool visible,
-				 u64 vram_off, void *buf, bool to_vram)
+static void wddmseg_vram_io(struct wddmseg_device *wdev, bool visible,
+			    u64 vram_off, void *buf, size_t len, bool to_vram)
 {
-	u64 base;
 	void __iomem *p;
+	size_t n;
+	u64 base;
 
 	if (visible) {
 		p = wdev->vram_bar + vram_off;
 		if (to_vram)
-			memcpy_toio(p, buf, PAGE_SIZE);
+			memcpy_toio(p, buf, len);
 		else
-			memcpy_fromio(buf, p, PAGE_SIZE);
+			memcpy_fromio(buf, p, len);
 		return;
 	}
 
-	base = round_down(vram_off, WDDMSEG_WINDOW_SIZE);
 	mutex_lock(&wdev->window_lock);
-	if (base != wdev->window_base) {
-		writel(lower_32_bits(base),
-		       wdev->mmio + WDDMSEG_REG_WINDOW_BASE_LO);
-		writel(upper_32_bits(base),
-		       wdev->mmio + WDDMSEG_REG_WINDOW_BASE_HI);
-		wdev->window_base = base;
+	while (len) {
+		base = round_down(vram_off, WDDMSEG_WINDOW_SIZE);
+		n = min_t(u64, len, base + WDDMSEG_WINDOW_SIZE - vram_off);
+		if (base != wdev->window_base) {
+			writel(lower_32_bits(base),
+			       wdev->mmio + WDDMSEG_REG_WINDOW_BASE_LO);
+			writel(upper_32_bits(base),
+			       wdev->mmio + WDDMSEG_REG_WINDOW_BASE_HI);
+			wdev->window_base = base;
+		}
+		p = wdev->window + (vram_off - base);
+		if (to_vram)
+			memcpy_toio(p, buf, n);
+		else
+			memcpy_fromio(buf, p, n);
+		vram_off += n;
+		buf += n;
+		len -= n;
 	}
-	p = wdev->window + (vram_off - base);
-	if (to_vram)
-		memcpy_toio(p, buf, PAGE_SIZE);
-	else
-		memcpy_fromio(buf, p, PAGE_SIZE);
 	mutex_unlock(&wdev->window_lock);
 }
 
@@ -166,10 +175,10 @@ static void wddmseg_res_page_io(struct wddmseg_device *wdev,
 		return;
 	}
 
-	wddmseg_vram_page_io(wdev, mgr->desc->flags & DXGK_SEGFLAG_CPU_VISIBLE,
-			     mgr->desc->base_address +
-			     ((u64)(res->start + i) << PAGE_SHIFT),
-			     buf, to_res);
+	wddmseg_vram_io(wdev, mgr->desc->flags & DXGK_SEGFLAG_CPU_VISIBLE,
+			mgr->desc->base_address +
+			((u64)(res->start + i) << PAGE_SHIFT),
+			buf, PAGE_SIZE, to_res);
 }
 
 /*
@@ -455,6 +464,85 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	return ret;
 }
 
+/*
+ * DiscardContent of a VRAM resource, then a Fill of zeroes over it (VRAM
+ * an allocation gives up is wiped, as on release), in one engine job.
+ */
+static struct dma_fence *wddmseg_engine_discard(struct wddmseg_device *wdev,
+						struct wddmseg_mgr *mgr,
+						struct ttm_resource *res)
+{
+	struct wddmseg_engine *eng = &wdev->engine;
+	u64 cmd[WDDMSEG_DISCARD_QWORDS + WDDMSEG_FILL_QWORDS];
+	u64 size = (u64)res->num_pages << PAGE_SHIFT;
+	struct dma_fence *fence;
+	struct wddmseg_loc loc;
+	struct wddmseg_job job;
+	u32 q;
+	int ret;
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(-ENODEV);
+	}
+	ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd), 0, &job);
+	if (ret) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(ret);
+	}
+	loc.segment_id = mgr->segment_id;
+	loc.addr = (u64)res->start << PAGE_SHIFT;
+	loc.offset = 0;
+	q = wddmseg_encode_discard(cmd, size, &loc);
+	q += wddmseg_encode_fill(cmd + q, size, 0, &loc);
+	trace_wddmseg_paging_op("discard", mgr->segment_id, 0, size,
+				eng->seqno + 1);
+	wddmseg_engine_emit(eng, &job, cmd, q);
+	fence = wddmseg_engine_commit(eng, &job);
+	mutex_unlock(&eng->lock);
+	return fence;
+}
+
+/*
+ * GEM_EVICT with WDDMSEG_EVICT_DISCARD out of VRAM: no Transfer, the
+ * content is dropped. The new system placement keeps an unpopulated
+ * ttm_tt (content that never existed: the next move into VRAM is a Fill
+ * of zeroes); wddmseg_bo.c then marks it for clearing.
+ */
+static int wddmseg_bo_move_discard(struct wddmseg_device *wdev,
+				   struct ttm_buffer_object *tbo, bool evict,
+				   struct ttm_operation_ctx *ctx,
+				   struct ttm_resource *new_mem)
+{
+	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
+	struct ttm_resource *old_mem = tbo->resource;
+	struct wddmseg_mgr *mgr = wddmseg_res_mgr(wdev, old_mem);
+	struct dma_fence *fence = NULL;
+	int ret;
+
+	if (wddmseg_engine_usable(wdev)) {
+		fence = wddmseg_engine_discard(wdev, mgr, old_mem);
+		if (IS_ERR(fence) && PTR_ERR(fence) != -ENODEV)
+			return PTR_ERR(fence);
+		if (IS_ERR(fence))
+			fence = NULL;
+	}
+	if (!fence) {
+		/* No engine: nothing to tell the device, nothing to copy. */
+		ret = ttm_bo_wait_ctx(tbo, ctx);
+		if (ret)
+			return ret;
+		wddmseg_bo_moved(bo, old_mem, new_mem, evict);
+		ttm_bo_move_sync_cleanup(tbo, new_mem);
+		return 0;
+	}
+	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
+	ret = ttm_bo_move_accel_cleanup(tbo, fence, true, true, new_mem);
+	dma_fence_put(fence);
+	return ret;
+}
+
 static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 			   struct ttm_operation_ctx *ctx,
 			   struct ttm_resource *new_mem, struct ttm_place *hop)
@@ -480,6 +568,11 @@ static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	old_type = old_mem->mem_type;
 	old_man = ttm_manager_type(tbo->bdev, old_type);
 	new_man = ttm_manager_type(tbo->bdev, new_mem->mem_type);
+
+	/* GEM_EVICT with DISCARD: VRAM content is dropped, not copied. */
+	if (bo->discarding && !old_man->use_tt &&
+	    new_mem->mem_type == TTM_PL_SYSTEM)
+		return wddmseg_bo_move_discard(wdev, tbo, evict, ctx, new_mem);
 
 	if (wddmseg_engine_usable(wdev)) {
 		ret = wddmseg_bo_move_engine(wdev, tbo, evict, ctx, new_mem);
@@ -926,6 +1019,166 @@ static void wddmseg_bo_release_notify(struct ttm_buffer_object *tbo)
 			      msecs_to_jiffies(30000));
 }
 
+/*
+ * One ReadPhysical (VRAM -> bounce buffer) or WritePhysical (bounce buffer
+ * -> VRAM) of @len bytes at GPU address @gpu_addr, waited for. The engine
+ * runs jobs in order, so moves already queued for the allocation come
+ * first; a job that hangs is the watchdog's (reset, replay, -EIO), so the
+ * wait ends. Caller holds access_lock. -ENODEV: no engine, use the CPU.
+ */
+static int wddmseg_access_engine(struct wddmseg_device *wdev, u32 segment_id,
+				 u64 gpu_addr, void *buf, u32 len, bool write)
+{
+	struct wddmseg_engine *eng = &wdev->engine;
+	u64 cmd[WDDMSEG_PHYSICAL_QWORDS];
+	struct dma_fence *fence;
+	struct wddmseg_job job;
+	long ret;
+	u32 q;
+
+	lockdep_assert_held(&wdev->access_lock);
+	/* An interrupted access may still own the bounce buffer. */
+	if (wdev->access_fence) {
+		dma_fence_wait(wdev->access_fence, false);
+		dma_fence_put(wdev->access_fence);
+		wdev->access_fence = NULL;
+	}
+	if (write)
+		memcpy(wdev->access_bounce, buf, len);
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return -ENODEV;
+	}
+	ret = wddmseg_engine_reserve(eng, WDDMSEG_PHYSICAL_QWORDS, 0, &job);
+	if (ret) {
+		mutex_unlock(&eng->lock);
+		return ret;
+	}
+	if (write)
+		q = wddmseg_encode_write_physical(cmd, len, gpu_addr,
+						  wdev->access_bounce_dma);
+	else
+		q = wddmseg_encode_read_physical(cmd, len, gpu_addr,
+						 wdev->access_bounce_dma);
+	trace_wddmseg_paging_op(write ? "write_physical" : "read_physical",
+				write ? 0 : segment_id, write ? segment_id : 0,
+				len, eng->seqno + 1);
+	wddmseg_engine_emit(eng, &job, cmd, q);
+	fence = wddmseg_engine_commit(eng, &job);
+	mutex_unlock(&eng->lock);
+	if (IS_ERR(fence))
+		return PTR_ERR(fence);
+
+	ret = dma_fence_wait(fence, true);
+	if (ret) {
+		/* Interrupted: keep the bounce buffer until the job is done. */
+		wdev->access_fence = fence;
+		return ret;
+	}
+	ret = fence->error;
+	dma_fence_put(fence);
+	if (ret)
+		return ret;
+	if (!write)
+		memcpy(buf, wdev->access_bounce, len);
+	return 0;
+}
+
+/* access_memory of system pages mapped by an aperture segment. */
+static int wddmseg_access_tt(struct ttm_buffer_object *tbo,
+			     unsigned long offset, void *buf, int len,
+			     bool write)
+{
+	int done = 0, ret;
+
+	ret = ttm_bo_wait(tbo, true, false);
+	if (ret)
+		return ret;
+	if (!tbo->ttm || !ttm_tt_is_populated(tbo->ttm))
+		return -EIO;
+	while (done < len) {
+		unsigned long at = offset + done;
+		u32 in = offset_in_page(at);
+		u32 n = min_t(u32, len - done, PAGE_SIZE - in);
+		void *vaddr = kmap_local_page(tbo->ttm->pages[at >> PAGE_SHIFT]);
+
+		if (write)
+			memcpy(vaddr + in, buf + done, n);
+		else
+			memcpy(buf + done, vaddr + in, n);
+		kunmap_local(vaddr);
+		done += n;
+	}
+	return done;
+}
+
+/*
+ * TTM's access_memory: how ptrace, /proc/PID/mem and debuggers reach a
+ * mapped allocation that is not in system memory or TTM_PL_TT, without
+ * moving it. The allocation is reserved. VRAM goes through ReadPhysical /
+ * WritePhysical on the copy engine and a DMA bounce buffer, which works
+ * for CPU-invisible VRAM too; without an engine through BAR2 or the BAR4
+ * window. Returns the bytes copied (possibly fewer than @len: never past
+ * the end of the allocation, or up to an error) or a negative errno.
+ */
+static int wddmseg_access_memory(struct ttm_buffer_object *tbo,
+				 unsigned long offset, void *buf, int len,
+				 int write)
+{
+	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
+	struct ttm_resource *res = tbo->resource;
+	struct wddmseg_mgr *mgr = res ? wddmseg_res_mgr(wdev, res) : NULL;
+	u64 size, gpu_addr;
+	int done = 0, ret = 0, idx;
+
+	if (!mgr || len <= 0)
+		return -EIO;
+	size = (u64)res->num_pages << PAGE_SHIFT;
+	if (offset >= size)
+		return -EIO;
+	/* TTM checks the end only to the page; stop at the allocation's. */
+	len = min_t(u64, len, size - offset);
+
+	if (mgr->manager.use_tt)
+		return wddmseg_access_tt(tbo, offset, buf, len, write);
+
+	if (!drm_dev_enter(&wdev->drm, &idx))
+		return -ENODEV;
+	gpu_addr = mgr->desc->base_address + ((u64)res->start << PAGE_SHIFT) +
+		   offset;
+
+	ret = -ENODEV;
+	if (wdev->access_bounce && wddmseg_engine_usable(wdev)) {
+		mutex_lock(&wdev->access_lock);
+		while (done < len) {
+			u32 n = min_t(u32, len - done, WDDMSEG_ACCESS_BOUNCE);
+
+			ret = wddmseg_access_engine(wdev, mgr->segment_id,
+						    gpu_addr + done, buf + done,
+						    n, write);
+			if (ret)
+				break;
+			done += n;
+		}
+		mutex_unlock(&wdev->access_lock);
+	}
+	if (ret == -ENODEV) {
+		/* The CPU copies at once: let queued moves finish first. */
+		ret = ttm_bo_wait(tbo, true, false);
+		if (!ret) {
+			wddmseg_vram_io(wdev, mgr->desc->flags &
+					DXGK_SEGFLAG_CPU_VISIBLE,
+					gpu_addr + done, buf + done,
+					len - done, write);
+			done = len;
+		}
+	}
+	drm_dev_exit(idx);
+	return done ? done : ret;
+}
+
 static struct ttm_device_funcs wddmseg_ttm_funcs = {
 	.ttm_tt_create = wddmseg_ttm_tt_create,
 	.ttm_tt_populate = wddmseg_ttm_tt_populate,
@@ -937,6 +1190,7 @@ static struct ttm_device_funcs wddmseg_ttm_funcs = {
 	.delete_mem_notify = wddmseg_bo_delete_mem_notify,
 	.io_mem_reserve = wddmseg_io_mem_reserve,
 	.release_notify = wddmseg_bo_release_notify,
+	.access_memory = wddmseg_access_memory,
 };
 
 static void wddmseg_assign_mem_types(struct wddmseg_device *wdev)
@@ -981,6 +1235,12 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 	writel(0, wdev->mmio + WDDMSEG_REG_WINDOW_BASE_HI);
 
 	wddmseg_assign_mem_types(wdev);
+	mutex_init(&wdev->access_lock);
+	wdev->access_fence = NULL;
+	/* Without it, access_memory uses the CPU path. */
+	wdev->access_bounce = dmam_alloc_coherent(drm->dev, WDDMSEG_ACCESS_BOUNCE,
+						  &wdev->access_bounce_dma,
+						  GFP_KERNEL);
 	spin_lock_init(&wdev->kept_lock);
 	INIT_LIST_HEAD(&wdev->kept_list);
 	wdev->kept_pages = 0;
@@ -1031,6 +1291,8 @@ void wddmseg_ttm_fini(struct wddmseg_device *wdev)
 	/* Normally allocations are gone by now and took their pages along. */
 	unregister_shrinker(&wdev->kept_shrinker);
 	wddmseg_kept_drain(wdev);
+	dma_fence_put(wdev->access_fence);
+	wdev->access_fence = NULL;
 	ttm_device_fini(&wdev->bdev);
 	wdev->ttm_ready = false;
 }

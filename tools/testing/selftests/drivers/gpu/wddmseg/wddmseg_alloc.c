@@ -2231,12 +2231,15 @@ TEST_F(alloc, residency_refusals)
 		memset(&r, 0, sizeof(r));
 		r.handle = h;
 		r.segment_id = SEG_VIS;
-		r.reserved[i] = 1;
+		if (i)
+			r.reserved = 1;
+		else
+			r.pad = 1;
 		EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT, &r))
-			TH_LOG("MAKE_RESIDENT with reserved[%u]", i);
+			TH_LOG("MAKE_RESIDENT with %s", i ? "reserved" : "pad");
 		r.segment_id = 0;
 		EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r))
-			TH_LOG("EVICT with reserved[%u]", i);
+			TH_LOG("EVICT with %s", i ? "reserved" : "pad");
 	}
 	memset(&r, 0, sizeof(r));
 	r.handle = h;
