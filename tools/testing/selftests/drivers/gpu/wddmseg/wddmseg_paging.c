@@ -1,0 +1,924 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wddmseg paging operations that only exist through real allocations:
+ *
+ * - ReadPhysical / WritePhysical: TTM's access_memory (wddmseg_ttm.c).
+ *   /proc/self/mem reads and writes of a mapped allocation that lives in
+ *   CPU-invisible VRAM return and store the exact bytes, at unaligned
+ *   offsets and across pages, without touching the mapping and without
+ *   moving the allocation; the engine ran READ_PHYSICAL/WRITE_PHYSICAL
+ *   (tracefs, event wddmseg_paging_op); an injected hang is recovered;
+ *   without the engine (use_engine=0) the CPU window gives the same bytes.
+ * - DiscardContent: GEM_EVICT with WDDMSEG_EVICT_DISCARD. The allocation
+ *   leaves VRAM (or an aperture, or keeps system memory) without a
+ *   Transfer, DISCARD_CONTENT runs on the engine, the old VRAM is wiped,
+ *   usage counters follow, the content reads as zeroes and the next
+ *   MAKE_RESIDENT is a Fill; bad flags, flags on MAKE_RESIDENT, a pinned
+ *   allocation and ExistingSysMem are refused.
+ *
+ * Runs on the default-layout device of the expectation file
+ * ($WDDMSEG_EXPECT). Trace and debugfs checks skip without tracefs or
+ * debugfs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "wddmseg_gem.h"
+
+#define SEG_VIS		1	/* default layout: CPU-visible VRAM */
+#define SEG_INV		2	/* invisible VRAM */
+#define SEG_APT		3	/* aperture */
+#define BIT(id)		WDDMSEG_SEGMENT_BIT(id)
+#define NSEC_PER_SEC	1000000000LL
+#define BO_SIZE		(16 * SZ_4K)
+#define PEEK_WORDS	16
+
+#define PARAM_DIR		"/sys/module/wddmseg/parameters"
+#define PARAM_USE_ENGINE	PARAM_DIR "/use_engine"
+#define PARAM_FENCE_TIMEOUT	PARAM_DIR "/fence_timeout_ms"
+#define DRM_DEBUG_PARAM		"/sys/module/drm/parameters/debug"
+#define DRM_UT_DRIVER		0x02
+
+FIXTURE(paging) {
+	struct gem_dev dev[GEM_MAX_DEVS];
+	unsigned int nr_devs;
+	struct gem_dev *def;
+	int fd;
+	int mem;			/* /proc/self/mem */
+	uint64_t base[4];
+	char dbg[64];			/* /sys/kernel/debug/dri/N */
+	char trace[64];			/* tracefs, "" without */
+	char saved_use_engine[16];
+	char saved_timeout[16];
+	char saved_debug[32];
+	char saved_event[8];
+	int kmsg;
+};
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	ssize_t n;
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/* Save a parameter file once (restored in teardown), then set it. */
+static int param_set(char *saved, size_t len, const char *path,
+		     const char *val)
+{
+	int ret;
+
+	if (!saved[0]) {
+		ret = read_file(path, saved, len);
+		if (ret)
+			return ret;
+		saved[strcspn(saved, "\n")] = '\0';
+	}
+	return write_file(path, val);
+}
+
+/* tracefs with the wddmseg events: where it is, or mount it. */
+static void find_tracefs(FIXTURE_DATA(paging) *self)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+	char path[128];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/events/wddmseg", dirs[i]);
+		if (!access(path, F_OK))
+			goto found;
+	}
+	if (mount("nodev", dirs[0], "tracefs", 0, NULL))
+		return;
+	i = 0;
+	snprintf(path, sizeof(path), "%s/events/wddmseg", dirs[0]);
+	if (access(path, F_OK))
+		return;
+found:
+	snprintf(self->trace, sizeof(self->trace), "%s", dirs[i]);
+}
+
+#define EVENT "events/wddmseg/wddmseg_paging_op/enable"
+
+/* Enable the paging-op event and empty the trace buffer. */
+static int trace_start(FIXTURE_DATA(paging) *self)
+{
+	char path[128];
+	int ret;
+
+	if (!self->trace[0])
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/" EVENT, self->trace);
+	ret = param_set(self->saved_event, sizeof(self->saved_event), path, "1");
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/trace", self->trace);
+	return write_file(path, "");
+}
+
+/* Lines of the trace buffer that contain every one of @a and @b. */
+static int trace_count(FIXTURE_DATA(paging) *self, const char *a,
+		       const char *b)
+{
+	char path[128], *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", self->trace);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) != -1)
+		if (strstr(line, a) && (!b || strstr(line, b)))
+			n++;
+	free(line);
+	fclose(f);
+	return n;
+}
+
+GEM_SKIP_WITHOUT_EXPECT();
+
+FIXTURE_SETUP(paging)
+{
+	char err[EXPECT_ERR_LEN] = "";
+	struct drm_wddmseg_query_segment qs;
+	const char *n;
+	unsigned int i;
+	int ret;
+
+	self->fd = -1;
+	self->mem = -1;
+	self->kmsg = -1;
+	ret = gem_load_expect(gem_expect_path(), self->dev, GEM_MAX_DEVS,
+			      &self->nr_devs, err);
+	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	for (i = 0; i < self->nr_devs; i++) {
+		struct gem_dev *d = &self->dev[i];
+
+		ASSERT_EQ(0, gem_find_nodes(d, err)) TH_LOG("%s", err);
+		if (layout_is_default_shape(&d->exp.layout) && !self->def)
+			self->def = d;
+	}
+	if (!self->def)
+		SKIP(return, "no device with the default layout in %s",
+		     gem_expect_path());
+	self->fd = open(self->def->render, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->def->render,
+				      strerror(errno));
+	for (i = 1; i <= 3; i++) {
+		ASSERT_EQ(0, query_segment(self->fd, i, &qs));
+		self->base[i] = qs.base_address;
+	}
+	self->mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->mem) TH_LOG("/proc/self/mem: %s", strerror(errno));
+	n = strrchr(self->def->card, 'd');
+	snprintf(self->dbg, sizeof(self->dbg), "/sys/kernel/debug/dri/%s",
+		 n ? n + 1 : "0");
+	find_tracefs(self);
+}
+
+FIXTURE_TEARDOWN(paging)
+{
+	char path[128];
+
+	if (self->saved_use_engine[0])
+		write_file(PARAM_USE_ENGINE, self->saved_use_engine);
+	if (self->saved_timeout[0])
+		write_file(PARAM_FENCE_TIMEOUT, self->saved_timeout);
+	if (self->saved_debug[0])
+		write_file(DRM_DEBUG_PARAM, self->saved_debug);
+	if (self->saved_event[0]) {
+		snprintf(path, sizeof(path), "%s/" EVENT, self->trace);
+		write_file(path, self->saved_event);
+	}
+	if (self->kmsg >= 0)
+		close(self->kmsg);
+	if (self->mem >= 0)
+		close(self->mem);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* An on-demand CPU-visible allocation that may live anywhere. */
+static int create_any(int fd, uint64_t size, uint8_t first, uint32_t *h)
+{
+	struct gem_args a = {
+		.size = size,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+		.supported = BIT(SEG_VIS) | BIT(SEG_INV) | BIT(SEG_APT),
+		.preferred = { first },
+	};
+
+	return gem_create(fd, &a, h);
+}
+
+/* Move, wait for the engine, and check the placement. 0 or -errno. */
+static int move_wait(int fd, uint32_t h, uint32_t to)
+{
+	int ret = gem_move(fd, h, to);
+
+	if (ret)
+		return ret;
+	ret = gem_wait(fd, h, 20 * NSEC_PER_SEC);
+	if (ret)
+		return ret;
+	ret = gem_segment(fd, h);
+	if (ret < 0)
+		return ret;
+	return (uint32_t)ret == to ? 0 : -EXDEV;
+}
+
+static int write_pattern(int fd, uint32_t h, uint64_t size, uint32_t seed)
+{
+	void *p = gem_mmap(fd, h, size);
+
+	if (!p)
+		return -errno;
+	pattern_fill(p, size, seed);
+	munmap(p, size);
+	return 0;
+}
+
+static int read_back(int fd, uint32_t h, uint64_t size, void *out)
+{
+	void *p = gem_mmap(fd, h, size);
+
+	if (!p)
+		return -errno;
+	memcpy(out, p, size);
+	munmap(p, size);
+	return 0;
+}
+
+/*
+ * Map the allocation with an unmapped page right after it, so that an
+ * access running past its end finds nothing there. NULL on failure.
+ */
+static uint8_t *map_guarded(int fd, uint32_t h, uint64_t size)
+{
+	uint64_t off;
+	uint8_t *area, *p;
+
+	if (gem_mmap_offset(fd, h, &off))
+		return NULL;
+	area = mmap(NULL, size + SZ_4K, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return NULL;
+	munmap(area + size, SZ_4K);
+	p = mmap(area, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 fd, off);
+	if (p == MAP_FAILED) {
+		munmap(area, size);
+		return NULL;
+	}
+	return p;
+}
+
+/* Words the GPU sees at @addr (debugfs peek). */
+static int gpu_peek(FIXTURE_DATA(paging) *self, uint64_t addr,
+		    uint32_t *words)
+{
+	char path[96], line[512], *p, *end;
+	unsigned int i;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/peek_addr", self->dbg);
+	snprintf(line, sizeof(line), "0x%" PRIx64, addr);
+	ret = write_file(path, line);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/peek", self->dbg);
+	ret = read_file(path, line, sizeof(line));
+	if (ret)
+		return ret;
+	p = strchr(line, ':');
+	if (!p || strtoull(line, NULL, 16) != addr)
+		return -EPROTO;
+	for (p++, i = 0; i < PEEK_WORDS; i++) {
+		while (*p == ' ')
+			p++;
+		words[i] = strtoul(p, &end, 16);
+		if (end == p)
+			return -EPROTO;	/* "fault" */
+		p = end;
+	}
+	return 0;
+}
+
+static bool have_debugfs(FIXTURE_DATA(paging) *self)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s/peek", self->dbg);
+	return !access(path, R_OK);
+}
+
+/* Byte @i of an allocation filled with pattern @seed. */
+static uint8_t pattern_byte(uint32_t seed, uint64_t i)
+{
+	return pattern_word(seed, i / 4) >> (8 * (i % 4));
+}
+
+/* Bytes of @buf that differ from @want; the first in *@first. */
+static uint64_t diff_bytes(const uint8_t *buf, const uint8_t *want,
+			   uint64_t len, uint64_t *first)
+{
+	uint64_t i, bad = 0;
+
+	for (i = 0; i < len; i++)
+		if (buf[i] != want[i] && !bad++)
+			*first = i;
+	return bad;
+}
+
+/* The ranges the access tests use: offset, length. */
+static const struct { uint64_t off, len; } ranges[] = {
+	{ 0, 4 },			/* one word */
+	{ 13, 100 },			/* unaligned, inside a page */
+	{ SZ_4K - 7, 30 },		/* crossing a page */
+	{ 3 * SZ_4K + 5, 2 * SZ_4K + 11 },	/* several pages, unaligned */
+	{ 0, BO_SIZE },			/* all of it */
+	{ BO_SIZE - 1, 1 },		/* the last byte */
+};
+
+/*
+ * A CPU_VISIBLE_ON_DEMAND allocation with pattern @seed in invisible
+ * VRAM, mapped with a guard page; GEM_INFO in *@info.
+ */
+static void setup_invisible(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(paging) *self, uint32_t seed,
+			    uint32_t *h, uint8_t **p,
+			    struct drm_wddmseg_gem_info *info)
+{
+	ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_VIS, h));
+	ASSERT_EQ(0, write_pattern(self->fd, *h, BO_SIZE, seed));
+	ASSERT_EQ(0, move_wait(self->fd, *h, SEG_INV));
+	ASSERT_EQ(0, gem_info(self->fd, *h, info));
+	ASSERT_EQ(SEG_INV, info->segment_id);
+	*p = map_guarded(self->fd, *h, BO_SIZE);
+	ASSERT_NE(NULL, *p) TH_LOG("mmap: %s", strerror(errno));
+}
+
+/* Every range read through /proc/self/mem equals the pattern. */
+static void check_reads(struct __test_metadata *_metadata,
+			FIXTURE_DATA(paging) *self, const uint8_t *p,
+			const uint8_t *want, const char *how)
+{
+	static uint8_t buf[BO_SIZE];
+	uint64_t first = 0, bad;
+	unsigned int r;
+	ssize_t n;
+
+	for (r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++) {
+		memset(buf, 0xa5, sizeof(buf));
+		n = pread(self->mem, buf, ranges[r].len,
+			  (off_t)(uintptr_t)(p + ranges[r].off));
+		ASSERT_EQ((ssize_t)ranges[r].len, n)
+			TH_LOG("%s: pread [0x%" PRIx64 ", +0x%" PRIx64 "): %s",
+			       how, ranges[r].off, ranges[r].len,
+			       n < 0 ? strerror(errno) : "short");
+		bad = diff_bytes(buf, want + ranges[r].off, ranges[r].len,
+				 &first);
+		EXPECT_EQ(0, bad)
+			TH_LOG("%s: [0x%" PRIx64 ", +0x%" PRIx64 "): %" PRIu64 " bad bytes, first at 0x%" PRIx64 " (got 0x%02x want 0x%02x)",
+			       how, ranges[r].off, ranges[r].len, bad,
+			       ranges[r].off + first, buf[first],
+			       want[ranges[r].off + first]);
+	}
+}
+
+/*
+ * 1. /proc/self/mem reads an allocation in CPU-invisible VRAM exactly,
+ * through READ_PHYSICAL, without touching the mapping or moving it; a read
+ * past the end stops at the end.
+ */
+TEST_F_TIMEOUT(paging, proc_mem_read_invisible, 120)
+{
+	static uint8_t want[BO_SIZE], buf[2 * SZ_4K];
+	struct drm_wddmseg_gem_info info, after;
+	const uint32_t seed = 0x5eed0001;
+	int traced, reads;
+	uint32_t h;
+	uint8_t *p;
+	uint64_t i;
+	ssize_t n;
+
+	for (i = 0; i < BO_SIZE; i++)
+		want[i] = pattern_byte(seed, i);
+	setup_invisible(_metadata, self, seed, &h, &p, &info);
+	traced = trace_start(self);
+
+	check_reads(_metadata, self, p, want, "invisible VRAM");
+
+	/* 100 bytes asked 10 before the end: 10 come back. */
+	n = pread(self->mem, buf, 100, (off_t)(uintptr_t)(p + BO_SIZE - 10));
+	EXPECT_EQ(10, n) TH_LOG("read across the end of the allocation: %zd (%s)",
+				n, n < 0 ? strerror(errno) : "bytes");
+	if (n == 10)
+		EXPECT_EQ(0, memcmp(buf, want + BO_SIZE - 10, 10));
+
+	ASSERT_EQ(0, gem_info(self->fd, h, &after));
+	EXPECT_EQ(SEG_INV, after.segment_id) TH_LOG("the access moved the allocation");
+	EXPECT_EQ(info.offset, after.offset);
+	EXPECT_EQ(info.move_count, after.move_count);
+
+	if (!traced) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "read_physical segment %u -> segment 0",
+			 SEG_INV);
+		reads = trace_count(self, what, NULL);
+		/* every range needs at least one job, 64 KiB four (16 KiB each) */
+		EXPECT_LE(9, reads) TH_LOG("%d READ_PHYSICAL jobs traced", reads);
+		EXPECT_EQ(0, trace_count(self, "transfer", NULL));
+	} else {
+		TH_LOG("no tracefs: READ_PHYSICAL jobs not counted");
+	}
+	munmap(p, BO_SIZE);
+	ASSERT_EQ(0, gem_close(self->fd, h));
+}
+
+/*
+ * 2. /proc/self/mem writes to invisible VRAM land where the GPU sees them
+ * (debugfs peek), through WRITE_PHYSICAL, bytes around them untouched.
+ */
+TEST_F_TIMEOUT(paging, proc_mem_write_invisible, 120)
+{
+	static uint8_t want[BO_SIZE], got[BO_SIZE];
+	struct drm_wddmseg_gem_info info;
+	const uint32_t seed = 0x5eed0002;
+	uint64_t i, first = 0, bad;
+	unsigned int r;
+	int traced;
+	uint32_t h;
+	uint8_t *p;
+	ssize_t n;
+
+	for (i = 0; i < BO_SIZE; i++)
+		want[i] = pattern_byte(seed, i);
+	setup_invisible(_metadata, self, seed, &h, &p, &info);
+	traced = trace_start(self);
+
+	for (r = 1; r < 4; r++) {
+		uint8_t data[3 * SZ_4K];
+
+		for (i = 0; i < ranges[r].len; i++)
+			data[i] = (uint8_t)(0x31 * r + 7 * i + (i >> 8));
+		n = pwrite(self->mem, data, ranges[r].len,
+			   (off_t)(uintptr_t)(p + ranges[r].off));
+		ASSERT_EQ((ssize_t)ranges[r].len, n)
+			TH_LOG("pwrite [0x%" PRIx64 ", +0x%" PRIx64 "): %s",
+			       ranges[r].off, ranges[r].len,
+			       n < 0 ? strerror(errno) : "short");
+		memcpy(want + ranges[r].off, data, ranges[r].len);
+	}
+
+	/* the GPU view of the page-crossing write, 64 bytes around it */
+	if (have_debugfs(self)) {
+		uint64_t at = SZ_4K - 32;
+		uint32_t words[PEEK_WORDS];
+		uint32_t exp;
+		unsigned int j;
+
+		ASSERT_EQ(0, gpu_peek(self, self->base[SEG_INV] + info.offset + at,
+				      words));
+		for (j = 0; j < PEEK_WORDS; j++) {
+			memcpy(&exp, want + at + 4 * j, 4);
+			EXPECT_EQ(exp, words[j])
+				TH_LOG("GPU word at 0x%" PRIx64, at + 4 * j);
+		}
+	}
+
+	/* read back through /proc/self/mem, then through a move to the CPU */
+	check_reads(_metadata, self, p, want, "after writes");
+	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	if (!traced) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "write_physical segment 0 -> segment %u",
+			 SEG_INV);
+		EXPECT_LE(3, trace_count(self, what, NULL));
+	}
+	munmap(p, BO_SIZE);
+	ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+	ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+	bad = diff_bytes(got, want, BO_SIZE, &first);
+	EXPECT_EQ(0, bad) TH_LOG("%" PRIu64 " bad bytes after the move, first at 0x%" PRIx64,
+				 bad, first);
+	ASSERT_EQ(0, gem_close(self->fd, h));
+}
+
+/*
+ * 3. CPU-visible VRAM and an aperture through /proc/self/mem too (the
+ * former by READ_PHYSICAL, the latter from its system pages).
+ */
+TEST_F_TIMEOUT(paging, proc_mem_visible_and_aperture, 120)
+{
+	static uint8_t want[BO_SIZE];
+	const uint32_t seed = 0x5eed0003;
+	uint32_t h, seg[2] = { SEG_VIS, SEG_APT };
+	unsigned int k;
+	uint8_t *p;
+	uint64_t i;
+
+	for (i = 0; i < BO_SIZE; i++)
+		want[i] = pattern_byte(seed, i);
+	ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_VIS, &h));
+	ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, seed));
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, move_wait(self->fd, h, seg[k]));
+		p = map_guarded(self->fd, h, BO_SIZE);
+		ASSERT_NE(NULL, p);
+		check_reads(_metadata, self, p, want,
+			    k ? "aperture" : "visible VRAM");
+		munmap(p, BO_SIZE);
+		EXPECT_EQ(seg[k], gem_segment(self->fd, h));
+	}
+	ASSERT_EQ(0, gem_close(self->fd, h));
+}
+
+/*
+ * 4. Without the engine (use_engine=0) the same reads and writes go
+ * through the BAR4 window: same bytes, no READ_PHYSICAL.
+ */
+TEST_F_TIMEOUT(paging, proc_mem_cpu_fallback, 120)
+{
+	static uint8_t want[BO_SIZE];
+	struct drm_wddmseg_gem_info info;
+	const uint32_t seed = 0x5eed0004;
+	uint8_t data[64];
+	int traced, ret;
+	uint32_t h;
+	uint8_t *p;
+	uint64_t i;
+
+	for (i = 0; i < BO_SIZE; i++)
+		want[i] = pattern_byte(seed, i);
+	setup_invisible(_metadata, self, seed, &h, &p, &info);
+	ret = param_set(self->saved_use_engine, sizeof(self->saved_use_engine),
+			PARAM_USE_ENGINE, "0");
+	if (ret) {
+		munmap(p, BO_SIZE);
+		gem_close(self->fd, h);
+		SKIP(return, "cannot set %s: %s", PARAM_USE_ENGINE, strerror(-ret));
+	}
+	traced = trace_start(self);
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(0xc3 ^ i);
+	ASSERT_EQ((ssize_t)sizeof(data),
+		  pwrite(self->mem, data, sizeof(data),
+			 (off_t)(uintptr_t)(p + 2 * SZ_4K - 29)));
+	memcpy(want + 2 * SZ_4K - 29, data, sizeof(data));
+	check_reads(_metadata, self, p, want, "CPU window");
+	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	if (!traced)
+		EXPECT_EQ(0, trace_count(self, "_physical", NULL));
+	munmap(p, BO_SIZE);
+	ASSERT_EQ(0, gem_close(self->fd, h));
+}
+
+/*
+ * 5. A READ_PHYSICAL job caught by an injected hang: the access waits for
+ * the watchdog's reset and replay and still returns the right bytes.
+ */
+TEST_F_TIMEOUT(paging, proc_mem_read_hang, 120)
+{
+	static uint8_t want[BO_SIZE], buf[BO_SIZE];
+	struct drm_wddmseg_gem_info info;
+	const uint32_t seed = 0x5eed0005;
+	char path[96];
+	uint32_t h;
+	uint8_t *p;
+	uint64_t i, first = 0;
+	ssize_t n;
+
+	if (!have_debugfs(self))
+		SKIP(return, "no debugfs %s", self->dbg);
+	for (i = 0; i < BO_SIZE; i++)
+		want[i] = pattern_byte(seed, i);
+	setup_invisible(_metadata, self, seed, &h, &p, &info);
+	ASSERT_EQ(0, param_set(self->saved_timeout, sizeof(self->saved_timeout),
+			       PARAM_FENCE_TIMEOUT, "1000"));
+	snprintf(path, sizeof(path), "%s/inject", self->dbg);
+	ASSERT_EQ(0, write_file(path, "hang"));
+	n = pread(self->mem, buf, BO_SIZE, (off_t)(uintptr_t)p);
+	ASSERT_EQ((ssize_t)BO_SIZE, n) TH_LOG("pread under a hang: %s",
+					     n < 0 ? strerror(errno) : "short");
+	EXPECT_EQ(0, diff_bytes(buf, want, BO_SIZE, &first))
+		TH_LOG("first bad byte at 0x%" PRIx64, first);
+	munmap(p, BO_SIZE);
+	ASSERT_EQ(0, gem_close(self->fd, h));
+}
+
+static int evict_flags(int fd, uint32_t h, uint32_t flags)
+{
+	struct drm_wddmseg_gem_residency r = { .handle = h, .flags = flags };
+
+	return wioctl(fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r);
+}
+
+static uint64_t local_usage(int fd)
+{
+	struct drm_wddmseg_query_budget b;
+
+	if (query_budget(fd, WDDMSEG_BUDGET_LOCAL, &b))
+		return UINT64_MAX;
+	return b.current_usage;
+}
+
+static uint64_t nonzero_bytes(const uint8_t *p, uint64_t len, uint64_t *first)
+{
+	uint64_t i, bad = 0;
+
+	for (i = 0; i < len; i++)
+		if (p[i] && !bad++)
+			*first = i;
+	return bad;
+}
+
+/*
+ * 6. EVICT with DISCARD out of each VRAM segment: DISCARD_CONTENT on the
+ * engine and no Transfer, the old VRAM wiped, counters follow, and the way
+ * back is a Fill of zeroes.
+ */
+TEST_F_TIMEOUT(paging, evict_discard_vram, 120)
+{
+	static uint8_t got[BO_SIZE];
+	const uint32_t seg[2] = { SEG_VIS, SEG_INV };
+	struct drm_wddmseg_gem_info info, after;
+	uint64_t first = 0, bad, use0, use1;
+	unsigned int k;
+	int traced;
+	uint32_t h;
+
+	for (k = 0; k < 2; k++) {
+		char what[64];
+
+		ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_VIS, &h));
+		ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0xd15c + k));
+		ASSERT_EQ(0, move_wait(self->fd, h, seg[k]));
+		ASSERT_EQ(0, gem_info(self->fd, h, &info));
+		use0 = local_usage(self->fd);
+		traced = trace_start(self);
+
+		ASSERT_EQ(0, evict_flags(self->fd, h, WDDMSEG_EVICT_DISCARD));
+		ASSERT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+		ASSERT_EQ(0, gem_info(self->fd, h, &after));
+		EXPECT_EQ(0, after.segment_id);
+		EXPECT_EQ(0, after.state & WDDMSEG_STATE_RESIDENT);
+		EXPECT_EQ(info.eviction_count + 1, after.eviction_count);
+		use1 = local_usage(self->fd);
+		EXPECT_EQ(use0 - BO_SIZE, use1)
+			TH_LOG("local usage %" PRIu64 " -> %" PRIu64, use0, use1);
+
+		if (!traced) {
+			snprintf(what, sizeof(what), "discard segment %u -> segment 0",
+				 seg[k]);
+			EXPECT_EQ(1, trace_count(self, what, NULL));
+			EXPECT_EQ(0, trace_count(self, "transfer", NULL))
+				TH_LOG("a discard copied the content out");
+		}
+		/* the VRAM it left holds no trace of the content */
+		if (have_debugfs(self)) {
+			uint32_t words[PEEK_WORDS];
+			uint64_t at[2] = { 0, BO_SIZE - 64 };
+			unsigned int j, m;
+
+			for (m = 0; m < 2; m++) {
+				ASSERT_EQ(0, gpu_peek(self, self->base[seg[k]] +
+						      info.offset + at[m], words));
+				for (j = 0; j < PEEK_WORDS; j++)
+					EXPECT_EQ(0u, words[j])
+						TH_LOG("old VRAM at 0x%" PRIx64 " not wiped",
+						       at[m] + 4 * j);
+			}
+		}
+		/* back without touching it: a Fill, zeroes */
+		trace_start(self);
+		ASSERT_EQ(0, move_wait(self->fd, h, seg[k]));
+		if (!traced) {
+			snprintf(what, sizeof(what), "fill segment 0 -> segment %u",
+				 seg[k]);
+			EXPECT_EQ(1, trace_count(self, what, NULL));
+		}
+		ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+		ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+		bad = nonzero_bytes(got, BO_SIZE, &first);
+		EXPECT_EQ(0, bad) TH_LOG("segment %u after discard: %" PRIu64 " stale bytes, first at 0x%" PRIx64,
+					 seg[k], bad, first);
+		ASSERT_EQ(0, gem_close(self->fd, h));
+	}
+}
+
+/*
+ * 7. DISCARD of an allocation whose content is in system pages (an
+ * aperture, or system memory already): the pages go, zeroes remain, and
+ * the next residency in VRAM is a Fill.
+ */
+TEST_F_TIMEOUT(paging, evict_discard_pages, 120)
+{
+	static uint8_t got[BO_SIZE];
+	uint64_t first = 0, bad;
+	unsigned int k;
+	uint32_t h;
+	int traced;
+
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_VIS, &h));
+		ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0xd15c10 + k));
+		ASSERT_EQ(0, move_wait(self->fd, h, k ? 0 : SEG_APT));
+		ASSERT_EQ(0, evict_flags(self->fd, h, WDDMSEG_EVICT_DISCARD));
+		ASSERT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+		EXPECT_EQ(0, gem_segment(self->fd, h));
+		ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+		bad = nonzero_bytes(got, BO_SIZE, &first);
+		EXPECT_EQ(0, bad) TH_LOG("%s after discard: %" PRIu64 " stale bytes, first at 0x%" PRIx64,
+					 k ? "system memory" : "aperture", bad,
+					 first);
+		/* discarded again from system memory, then into VRAM: Fill */
+		ASSERT_EQ(0, evict_flags(self->fd, h, WDDMSEG_EVICT_DISCARD));
+		traced = trace_start(self);
+		ASSERT_EQ(0, move_wait(self->fd, h, SEG_INV));
+		if (!traced) {
+			EXPECT_EQ(1, trace_count(self, "fill segment 0 -> segment 2", NULL));
+			EXPECT_EQ(0, trace_count(self, "transfer", NULL));
+		}
+		ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+		ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+		EXPECT_EQ(0, nonzero_bytes(got, BO_SIZE, &first));
+		ASSERT_EQ(0, gem_close(self->fd, h));
+	}
+}
+
+/* Turn on DRM_UT_DRIVER and open /dev/kmsg at its end; false if not. */
+static bool dbg_open(FIXTURE_DATA(paging) *self)
+{
+	char buf[32] = "";
+	unsigned long v;
+
+	if (read_file(DRM_DEBUG_PARAM, buf, sizeof(buf)))
+		return false;
+	v = strtoul(buf, NULL, 0);
+	snprintf(buf, sizeof(buf), "%lu", v | DRM_UT_DRIVER);
+	if (param_set(self->saved_debug, sizeof(self->saved_debug),
+		      DRM_DEBUG_PARAM, buf))
+		return false;
+	self->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (self->kmsg < 0)
+		return false;
+	lseek(self->kmsg, 0, SEEK_END);
+	return true;
+}
+
+/* Whether a kernel log record since the last call contains @s. */
+static bool dbg_seen(FIXTURE_DATA(paging) *self, const char *s)
+{
+	char rec[2048];
+	bool seen = false;
+	ssize_t n;
+
+	for (;;) {
+		n = read(self->kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (strstr(rec, s))
+			seen = true;
+	}
+	return seen;
+}
+
+/*
+ * 8. Refusals: unknown EVICT flags, flags on MAKE_RESIDENT, pad and
+ * reserved, a pinned allocation, ExistingSysMem; each with its drm_dbg
+ * line when drm.debug can be turned on. The content survives them all.
+ */
+TEST_F_TIMEOUT(paging, discard_refusals, 60)
+{
+	static uint8_t got[BO_SIZE];
+	static const uint32_t bad_flags[] = { 2, 0x80000000u, 3 };
+	struct drm_wddmseg_gem_residency r;
+	struct gem_args a = { .size = SZ_1M };
+	uint64_t first = 0;
+	unsigned int i;
+	uint32_t h, pin;
+	bool dbg = dbg_open(self);
+	void *user;
+	int ret;
+
+	ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_VIS, &h));
+	ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0x7e57));
+	ASSERT_EQ(0, move_wait(self->fd, h, SEG_INV));
+
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(-EINVAL, evict_flags(self->fd, h, bad_flags[i]))
+			TH_LOG("EVICT flags 0x%x", bad_flags[i]);
+		if (dbg)
+			EXPECT_TRUE(dbg_seen(self, "evict: unknown flags"));
+	}
+	memset(&r, 0, sizeof(r));
+	r.handle = h;
+	r.segment_id = SEG_VIS;
+	r.flags = WDDMSEG_EVICT_DISCARD;
+	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT, &r));
+	if (dbg)
+		EXPECT_TRUE(dbg_seen(self, "MAKE_RESIDENT takes no flags"));
+	r.segment_id = 0;
+	r.flags = 0;
+	r.pad = 1;
+	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
+	r.pad = 0;
+	r.reserved = 1;
+	r.flags = WDDMSEG_EVICT_DISCARD;
+	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
+	if (dbg)
+		EXPECT_TRUE(dbg_seen(self, "pad and reserved fields must be zero"));
+	r.reserved = 0;
+	r.segment_id = SEG_VIS;
+	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
+	/* none of these moved or dropped anything */
+	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+	ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+	EXPECT_EQ(0, pattern_check(got, BO_SIZE, 0x7e57, &first))
+		TH_LOG("content lost by a refused discard, first at 0x%" PRIx64, first);
+	ASSERT_EQ(0, gem_close(self->fd, h));
+
+	/* pinned (Overlay): -EBUSY, as without DISCARD */
+	a.flags = WDDMSEG_ALLOC_OVERLAY;
+	a.supported = BIT(SEG_VIS);
+	a.preferred[0] = SEG_VIS;
+	ASSERT_EQ(0, gem_create(self->fd, &a, &pin));
+	EXPECT_EQ(-EBUSY, evict_flags(self->fd, pin, WDDMSEG_EVICT_DISCARD));
+	if (dbg)
+		EXPECT_TRUE(dbg_seen(self, "pinned allocation"));
+	EXPECT_EQ(SEG_VIS, gem_segment(self->fd, pin));
+	ASSERT_EQ(0, gem_close(self->fd, pin));
+
+	/* ExistingSysMem: the content is the user's memory */
+	user = mmap(NULL, SZ_64K, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, user);
+	memset(user, 0x5a, SZ_64K);
+	{
+		struct drm_wddmseg_gem_create c;
+
+		memset(&c, 0, sizeof(c));
+		c.size = SZ_64K;
+		c.flags = WDDMSEG_ALLOC_EXISTING_SYSMEM;
+		c.supported_segments = BIT(SEG_APT);
+		c.preferred[0] = SEG_APT;
+		c.user_ptr = (uintptr_t)user;
+		ret = gem_create_raw(self->fd, &c);
+		if (ret) {
+			TH_LOG("ExistingSysMem allocation refused (%d): not checked", ret);
+		} else {
+			EXPECT_EQ(-EINVAL, evict_flags(self->fd, c.handle,
+						       WDDMSEG_EVICT_DISCARD));
+			if (dbg)
+				EXPECT_TRUE(dbg_seen(self, "discard of an ExistingSysMem"));
+			EXPECT_EQ(0, bytes_check(user, SZ_64K, 0x5a, &first));
+			ASSERT_EQ(0, gem_close(self->fd, c.handle));
+		}
+	}
+	munmap(user, SZ_64K);
+}
+
+TEST_HARNESS_MAIN
