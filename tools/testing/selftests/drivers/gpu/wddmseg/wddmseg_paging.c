@@ -385,7 +385,12 @@ static void setup_invisible(struct __test_metadata *_metadata,
 			    uint32_t *h, uint8_t **p,
 			    struct drm_wddmseg_gem_info *info)
 {
-	ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_VIS, h));
+	/*
+	 * Written in the aperture, not in visible VRAM: a stale copy there
+	 * would hide an access at the wrong segment.
+	 */
+	ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_APT, h));
+	ASSERT_EQ(SEG_APT, gem_segment(self->fd, *h));
 	ASSERT_EQ(0, write_pattern(self->fd, *h, BO_SIZE, seed));
 	ASSERT_EQ(0, move_wait(self->fd, *h, SEG_INV));
 	ASSERT_EQ(0, gem_info(self->fd, *h, info));
