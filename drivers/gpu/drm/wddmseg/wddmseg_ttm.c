@@ -518,9 +518,16 @@ static int wddmseg_bo_move_discard(struct wddmseg_device *wdev,
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
 	struct ttm_resource *old_mem = tbo->resource;
 	struct wddmseg_mgr *mgr = wddmseg_res_mgr(wdev, old_mem);
+	bool sync = bo->flags & WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
 	struct dma_fence *fence = NULL;
 	int ret;
 
+	/* SynchronousPaging: page only when idle, finish before returning. */
+	if (sync) {
+		ret = ttm_bo_wait_ctx(tbo, ctx);
+		if (ret)
+			return ret;
+	}
 	if (wddmseg_engine_usable(wdev)) {
 		fence = wddmseg_engine_discard(wdev, mgr, old_mem);
 		if (IS_ERR(fence) && PTR_ERR(fence) != -ENODEV)
@@ -538,7 +545,9 @@ static int wddmseg_bo_move_discard(struct wddmseg_device *wdev,
 		return 0;
 	}
 	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
-	ret = ttm_bo_move_accel_cleanup(tbo, fence, true, true, new_mem);
+	if (sync)
+		dma_fence_wait(fence, false);
+	ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !sync, new_mem);
 	dma_fence_put(fence);
 	return ret;
 }

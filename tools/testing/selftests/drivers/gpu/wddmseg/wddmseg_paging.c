@@ -790,6 +790,55 @@ TEST_F_TIMEOUT(paging, evict_discard_pages, 120)
 	}
 }
 
+/*
+ * 8. DISCARD of a SynchronousPaging allocation (the discard completes
+ * before the ioctl returns), then without the engine (use_engine=0: no
+ * DISCARD_CONTENT, the CPU path frees the range): zeroes either way.
+ */
+TEST_F_TIMEOUT(paging, evict_discard_sync_and_cpu, 120)
+{
+	static uint8_t got[BO_SIZE];
+	struct gem_args a = {
+		.size = BO_SIZE,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+		.supported = BIT(SEG_VIS) | BIT(SEG_INV) | BIT(SEG_APT),
+		.preferred = { SEG_APT },
+	};
+	uint64_t first = 0;
+	unsigned int k;
+	uint32_t h;
+	int ret;
+
+	for (k = 0; k < 2; k++) {
+		if (k) {
+			a.flags &= ~WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
+			ret = param_set(self->saved_use_engine,
+					sizeof(self->saved_use_engine),
+					PARAM_USE_ENGINE, "0");
+			if (ret)
+				SKIP(return, "cannot set %s: %s", PARAM_USE_ENGINE,
+				     strerror(-ret));
+		} else {
+			a.flags |= WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
+		}
+		ASSERT_EQ(0, gem_create(self->fd, &a, &h));
+		ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0x5c0 + k));
+		ASSERT_EQ(0, move_wait(self->fd, h, SEG_INV));
+		ASSERT_EQ(0, evict_flags(self->fd, h, WDDMSEG_EVICT_DISCARD));
+		if (!k)
+			EXPECT_EQ(0, gem_wait(self->fd, h, 0))
+				TH_LOG("SynchronousPaging discard still busy after the ioctl");
+		EXPECT_EQ(0, gem_segment(self->fd, h));
+		ASSERT_EQ(0, move_wait(self->fd, h, SEG_INV));
+		ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+		ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+		EXPECT_EQ(0, nonzero_bytes(got, BO_SIZE, &first))
+			TH_LOG("%s: stale bytes after discard, first at 0x%" PRIx64,
+			       k ? "CPU path" : "SynchronousPaging", first);
+		ASSERT_EQ(0, gem_close(self->fd, h));
+	}
+}
+
 /* Turn on DRM_UT_DRIVER and open /dev/kmsg at its end; false if not. */
 static bool dbg_open(FIXTURE_DATA(paging) *self)
 {
@@ -831,7 +880,7 @@ static bool dbg_seen(FIXTURE_DATA(paging) *self, const char *s)
 }
 
 /*
- * 8. Refusals: unknown EVICT flags, flags on MAKE_RESIDENT, pad and
+ * 9. Refusals: unknown EVICT flags, flags on MAKE_RESIDENT, pad and
  * reserved, a pinned allocation, ExistingSysMem; each with its drm_dbg
  * line when drm.debug can be turned on. The content survives them all.
  */
