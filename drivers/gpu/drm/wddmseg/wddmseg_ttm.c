@@ -8,11 +8,14 @@
  * segments take the driver-private types. System memory (WDDM segment id 0)
  * is TTM_PL_SYSTEM.
  *
- * Moving content (DxgkDdiBuildPagingBuffer's Transfer and Fill) is a CPU
- * copy here: CPU-visible VRAM through BAR2, other VRAM through the movable
- * BAR4 window, system pages through the kernel mapping. Aperture segments
- * (MapApertureSegment/UnmapApertureSegment) are bound by writing the
- * device's aperture page table registers.
+ * Moving content is DxgkDdiBuildPagingBuffer's job: the move callback
+ * encodes Transfer, Fill, MapApertureSegment and UnmapApertureSegment
+ * operations into copy-engine jobs (wddmseg_engine.c) and hands TTM the
+ * job's fence (pipelined, ttm_bo_move_accel_cleanup); DiscardContent and
+ * Read/WritePhysical serve EVICT with DISCARD and access_memory. Without
+ * an engine the same moves are CPU copies: CPU-visible VRAM through BAR2,
+ * other VRAM through the movable BAR4 window, system pages through the
+ * kernel mapping, aperture entries through the page table registers.
  */
 
 #include <linux/dma-mapping.h>
