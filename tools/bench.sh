@@ -133,6 +133,19 @@ bash tools/vm/run-vm.sh --no-build --name bench --mode script \
 	tr -d '\r' <"$REPO/build/vm/bench.tap" 2>/dev/null
 	echo "host: $(nproc) CPUs, load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 	echo "host: memcpy of 64 MiB buffers $HOST_MEMCPY MiB/s (build/bench/host-memcpy)"
+	# The host is shared and its memcpy speed drifts (seen 6.2 and 11.8
+	# GiB/s within minutes): measure the ceiling again after the VM and
+	# restate the ratios against the faster of the two, the conservative
+	# reading of "fraction of host memcpy".
+	host_after=$("$OUT/host-memcpy")
+	ceiling=$((host_after > HOST_MEMCPY ? host_after : HOST_MEMCPY))
+	echo "host: memcpy of 64 MiB buffers after the VM $host_after MiB/s; ceiling $ceiling MiB/s"
+	tr -d '\r' <"$REPO/build/vm/bench.tap" 2>/dev/null |
+		awk -v before="$HOST_MEMCPY" -v ceiling="$ceiling" '
+			/^engine 64 MiB .* \/ host memcpy: / {
+				r = $NF; sub(/ \/ host memcpy: [0-9.]+$/, "");
+				printf "%s / host memcpy ceiling: %.3f\n", $0, r * before / ceiling
+			}'
 } >"$OUT/result.txt" || :
 if [ $rc -ne 0 ] || ! grep -q '^measurement' "$OUT/result.txt"; then
 	log "the VM or the benchmark failed (run-vm.sh exit $rc):"
