@@ -367,11 +367,32 @@ static vm_fault_t wddmseg_gem_fault(struct vm_fault *vmf)
 	return ret;
 }
 
+/*
+ * ptrace and /proc/PID/mem reach a mapping through .access (TTM's
+ * access_memory for VRAM: Read/WritePhysical). get_user_pages refuses a
+ * forced write to a shared read-only mapping of ordinary memory; do the
+ * same here, or a read-only mapping would be a way to write the
+ * allocation.
+ */
+static int wddmseg_gem_vm_access(struct vm_area_struct *vma,
+				 unsigned long addr, void *buf, int len,
+				 int write)
+{
+	struct ttm_buffer_object *tbo = vma->vm_private_data;
+
+	if (write && !(vma->vm_flags & VM_WRITE)) {
+		drm_dbg_driver(tbo->base.dev,
+			       "access: rule read-only-mapping: write through a mapping without PROT_WRITE\n");
+		return -EACCES;
+	}
+	return ttm_bo_vm_access(vma, addr, buf, len, write);
+}
+
 static const struct vm_operations_struct wddmseg_gem_vm_ops = {
 	.fault = wddmseg_gem_fault,
 	.open = ttm_bo_vm_open,
 	.close = ttm_bo_vm_close,
-	.access = ttm_bo_vm_access,
+	.access = wddmseg_gem_vm_access,
 };
 
 /* Pin accounting follows the pin count's 0 <-> 1 transitions. */

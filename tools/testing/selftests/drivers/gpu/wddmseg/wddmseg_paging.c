@@ -8,7 +8,8 @@
  *   offsets and across pages, without touching the mapping and without
  *   moving the allocation; the engine ran READ_PHYSICAL/WRITE_PHYSICAL
  *   (tracefs, event wddmseg_paging_op); an injected hang is recovered;
- *   without the engine (use_engine=0) the CPU window gives the same bytes.
+ *   without the engine (use_engine=0) the CPU window gives the same bytes;
+ *   a read-only mapping cannot be written through /proc/self/mem.
  * - DiscardContent: GEM_EVICT with WDDMSEG_EVICT_DISCARD. The allocation
  *   leaves VRAM (or an aperture, or keeps system memory) without a
  *   Transfer, DISCARD_CONTENT runs on the engine, the old VRAM is wiped,
@@ -973,6 +974,50 @@ TEST_F_TIMEOUT(paging, discard_refusals, 60)
 		}
 	}
 	munmap(user, SZ_64K);
+}
+
+/*
+ * 10. A read-only mapping reads through /proc/self/mem but cannot be
+ * written through it (as get_user_pages refuses a forced write to a
+ * shared read-only mapping): pwrite fails, the content is unchanged and
+ * the rule is logged.
+ */
+TEST_F_TIMEOUT(paging, proc_mem_read_only_mapping, 120)
+{
+	static uint8_t want[BO_SIZE], got[BO_SIZE];
+	struct drm_wddmseg_gem_info info;
+	const uint32_t seed = 0x5eed000a;
+	uint8_t data[64], *rw, *ro;
+	uint64_t i, off, first = 0;
+	bool dbg = dbg_open(self);
+	uint32_t h;
+	ssize_t n;
+
+	for (i = 0; i < BO_SIZE; i++)
+		want[i] = pattern_byte(seed, i);
+	setup_invisible(_metadata, self, seed, &h, &rw, &info);
+	munmap(rw, BO_SIZE);
+	ASSERT_EQ(0, gem_mmap_offset(self->fd, h, &off));
+	ro = mmap(NULL, BO_SIZE, PROT_READ, MAP_SHARED, self->fd, off);
+	ASSERT_NE(MAP_FAILED, ro) TH_LOG("mmap: %s", strerror(errno));
+
+	check_reads(_metadata, self, ro, want, "read-only mapping");
+
+	memset(data, 0xc3, sizeof(data));
+	n = pwrite(self->mem, data, sizeof(data),
+		   (off_t)(uintptr_t)(ro + SZ_4K - 32));
+	EXPECT_EQ(-1, n) TH_LOG("pwrite through a read-only mapping: %zd", n);
+	if (dbg)
+		EXPECT_TRUE(dbg_seen(self, "rule read-only-mapping"));
+
+	munmap(ro, BO_SIZE);
+	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+	ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+	EXPECT_EQ(0, diff_bytes(got, want, BO_SIZE, &first))
+		TH_LOG("content changed through a read-only mapping, first at 0x%" PRIx64,
+		       first);
+	ASSERT_EQ(0, gem_close(self->fd, h));
 }
 
 TEST_HARNESS_MAIN
