@@ -1397,7 +1397,6 @@ TEST_F(alloc, budget)
 /* ---------------------------------------------------------------- */
 /* What the GPU sees: debugfs peek_addr/peek (Documentation/gpu/wddmseg.rst) */
 
-#define PEEK_WORDS	16
 
 /* /sys/kernel/debug/dri/N of @d's primary node. */
 static void peek_dir(const struct gem_dev *d, char *buf, size_t len)
@@ -1417,55 +1416,16 @@ static bool peek_available(const struct gem_dev *d)
 }
 
 /*
- * The PEEK_WORDS words the GPU sees at @addr; a word the device could not
- * read counts in *@faults and reads as 0xffffffff. 0 or -errno.
+ * The GEM_PEEK_WORDS words the GPU sees at @addr; a word the device could
+ * not read counts in *@faults and reads as 0xffffffff. 0 or -errno.
  */
 static int gpu_peek(const struct gem_dev *d, uint64_t addr,
 		    uint32_t *words, unsigned int *faults)
 {
-	char dir[64], path[96], line[512], *p, *end;
-	unsigned int i;
-	FILE *f;
-	int fd;
+	char dir[64];
 
 	peek_dir(d, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/peek_addr", dir);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	snprintf(line, sizeof(line), "0x%" PRIx64, addr);
-	if (write(fd, line, strlen(line)) < 0) {
-		close(fd);
-		return -errno;
-	}
-	close(fd);
-	snprintf(path, sizeof(path), "%s/peek", dir);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	p = fgets(line, sizeof(line), f);
-	fclose(f);
-	if (!p)
-		return -EIO;
-	p = strchr(line, ':');
-	if (!p || strtoull(line, NULL, 16) != addr)
-		return -EPROTO;
-	*faults = 0;
-	for (p++, i = 0; i < PEEK_WORDS; i++) {
-		while (*p == ' ')
-			p++;
-		if (!strncmp(p, "fault", 5)) {
-			words[i] = 0xffffffff;
-			(*faults)++;
-			p += 5;
-			continue;
-		}
-		words[i] = strtoul(p, &end, 16);
-		if (end == p)
-			return -EPROTO;
-		p = end;
-	}
-	return 0;
+	return gem_peek(dir, addr, words, faults);
 }
 
 /*
@@ -1478,7 +1438,7 @@ static unsigned int gpu_check(struct __test_metadata *_metadata,
 			      uint64_t size, uint32_t seed, uint64_t stride,
 			      const char *what)
 {
-	uint32_t words[PEEK_WORDS];
+	uint32_t words[GEM_PEEK_WORDS];
 	unsigned int bad = 0, faults, k;
 	uint64_t off;
 	int ret;
@@ -1494,7 +1454,7 @@ static unsigned int gpu_check(struct __test_metadata *_metadata,
 			ret = gpu_peek(d, gpu + at[k], words, &faults);
 			ASSERT_EQ(0, ret) TH_LOG("peek at 0x%" PRIx64 ": %s",
 						 gpu + at[k], strerror(-ret));
-			for (j = 0; j < PEEK_WORDS; j++) {
+			for (j = 0; j < GEM_PEEK_WORDS; j++) {
 				uint32_t want = pattern_word(seed, at[k] / 4 + j);
 
 				if (words[j] == want)
@@ -1523,7 +1483,7 @@ TEST_F(alloc, gpu_view)
 	const uint64_t size = 64 * SZ_4K + 3 * SZ_4K;
 	struct drm_wddmseg_query_segment qs;
 	struct drm_wddmseg_gem_info info;
-	uint32_t words[PEEK_WORDS], h, pad;
+	uint32_t words[GEM_PEEK_WORDS], h, pad;
 	unsigned int i, faults;
 	void *p;
 
@@ -1563,9 +1523,9 @@ TEST_F(alloc, gpu_view)
 			 * page (zeroes) or leaves it unmapped (faults): either
 			 * way the GPU must no longer see the allocation.
 			 */
-			if (faults != PEEK_WORDS) {
+			if (faults != GEM_PEEK_WORDS) {
 				EXPECT_EQ(0u, faults);
-				for (i = 0; i < PEEK_WORDS; i++) {
+				for (i = 0; i < GEM_PEEK_WORDS; i++) {
 					EXPECT_EQ(0u, words[i])
 						TH_LOG("evicted aperture range still mapped: GPU reads 0x%08x",
 						       words[i]);

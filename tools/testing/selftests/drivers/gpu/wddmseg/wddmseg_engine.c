@@ -43,7 +43,6 @@
 #define PARAM_USE_ENGINE	PARAM_DIR "/use_engine"
 #define PARAM_FENCE_TIMEOUT	PARAM_DIR "/fence_timeout_ms"
 #define RESET_MSG		"paging engine reset"
-#define PEEK_WORDS		16
 
 static const char *const seg_name[] = { "system", "seg1", "seg2", "seg3" };
 
@@ -64,33 +63,6 @@ struct eng_state {
 	uint64_t submitted, completed, resets;
 };
 
-static int read_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
-static int write_file(const char *path, const char *s)
-{
-	ssize_t n;
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
 static uint64_t field(const char *buf, const char *key)
 {
 	const char *p = strstr(buf, key);
@@ -104,7 +76,7 @@ static int engine_state(FIXTURE_DATA(engine) *self, struct eng_state *st)
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/engine", self->dbg);
-	ret = read_file(path, buf, sizeof(buf));
+	ret = file_read(path, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	st->ready = (int)field(buf, "ready: ");
@@ -159,25 +131,11 @@ FIXTURE_SETUP(engine)
 FIXTURE_TEARDOWN(engine)
 {
 	if (self->saved_use_engine[0])
-		write_file(PARAM_USE_ENGINE, self->saved_use_engine);
+		file_write(PARAM_USE_ENGINE, self->saved_use_engine);
 	if (self->saved_timeout[0])
-		write_file(PARAM_FENCE_TIMEOUT, self->saved_timeout);
+		file_write(PARAM_FENCE_TIMEOUT, self->saved_timeout);
 	if (self->fd >= 0)
 		close(self->fd);
-}
-
-/* Save a module parameter once (restored in teardown), then set it. */
-static int param_set(char *saved, size_t len, const char *path,
-		     const char *val)
-{
-	int ret;
-
-	if (!saved[0]) {
-		ret = read_file(path, saved, len);
-		if (ret)
-			return ret;
-	}
-	return write_file(path, val);
 }
 
 static bool engine_debugfs(FIXTURE_DATA(engine) *self)
@@ -194,76 +152,9 @@ static bool engine_debugfs(FIXTURE_DATA(engine) *self)
 			     self->dbg);				\
 	} while (0)
 
-/* An on-demand CPU-visible allocation that may live anywhere. */
-static int create_any(int fd, uint64_t size, uint8_t first, uint32_t *h)
-{
-	struct gem_args a = {
-		.size = size,
-		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
-		.supported = BIT(SEG_VIS) | BIT(SEG_INV) | BIT(SEG_APT),
-		.preferred = { first },
-	};
-
-	return gem_create(fd, &a, h);
-}
-
-/* Move, wait for the engine, and check the placement. 0 or -errno. */
-static int move_wait(int fd, uint32_t h, uint32_t to)
-{
-	int ret = gem_move(fd, h, to);
-
-	if (ret)
-		return ret;
-	ret = gem_wait(fd, h, 20 * NSEC_PER_SEC);
-	if (ret)
-		return ret;
-	ret = gem_segment(fd, h);
-	if (ret < 0)
-		return ret;
-	return (uint32_t)ret == to ? 0 : -EXDEV;
-}
-
 #define MOVE_OK(h, to)							\
-	ASSERT_EQ(0, move_wait(self->fd, (h), (to)))			\
+	ASSERT_EQ(0, gem_move_wait(self->fd, (h), (to)))			\
 		TH_LOG("move to %s failed", seg_name[(to)])
-
-/* Words the GPU sees at @addr (debugfs peek); faults count as bad. */
-static int gpu_peek(FIXTURE_DATA(engine) *self, uint64_t addr,
-		    uint32_t *words, unsigned int *faults)
-{
-	char path[96], line[512], *p, *end;
-	unsigned int i;
-	int ret;
-
-	snprintf(path, sizeof(path), "%s/peek_addr", self->dbg);
-	snprintf(line, sizeof(line), "0x%" PRIx64, addr);
-	ret = write_file(path, line);
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "%s/peek", self->dbg);
-	ret = read_file(path, line, sizeof(line));
-	if (ret)
-		return ret;
-	p = strchr(line, ':');
-	if (!p || strtoull(line, NULL, 16) != addr)
-		return -EPROTO;
-	*faults = 0;
-	for (p++, i = 0; i < PEEK_WORDS; i++) {
-		while (*p == ' ')
-			p++;
-		if (!strncmp(p, "fault", 5)) {
-			words[i] = 0xffffffff;
-			(*faults)++;
-			p += 5;
-			continue;
-		}
-		words[i] = strtoul(p, &end, 16);
-		if (end == p)
-			return -EPROTO;
-		p = end;
-	}
-	return 0;
-}
 
 /*
  * The GPU view of an allocation at @gpu: 64 bytes at the start and end of
@@ -272,7 +163,7 @@ static int gpu_peek(FIXTURE_DATA(engine) *self, uint64_t addr,
 static long gpu_check(FIXTURE_DATA(engine) *self, uint64_t gpu,
 		      uint64_t size, uint32_t seed, uint64_t *first_bad)
 {
-	uint32_t words[PEEK_WORDS];
+	uint32_t words[GEM_PEEK_WORDS];
 	unsigned int faults, j;
 	uint64_t off;
 	long bad = 0;
@@ -286,10 +177,10 @@ static long gpu_check(FIXTURE_DATA(engine) *self, uint64_t gpu,
 		for (k = 0; k < 2; k++) {
 			if (k == 1 && (off + SZ_1M) % SZ_8M && off + SZ_1M != size)
 				continue;
-			ret = gpu_peek(self, gpu + at[k], words, &faults);
+			ret = gem_peek(self->dbg, gpu + at[k], words, &faults);
 			if (ret)
 				return ret;
-			for (j = 0; j < PEEK_WORDS; j++) {
+			for (j = 0; j < GEM_PEEK_WORDS; j++) {
 				if (words[j] == pattern_word(seed, at[k] / 4 + j))
 					continue;
 				if (!bad)
@@ -336,9 +227,9 @@ static uint64_t create_big(FIXTURE_DATA(engine) *self, uint32_t *h)
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		if (sizes[i] > self->size[SEG_VIS] || sizes[i] > self->size[SEG_INV])
 			continue;
-		if (create_any(self->fd, sizes[i], SEG_VIS, h))
+		if (gem_create_any(self->fd, sizes[i], SEG_VIS, h))
 			continue;
-		if (!move_wait(self->fd, *h, SEG_VIS))
+		if (!gem_move_wait(self->fd, *h, SEG_VIS))
 			return sizes[i];
 		gem_close(self->fd, *h);
 	}
@@ -354,17 +245,17 @@ static uint64_t create_big(FIXTURE_DATA(engine) *self, uint32_t *h)
 static long gpu_stale(FIXTURE_DATA(engine) *self, uint64_t gpu,
 		      uint64_t size, uint32_t seed)
 {
-	uint32_t words[PEEK_WORDS];
+	uint32_t words[GEM_PEEK_WORDS];
 	unsigned int faults, j;
 	uint64_t off;
 	long stale = 0;
 	int ret;
 
 	for (off = 0; off < size; off += SZ_1M) {
-		ret = gpu_peek(self, gpu + off, words, &faults);
+		ret = gem_peek(self->dbg, gpu + off, words, &faults);
 		if (ret)
 			return ret;
-		for (j = 0; j < PEEK_WORDS; j++)
+		for (j = 0; j < GEM_PEEK_WORDS; j++)
 			stale += words[j] == pattern_word(seed, off / 4 + j);
 	}
 	return stale;
@@ -426,7 +317,7 @@ TEST_F_TIMEOUT(engine, big_migrations, 120)
 	struct eng_state st0, st1;
 	bool dbg = engine_debugfs(self);
 	uint64_t size, jobs;
-	uint32_t h;
+	uint32_t h = 0;	/* set by create_big() when it returns a size */
 	void *out;
 
 	size = create_big(self, &h);
@@ -444,7 +335,7 @@ TEST_F_TIMEOUT(engine, big_migrations, 120)
 		char v[8] = "";
 
 		/* with use_engine on (or absent), each job is one fence */
-		if (read_file(PARAM_USE_ENGINE, v, sizeof(v)) || v[0] != 'N') {
+		if (file_read(PARAM_USE_ENGINE, v, sizeof(v)) || v[0] != 'N') {
 			EXPECT_LE(jobs, st1.submitted - st0.submitted)
 				TH_LOG("%" PRIu64 " engine jobs for 4 moves of %" PRIu64 " MiB",
 				       st1.submitted - st0.submitted,
@@ -473,10 +364,10 @@ TEST_F_TIMEOUT(engine, engine_vs_cpu, 120)
 	ASSERT_NE(NULL, out[0]);
 	ASSERT_NE(NULL, out[1]);
 	for (mode = 0; mode < 2; mode++) {
-		ASSERT_EQ(0, param_set(self->saved_use_engine,
+		ASSERT_EQ(0, file_param_set(self->saved_use_engine,
 				       sizeof(self->saved_use_engine),
 				       PARAM_USE_ENGINE, mode ? "1" : "0"));
-		ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+		ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
 		ASSERT_EQ(0, engine_state(self, &st0));
 		round_trip(_metadata, self, h, size, 0xc0ffee, out[mode]);
 		ASSERT_EQ(0, engine_state(self, &st1));
@@ -507,9 +398,9 @@ TEST_F_TIMEOUT(engine, gem_wait_engine, 60)
 	int ret;
 
 	NEED_ENGINE();
-	if (!read_file(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
+	if (!file_read(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
 		SKIP(return, "use_engine is off");
-	ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
 	MOVE_OK(h, SEG_VIS);
 	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x3a17));
 	MOVE_OK(h, 0);
@@ -594,26 +485,26 @@ static void inject_recovery(struct __test_metadata *_metadata,
 	int kfd, ret;
 
 	NEED_ENGINE();
-	if (!read_file(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
+	if (!file_read(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
 		SKIP(return, "use_engine is off");
 	snprintf(path, sizeof(path), "%s/inject", self->dbg);
 	if (access(path, W_OK))
 		SKIP(return, "no %s", path);
 	if (!access(PARAM_FENCE_TIMEOUT, W_OK))
-		ASSERT_EQ(0, param_set(self->saved_timeout,
+		ASSERT_EQ(0, file_param_set(self->saved_timeout,
 				       sizeof(self->saved_timeout),
 				       PARAM_FENCE_TIMEOUT, "1000"));
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
 
-	ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
 	MOVE_OK(h, SEG_VIS);
 	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x1e5c));
 	ASSERT_EQ(0, engine_state(self, &st0));
 	EXPECT_EQ(st0.submitted, st0.completed);
 	kfd = kmsg_open();
 
-	ASSERT_EQ(0, write_file(path, what));
+	ASSERT_EQ(0, file_write(path, what));
 	t0 = now_seconds();
 	ret = gem_move(self->fd, h, SEG_INV);
 	ASSERT_EQ(0, ret) TH_LOG("MAKE_RESIDENT after inject %s: %s", what,
@@ -638,7 +529,7 @@ static void inject_recovery(struct __test_metadata *_metadata,
 		       pattern_word(0x1e5c, first / 4));
 
 	/* the driver still works */
-	ASSERT_EQ(0, create_any(self->fd, 4 * SZ_1M, SEG_VIS, &h2));
+	ASSERT_EQ(0, gem_create_any(self->fd, 4 * SZ_1M, SEG_VIS, &h2));
 	MOVE_OK(h2, SEG_VIS);
 	ASSERT_EQ(0, write_pattern(self->fd, h2, 4 * SZ_1M, 0x2e5c));
 	MOVE_OK(h2, SEG_APT);
@@ -692,24 +583,24 @@ TEST_F_TIMEOUT(engine, gem_wait_busy, 60)
 	int ret;
 
 	NEED_ENGINE();
-	if (!read_file(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
+	if (!file_read(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
 		SKIP(return, "use_engine is off");
 	snprintf(path, sizeof(path), "%s/inject", self->dbg);
 	if (access(path, W_OK) || access(PARAM_FENCE_TIMEOUT, W_OK))
 		SKIP(return, "no %s or %s", path, PARAM_FENCE_TIMEOUT);
 	/* long enough for the polls below even on a slow TCG host */
-	ASSERT_EQ(0, param_set(self->saved_timeout, sizeof(self->saved_timeout),
+	ASSERT_EQ(0, file_param_set(self->saved_timeout, sizeof(self->saved_timeout),
 			       PARAM_FENCE_TIMEOUT, "3000"));
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
 
-	ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
 	MOVE_OK(h, SEG_VIS);
 	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x5b17));
 	ASSERT_EQ(0, engine_state(self, &st0));
 	ASSERT_EQ(st0.submitted, st0.completed);
 
-	ASSERT_EQ(0, write_file(path, "hang"));
+	ASSERT_EQ(0, file_write(path, "hang"));
 	ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
 	ret = gem_wait(self->fd, h, 0);
 	EXPECT_EQ(-ETIME, ret) TH_LOG("GEM_WAIT(0) on a held engine: %s",
@@ -751,9 +642,9 @@ TEST_F_TIMEOUT(engine, vram_wiped_on_release, 60)
 	long stale;
 
 	NEED_ENGINE();
-	if (!read_file(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
+	if (!file_read(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
 		SKIP(return, "use_engine is off");
-	ASSERT_EQ(0, create_any(self->fd, size, SEG_VIS, &h));
+	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
 	MOVE_OK(h, SEG_INV);
 	MOVE_OK(h, SEG_VIS);
 	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x71be));
@@ -762,7 +653,7 @@ TEST_F_TIMEOUT(engine, vram_wiped_on_release, 60)
 	ASSERT_EQ(SEG_INV, info.segment_id);
 	gpu = self->base[SEG_INV] + info.offset;
 	stale = gpu_stale(self, gpu, size, 0x71be);
-	ASSERT_EQ((long)(size / SZ_1M * PEEK_WORDS), stale)
+	ASSERT_EQ((long)(size / SZ_1M * GEM_PEEK_WORDS), stale)
 		TH_LOG("before release the GPU must see the content (%ld words)",
 		       stale);
 
@@ -793,7 +684,7 @@ static int child_run(const char *node, unsigned int id)
 	fd = open(node, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return 100;
-	if (create_any(fd, size, SEG_VIS, &h) || move_wait(fd, h, SEG_VIS))
+	if (gem_create_any(fd, size, SEG_VIS, &h) || gem_move_wait(fd, h, SEG_VIS))
 		return 101;
 	p = gem_mmap(fd, h, size);
 	if (!p)

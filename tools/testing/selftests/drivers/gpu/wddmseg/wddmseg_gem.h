@@ -354,6 +354,136 @@ static inline int gem_wait(int fd, uint32_t handle, int64_t timeout_ns)
 	return wioctl(fd, DRM_IOCTL_WDDMSEG_GEM_WAIT, &w);
 }
 
+/* Whole small file (sysfs, debugfs, tracefs) into @buf, NUL-terminated. */
+static inline int file_read(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Write @s to a sysfs/debugfs/tracefs file, as `echo s > path` does. */
+static inline int file_write(const char *path, const char *s)
+{
+	ssize_t n;
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/*
+ * Save a parameter file's value once in @saved (the caller restores it in
+ * its teardown), then set it to @val.
+ */
+static inline int file_param_set(char *saved, size_t len, const char *path,
+				 const char *val)
+{
+	int ret;
+
+	if (!saved[0]) {
+		ret = file_read(path, saved, len);
+		if (ret)
+			return ret;
+		saved[strcspn(saved, "\n")] = '\0';
+	}
+	return file_write(path, val);
+}
+
+/*
+ * A CpuVisibleOnDemand allocation that may live in any segment of the
+ * default layout (1 visible VRAM, 2 invisible VRAM, 3 aperture), first
+ * placed in @first.
+ */
+static inline int gem_create_any(int fd, uint64_t size, uint8_t first,
+				 uint32_t *handle)
+{
+	struct gem_args a = {
+		.size = size,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+		.supported = WDDMSEG_SEGMENT_BIT(1) | WDDMSEG_SEGMENT_BIT(2) |
+			     WDDMSEG_SEGMENT_BIT(3),
+		.preferred = { first },
+	};
+
+	return gem_create(fd, &a, handle);
+}
+
+/*
+ * Move to segment @to, wait for the engine (20 s), and check the
+ * placement. 0, -EXDEV if it landed elsewhere, or -errno.
+ */
+static inline int gem_move_wait(int fd, uint32_t handle, uint32_t to)
+{
+	int ret = gem_move(fd, handle, to);
+
+	if (ret)
+		return ret;
+	ret = gem_wait(fd, handle, 20 * 1000000000LL);
+	if (ret)
+		return ret;
+	ret = gem_segment(fd, handle);
+	if (ret < 0)
+		return ret;
+	return (uint32_t)ret == to ? 0 : -EXDEV;
+}
+
+#define GEM_PEEK_WORDS	16
+
+/*
+ * The GEM_PEEK_WORDS words the GPU sees at @addr, through the debugfs
+ * files peek_addr and peek of the DRM debugfs directory @dir. A word the
+ * device could not read counts in *@faults and reads as 0xffffffff.
+ * 0 or -errno.
+ */
+static inline int gem_peek(const char *dir, uint64_t addr, uint32_t *words,
+			   unsigned int *faults)
+{
+	char path[128], line[512], *p, *end;
+	unsigned int i;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/peek_addr", dir);
+	snprintf(line, sizeof(line), "0x%" PRIx64, addr);
+	ret = file_write(path, line);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/peek", dir);
+	ret = file_read(path, line, sizeof(line));
+	if (ret)
+		return ret;
+	p = strchr(line, ':');
+	if (!p || strtoull(line, NULL, 16) != addr)
+		return -EPROTO;
+	*faults = 0;
+	for (p++, i = 0; i < GEM_PEEK_WORDS; i++) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "fault", 5)) {
+			words[i] = 0xffffffff;
+			(*faults)++;
+			p += 5;
+			continue;
+		}
+		words[i] = strtoul(p, &end, 16);
+		if (end == p)
+			return -EPROTO;
+		p = end;
+	}
+	return 0;
+}
+
 static inline int gem_mmap_offset(int fd, uint32_t handle, uint64_t *offset)
 {
 	struct drm_wddmseg_gem_mmap_offset m = { .handle = handle };

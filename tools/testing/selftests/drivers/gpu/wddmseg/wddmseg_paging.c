@@ -42,7 +42,6 @@
 #define BIT(id)		WDDMSEG_SEGMENT_BIT(id)
 #define NSEC_PER_SEC	1000000000LL
 #define BO_SIZE		(16 * SZ_4K)
-#define PEEK_WORDS	16
 
 #define PARAM_DIR		"/sys/module/wddmseg/parameters"
 #define PARAM_USE_ENGINE	PARAM_DIR "/use_engine"
@@ -65,48 +64,6 @@ FIXTURE(paging) {
 	char saved_event[8];
 	int kmsg;
 };
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
-static int write_file(const char *path, const char *s)
-{
-	ssize_t n;
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
-/* Save a parameter file once (restored in teardown), then set it. */
-static int param_set(char *saved, size_t len, const char *path,
-		     const char *val)
-{
-	int ret;
-
-	if (!saved[0]) {
-		ret = read_file(path, saved, len);
-		if (ret)
-			return ret;
-		saved[strcspn(saved, "\n")] = '\0';
-	}
-	return write_file(path, val);
-}
 
 /* tracefs with the wddmseg events: where it is, or mount it. */
 static void find_tracefs(FIXTURE_DATA(paging) *self)
@@ -143,11 +100,11 @@ static int trace_start(FIXTURE_DATA(paging) *self)
 	if (!self->trace[0])
 		return -ENOENT;
 	snprintf(path, sizeof(path), "%s/" EVENT, self->trace);
-	ret = param_set(self->saved_event, sizeof(self->saved_event), path, "1");
+	ret = file_param_set(self->saved_event, sizeof(self->saved_event), path, "1");
 	if (ret)
 		return ret;
 	snprintf(path, sizeof(path), "%s/trace", self->trace);
-	return write_file(path, "");
+	return file_write(path, "");
 }
 
 /* Lines of the trace buffer that contain every one of @a and @b. */
@@ -217,14 +174,14 @@ FIXTURE_TEARDOWN(paging)
 	char path[128];
 
 	if (self->saved_use_engine[0])
-		write_file(PARAM_USE_ENGINE, self->saved_use_engine);
+		file_write(PARAM_USE_ENGINE, self->saved_use_engine);
 	if (self->saved_timeout[0])
-		write_file(PARAM_FENCE_TIMEOUT, self->saved_timeout);
+		file_write(PARAM_FENCE_TIMEOUT, self->saved_timeout);
 	if (self->saved_debug[0])
-		write_file(DRM_DEBUG_PARAM, self->saved_debug);
+		file_write(DRM_DEBUG_PARAM, self->saved_debug);
 	if (self->saved_event[0]) {
 		snprintf(path, sizeof(path), "%s/" EVENT, self->trace);
-		write_file(path, self->saved_event);
+		file_write(path, self->saved_event);
 	}
 	if (self->kmsg >= 0)
 		close(self->kmsg);
@@ -232,35 +189,6 @@ FIXTURE_TEARDOWN(paging)
 		close(self->mem);
 	if (self->fd >= 0)
 		close(self->fd);
-}
-
-/* An on-demand CPU-visible allocation that may live anywhere. */
-static int create_any(int fd, uint64_t size, uint8_t first, uint32_t *h)
-{
-	struct gem_args a = {
-		.size = size,
-		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
-		.supported = BIT(SEG_VIS) | BIT(SEG_INV) | BIT(SEG_APT),
-		.preferred = { first },
-	};
-
-	return gem_create(fd, &a, h);
-}
-
-/* Move, wait for the engine, and check the placement. 0 or -errno. */
-static int move_wait(int fd, uint32_t h, uint32_t to)
-{
-	int ret = gem_move(fd, h, to);
-
-	if (ret)
-		return ret;
-	ret = gem_wait(fd, h, 20 * NSEC_PER_SEC);
-	if (ret)
-		return ret;
-	ret = gem_segment(fd, h);
-	if (ret < 0)
-		return ret;
-	return (uint32_t)ret == to ? 0 : -EXDEV;
 }
 
 static int write_pattern(int fd, uint32_t h, uint64_t size, uint32_t seed)
@@ -310,35 +238,14 @@ static uint8_t *map_guarded(int fd, uint32_t h, uint64_t size)
 	return p;
 }
 
-/* Words the GPU sees at @addr (debugfs peek). */
+/* Words the GPU sees at @addr (debugfs peek); a fault is an error here. */
 static int gpu_peek(FIXTURE_DATA(paging) *self, uint64_t addr,
 		    uint32_t *words)
 {
-	char path[96], line[512], *p, *end;
-	unsigned int i;
-	int ret;
+	unsigned int faults;
+	int ret = gem_peek(self->dbg, addr, words, &faults);
 
-	snprintf(path, sizeof(path), "%s/peek_addr", self->dbg);
-	snprintf(line, sizeof(line), "0x%" PRIx64, addr);
-	ret = write_file(path, line);
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "%s/peek", self->dbg);
-	ret = read_file(path, line, sizeof(line));
-	if (ret)
-		return ret;
-	p = strchr(line, ':');
-	if (!p || strtoull(line, NULL, 16) != addr)
-		return -EPROTO;
-	for (p++, i = 0; i < PEEK_WORDS; i++) {
-		while (*p == ' ')
-			p++;
-		words[i] = strtoul(p, &end, 16);
-		if (end == p)
-			return -EPROTO;	/* "fault" */
-		p = end;
-	}
-	return 0;
+	return ret ? ret : faults ? -EPROTO : 0;
 }
 
 static bool have_debugfs(FIXTURE_DATA(paging) *self)
@@ -390,10 +297,10 @@ static void setup_invisible(struct __test_metadata *_metadata,
 	 * Written in the aperture, not in visible VRAM: a stale copy there
 	 * would hide an access at the wrong segment.
 	 */
-	ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_APT, h));
+	ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_APT, h));
 	ASSERT_EQ(SEG_APT, gem_segment(self->fd, *h));
 	ASSERT_EQ(0, write_pattern(self->fd, *h, BO_SIZE, seed));
-	ASSERT_EQ(0, move_wait(self->fd, *h, SEG_INV));
+	ASSERT_EQ(0, gem_move_wait(self->fd, *h, SEG_INV));
 	ASSERT_EQ(0, gem_info(self->fd, *h, info));
 	ASSERT_EQ(SEG_INV, info->segment_id);
 	*p = map_guarded(self->fd, *h, BO_SIZE);
@@ -517,13 +424,13 @@ TEST_F_TIMEOUT(paging, proc_mem_write_invisible, 120)
 	/* the GPU view of the page-crossing write, 64 bytes around it */
 	if (have_debugfs(self)) {
 		uint64_t at = SZ_4K - 32;
-		uint32_t words[PEEK_WORDS];
+		uint32_t words[GEM_PEEK_WORDS];
 		uint32_t exp;
 		unsigned int j;
 
 		ASSERT_EQ(0, gpu_peek(self, self->base[SEG_INV] + info.offset + at,
 				      words));
-		for (j = 0; j < PEEK_WORDS; j++) {
+		for (j = 0; j < GEM_PEEK_WORDS; j++) {
 			memcpy(&exp, want + at + 4 * j, 4);
 			EXPECT_EQ(exp, words[j])
 				TH_LOG("GPU word at 0x%" PRIx64, at + 4 * j);
@@ -541,7 +448,7 @@ TEST_F_TIMEOUT(paging, proc_mem_write_invisible, 120)
 		EXPECT_LE(3, trace_count(self, what, NULL));
 	}
 	munmap(p, BO_SIZE);
-	ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+	ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
 	ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
 	bad = diff_bytes(got, want, BO_SIZE, &first);
 	EXPECT_EQ(0, bad) TH_LOG("%" PRIu64 " bad bytes after the move, first at 0x%" PRIx64,
@@ -564,10 +471,10 @@ TEST_F_TIMEOUT(paging, proc_mem_visible_and_aperture, 120)
 
 	for (i = 0; i < BO_SIZE; i++)
 		want[i] = pattern_byte(seed, i);
-	ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_VIS, &h));
+	ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &h));
 	ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, seed));
 	for (k = 0; k < 2; k++) {
-		ASSERT_EQ(0, move_wait(self->fd, h, seg[k]));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h, seg[k]));
 		p = map_guarded(self->fd, h, BO_SIZE);
 		ASSERT_NE(NULL, p);
 		check_reads(_metadata, self, p, want,
@@ -596,7 +503,7 @@ TEST_F_TIMEOUT(paging, proc_mem_cpu_fallback, 120)
 	for (i = 0; i < BO_SIZE; i++)
 		want[i] = pattern_byte(seed, i);
 	setup_invisible(_metadata, self, seed, &h, &p, &info);
-	ret = param_set(self->saved_use_engine, sizeof(self->saved_use_engine),
+	ret = file_param_set(self->saved_use_engine, sizeof(self->saved_use_engine),
 			PARAM_USE_ENGINE, "0");
 	if (ret) {
 		munmap(p, BO_SIZE);
@@ -638,10 +545,10 @@ TEST_F_TIMEOUT(paging, proc_mem_read_hang, 120)
 	for (i = 0; i < BO_SIZE; i++)
 		want[i] = pattern_byte(seed, i);
 	setup_invisible(_metadata, self, seed, &h, &p, &info);
-	ASSERT_EQ(0, param_set(self->saved_timeout, sizeof(self->saved_timeout),
+	ASSERT_EQ(0, file_param_set(self->saved_timeout, sizeof(self->saved_timeout),
 			       PARAM_FENCE_TIMEOUT, "1000"));
 	snprintf(path, sizeof(path), "%s/inject", self->dbg);
-	ASSERT_EQ(0, write_file(path, "hang"));
+	ASSERT_EQ(0, file_write(path, "hang"));
 	n = pread(self->mem, buf, BO_SIZE, (off_t)(uintptr_t)p);
 	ASSERT_EQ((ssize_t)BO_SIZE, n) TH_LOG("pread under a hang: %s",
 					     n < 0 ? strerror(errno) : "short");
@@ -695,9 +602,9 @@ TEST_F_TIMEOUT(paging, evict_discard_vram, 120)
 	for (k = 0; k < 2; k++) {
 		char what[64];
 
-		ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_VIS, &h));
+		ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &h));
 		ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0xd15c + k));
-		ASSERT_EQ(0, move_wait(self->fd, h, seg[k]));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h, seg[k]));
 		ASSERT_EQ(0, gem_info(self->fd, h, &info));
 		use0 = local_usage(self->fd);
 		traced = trace_start(self);
@@ -721,14 +628,14 @@ TEST_F_TIMEOUT(paging, evict_discard_vram, 120)
 		}
 		/* the VRAM it left holds no trace of the content */
 		if (have_debugfs(self)) {
-			uint32_t words[PEEK_WORDS];
+			uint32_t words[GEM_PEEK_WORDS];
 			uint64_t at[2] = { 0, BO_SIZE - 64 };
 			unsigned int j, m;
 
 			for (m = 0; m < 2; m++) {
 				ASSERT_EQ(0, gpu_peek(self, self->base[seg[k]] +
 						      info.offset + at[m], words));
-				for (j = 0; j < PEEK_WORDS; j++)
+				for (j = 0; j < GEM_PEEK_WORDS; j++)
 					EXPECT_EQ(0u, words[j])
 						TH_LOG("old VRAM at 0x%" PRIx64 " not wiped",
 						       at[m] + 4 * j);
@@ -736,13 +643,13 @@ TEST_F_TIMEOUT(paging, evict_discard_vram, 120)
 		}
 		/* back without touching it: a Fill, zeroes */
 		trace_start(self);
-		ASSERT_EQ(0, move_wait(self->fd, h, seg[k]));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h, seg[k]));
 		if (!traced) {
 			snprintf(what, sizeof(what), "fill segment 0 -> segment %u",
 				 seg[k]);
 			EXPECT_EQ(1, trace_count(self, what, NULL));
 		}
-		ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
 		ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
 		bad = nonzero_bytes(got, BO_SIZE, &first);
 		EXPECT_EQ(0, bad) TH_LOG("segment %u after discard: %" PRIu64 " stale bytes, first at 0x%" PRIx64,
@@ -765,9 +672,9 @@ TEST_F_TIMEOUT(paging, evict_discard_pages, 120)
 	int traced;
 
 	for (k = 0; k < 2; k++) {
-		ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_VIS, &h));
+		ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &h));
 		ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0xd15c10 + k));
-		ASSERT_EQ(0, move_wait(self->fd, h, k ? 0 : SEG_APT));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h, k ? 0 : SEG_APT));
 		ASSERT_EQ(0, evict_flags(self->fd, h, WDDMSEG_EVICT_DISCARD));
 		ASSERT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
 		EXPECT_EQ(0, gem_segment(self->fd, h));
@@ -779,12 +686,12 @@ TEST_F_TIMEOUT(paging, evict_discard_pages, 120)
 		/* discarded again from system memory, then into VRAM: Fill */
 		ASSERT_EQ(0, evict_flags(self->fd, h, WDDMSEG_EVICT_DISCARD));
 		traced = trace_start(self);
-		ASSERT_EQ(0, move_wait(self->fd, h, SEG_INV));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_INV));
 		if (!traced) {
 			EXPECT_EQ(1, trace_count(self, "fill segment 0 -> segment 2", NULL));
 			EXPECT_EQ(0, trace_count(self, "transfer", NULL));
 		}
-		ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
 		ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
 		EXPECT_EQ(0, nonzero_bytes(got, BO_SIZE, &first));
 		ASSERT_EQ(0, gem_close(self->fd, h));
@@ -813,7 +720,7 @@ TEST_F_TIMEOUT(paging, evict_discard_sync_and_cpu, 120)
 	for (k = 0; k < 2; k++) {
 		if (k) {
 			a.flags &= ~WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
-			ret = param_set(self->saved_use_engine,
+			ret = file_param_set(self->saved_use_engine,
 					sizeof(self->saved_use_engine),
 					PARAM_USE_ENGINE, "0");
 			if (ret)
@@ -824,14 +731,14 @@ TEST_F_TIMEOUT(paging, evict_discard_sync_and_cpu, 120)
 		}
 		ASSERT_EQ(0, gem_create(self->fd, &a, &h));
 		ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0x5c0 + k));
-		ASSERT_EQ(0, move_wait(self->fd, h, SEG_INV));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_INV));
 		ASSERT_EQ(0, evict_flags(self->fd, h, WDDMSEG_EVICT_DISCARD));
 		if (!k)
 			EXPECT_EQ(0, gem_wait(self->fd, h, 0))
 				TH_LOG("SynchronousPaging discard still busy after the ioctl");
 		EXPECT_EQ(0, gem_segment(self->fd, h));
-		ASSERT_EQ(0, move_wait(self->fd, h, SEG_INV));
-		ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_INV));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
 		ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
 		EXPECT_EQ(0, nonzero_bytes(got, BO_SIZE, &first))
 			TH_LOG("%s: stale bytes after discard, first at 0x%" PRIx64,
@@ -846,11 +753,11 @@ static bool dbg_open(FIXTURE_DATA(paging) *self)
 	char buf[32] = "";
 	unsigned long v;
 
-	if (read_file(DRM_DEBUG_PARAM, buf, sizeof(buf)))
+	if (file_read(DRM_DEBUG_PARAM, buf, sizeof(buf)))
 		return false;
 	v = strtoul(buf, NULL, 0);
 	snprintf(buf, sizeof(buf), "%lu", v | DRM_UT_DRIVER);
-	if (param_set(self->saved_debug, sizeof(self->saved_debug),
+	if (file_param_set(self->saved_debug, sizeof(self->saved_debug),
 		      DRM_DEBUG_PARAM, buf))
 		return false;
 	self->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -898,9 +805,9 @@ TEST_F_TIMEOUT(paging, discard_refusals, 60)
 	void *user;
 	int ret;
 
-	ASSERT_EQ(0, create_any(self->fd, BO_SIZE, SEG_VIS, &h));
+	ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &h));
 	ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0x7e57));
-	ASSERT_EQ(0, move_wait(self->fd, h, SEG_INV));
+	ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_INV));
 
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(-EINVAL, evict_flags(self->fd, h, bad_flags[i]))
@@ -930,7 +837,7 @@ TEST_F_TIMEOUT(paging, discard_refusals, 60)
 	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
 	/* none of these moved or dropped anything */
 	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
-	ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+	ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
 	ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
 	EXPECT_EQ(0, pattern_check(got, BO_SIZE, 0x7e57, &first))
 		TH_LOG("content lost by a refused discard, first at 0x%" PRIx64, first);
@@ -1012,7 +919,7 @@ TEST_F_TIMEOUT(paging, proc_mem_read_only_mapping, 120)
 
 	munmap(ro, BO_SIZE);
 	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
-	ASSERT_EQ(0, move_wait(self->fd, h, SEG_VIS));
+	ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
 	ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
 	EXPECT_EQ(0, diff_bytes(got, want, BO_SIZE, &first))
 		TH_LOG("content changed through a read-only mapping, first at 0x%" PRIx64,
