@@ -38,9 +38,15 @@ module_param(fence_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(fence_timeout_ms,
 		 "Paging fence timeout before the engine is reset (default 5000)");
 
+static unsigned int fence_spin_us = 500;
+module_param(fence_spin_us, uint, 0644);
+MODULE_PARM_DESC(fence_spin_us,
+		 "Microseconds a waiter polls a paging fence's writeback before sleeping until the interrupt (default 500, 0: never)");
+
 /**
  * struct wddmseg_fence - completion of one engine job
  * @base: the dma_fence
+ * @eng: engine that runs the job
  * @link: in &wddmseg_engine.pending, submission order
  * @ring_start: ring offset of the job's first command
  * @ring_end: ring offset just past its FENCE
@@ -50,6 +56,7 @@ MODULE_PARM_DESC(fence_timeout_ms,
  */
 struct wddmseg_fence {
 	struct dma_fence base;
+	struct wddmseg_engine *eng;
 	struct list_head link;
 	u32 ring_start;
 	u32 ring_end;
@@ -68,11 +75,6 @@ static const char *wddmseg_fence_timeline_name(struct dma_fence *f)
 	return "paging";
 }
 
-static const struct dma_fence_ops wddmseg_fence_ops = {
-	.get_driver_name = wddmseg_fence_driver_name,
-	.get_timeline_name = wddmseg_fence_timeline_name,
-};
-
 static u64 wddmseg_engine_done_seqno(struct wddmseg_engine *eng)
 {
 	u64 done = le64_to_cpu(READ_ONCE(*eng->writeback));
@@ -80,6 +82,50 @@ static u64 wddmseg_engine_done_seqno(struct wddmseg_engine *eng)
 	dma_rmb();
 	return done;
 }
+
+/*
+ * The FENCE command wrote the seqno (the interrupt may still be on its
+ * way). Only asked while the fence is unsignalled, so while the engine,
+ * which signals every fence before it goes away, still has its writeback.
+ */
+static bool wddmseg_fence_signaled(struct dma_fence *f)
+{
+	struct wddmseg_fence *wf = container_of(f, struct wddmseg_fence, base);
+
+	return wddmseg_engine_done_seqno(wf->eng) >= f->seqno;
+}
+
+/*
+ * Poll the writeback for up to fence_spin_us before sleeping until the
+ * interrupt: most paging jobs (a 1 MiB move) finish within that, and a
+ * sleeping waiter pays for the interrupt, the wakeup and, on an idle
+ * (virtual) CPU, its way out of HLT, which under TCG can cost more than
+ * the copy. A wait with no time at all only looks.
+ */
+static signed long wddmseg_fence_wait(struct dma_fence *f, bool intr,
+				      signed long timeout)
+{
+	ktime_t end;
+
+	if (timeout && fence_spin_us) {
+		end = ktime_add_us(ktime_get(), fence_spin_us);
+		do {
+			if (dma_fence_is_signaled(f))
+				return timeout;
+			if (need_resched() || (intr && signal_pending(current)))
+				break;
+			cpu_relax();
+		} while (ktime_before(ktime_get(), end));
+	}
+	return dma_fence_default_wait(f, intr, timeout);
+}
+
+static const struct dma_fence_ops wddmseg_fence_ops = {
+	.get_driver_name = wddmseg_fence_driver_name,
+	.get_timeline_name = wddmseg_fence_timeline_name,
+	.signaled = wddmseg_fence_signaled,
+	.wait = wddmseg_fence_wait,
+};
 
 /* Signal finished fences and free their ring and arena space. */
 static void wddmseg_engine_retire(struct wddmseg_engine *eng)
@@ -301,6 +347,7 @@ struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 	if (!f)
 		return ERR_PTR(-ENOMEM);
 
+	f->eng = eng;
 	dma_fence_init(&f->base, &wddmseg_fence_ops, &eng->fence_lock,
 		       eng->fence_context, ++eng->seqno);
 	wddmseg_encode_fence(cmd, eng->seqno, eng->writeback_dma,
