@@ -7,7 +7,8 @@
  * passes or fails here. `make bench` runs it (tools/bench.sh).
  *
  * Usage: wddmseg-bench [-t SECONDS] [-r REPEATS] [-e MIB] [-v]
- *                      [-m SECONDS] [-H MIBPS] [-d DRIVER=NODE]... [DRIVER...]
+ *                      [-m SECONDS] [-S KIB] [-H MIBPS] [-d DRIVER=NODE]...
+ *                      [DRIVER...]
  *
  *   DRIVER   DRM driver names, one table column each (default: wddmseg
  *            bochs-drm); the first primary node (/dev/dri/cardN) whose
@@ -16,8 +17,9 @@
  *   -r       repeats of each measurement; the table shows the median
  *            (default 5); -v prints every repeat
  *   -e       wddmseg eviction buffer size in MiB (default 8)
- *   -m       seconds per migration throughput cell, over 3 repeats
+ *   -m       seconds per migration throughput cell, over 5 runs
  *            (default 1.5; 0 skips the migration table)
+ *   -S       only this migration size, in KiB (one of the table's sizes)
  *   -H       host memcpy bandwidth in MiB/s, measured outside the VM
  *            (tools/bench.sh), printed as the physical ceiling
  *
@@ -79,13 +81,15 @@
  * system memory (EVICT), the aperture, and the other (invisible) VRAM
  * segment; each move is the ioctl plus GEM_WAIT, so the engine's pipelined
  * copy is inside the time. MiB moved per second, both directions counted,
- * median of 3 repeats, each after one untimed warm-up round trip. Every
+ * median of 5 runs, each after one untimed warm-up round trip. Every
  * cell is measured with the copy engine (module parameter use_engine=1)
- * and with the CPU copy fallback (use_engine=0) in the same boot; the
- * parameter is restored afterwards. Rows also show engine/CPU, and the
+ * and with the CPU copy fallback (use_engine=0) in the same boot, the
+ * runs of the two modes alternating so that both see the same host (its
+ * speed drifts under TCG); the parameter is restored afterwards. Rows
+ * also show engine/CPU, and the
  * engine's 64 MiB figures are compared with the host's memcpy bandwidth
  * (-H) and the guest's userspace memcpy of 64 MiB. A size that does not
- * fit a segment shows n/a. The content is checked after each cell.
+ * fit a segment shows n/a. The content is checked after each size.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -627,12 +631,13 @@ static void bench_wddmseg(struct col *c)
 /* ---- wddmseg migration throughput: engine against CPU --------------- */
 
 #define USE_ENGINE_PARAM	"/sys/module/wddmseg/parameters/use_engine"
-#define MIG_REPEATS		3
+#define MIG_REPEATS		5
 
 static const uint64_t mig_sizes[] = {
 	4096, 65536, 1048576, 16 << 20, 64 << 20,
 };
 #define MIG_NSIZES	ARRAY_SIZE(mig_sizes)
+static uint64_t mig_only;	/* -S: bytes, 0 for every size */
 
 enum mig_path { MIG_SYS, MIG_APT, MIG_VRAM, MIG_NPATHS };
 static const char * const mig_path_name[MIG_NPATHS] = {
@@ -726,16 +731,18 @@ out:
 	free(b);
 }
 
-/* One cell: round trips of @h between @a and @b for mig_seconds. */
-static double mig_cell(struct col *c, uint32_t h, uint64_t size, uint32_t a,
-		       uint32_t b, char *note, size_t nlen)
+/*
+ * One timed run: round trips of @h between @a and @b for @secs, after one
+ * untimed round trip (the first touch of pages and VRAM is slow in QEMU,
+ * and the mode may just have changed).
+ */
+static double mig_run(struct col *c, uint32_t h, uint64_t size, uint32_t a,
+		      uint32_t b, double secs, char *note, size_t nlen)
 {
-	double runs[MIG_REPEATS], t0, dt;
-	unsigned int k;
-	uint64_t n;
+	double t0, dt;
+	uint64_t n = 0;
 	int ret;
 
-	/* warm-up, untimed: first touch of pages and VRAM is slow in QEMU */
 	ret = mig_move(c, h, b);
 	if (!ret)
 		ret = mig_move(c, h, a);
@@ -743,24 +750,64 @@ static double mig_cell(struct col *c, uint32_t h, uint64_t size, uint32_t a,
 		snprintf(note, nlen, "warm-up move: %s", strerror(-ret));
 		return NA;
 	}
+	t0 = now();
+	do {
+		ret = mig_move(c, h, b);
+		if (!ret)
+			ret = mig_move(c, h, a);
+		if (ret) {
+			snprintf(note, nlen, "move: %s", strerror(-ret));
+			return NA;
+		}
+		n++;
+		dt = now() - t0;
+	} while (dt < secs || n < 2);
+	return 2.0 * n * size / 1048576.0 / dt;
+}
+
+/*
+ * The two cells of one path and size: MIG_REPEATS runs with the engine
+ * and as many with the CPU copy, alternating (use_engine is switched
+ * between runs), so that both modes see the same host; each cell is the
+ * median of its runs. Without the parameter only the default mode runs.
+ */
+static void mig_cells(struct col *c, uint32_t h, unsigned int p,
+		      unsigned int s, uint32_t a, uint32_t b, bool switchable)
+{
+	double runs[2][MIG_REPEATS];
+	unsigned int k, e, got[2] = { 0, 0 };
+	char *note;
+	int ret;
+
 	for (k = 0; k < MIG_REPEATS; k++) {
-		n = 0;
-		t0 = now();
-		do {
-			ret = mig_move(c, h, b);
-			if (!ret)
-				ret = mig_move(c, h, a);
-			if (ret) {
-				snprintf(note, nlen, "move: %s", strerror(-ret));
-				return NA;
+		for (e = 2; e-- > 0;) {
+			note = mig_note[p][s][e];
+			if (!switchable && !e)
+				continue;
+			if (switchable &&
+			    (ret = param_write(USE_ENGINE_PARAM, e ? "1" : "0"))) {
+				snprintf(note, sizeof(mig_note[0][0][0]),
+					 "cannot write %s: %s", USE_ENGINE_PARAM,
+					 strerror(-ret));
+				continue;
 			}
-			n++;
-			dt = now() - t0;
-		} while (dt < mig_seconds / MIG_REPEATS || n < 2);
-		runs[k] = 2.0 * n * size / 1048576.0 / dt;
+			runs[e][got[e]] = mig_run(c, h, mig_sizes[s], a, b,
+						  mig_seconds / MIG_REPEATS,
+						  note, sizeof(mig_note[0][0][0]));
+			if (runs[e][got[e]] != NA)
+				got[e]++;
+		}
 	}
-	qsort(runs, MIG_REPEATS, sizeof(double), cmp_double);
-	return runs[MIG_REPEATS / 2];
+	for (e = 0; e < 2; e++) {
+		if (got[e] < MIG_REPEATS)	/* a run failed: see its note */
+			continue;
+		qsort(runs[e], MIG_REPEATS, sizeof(double), cmp_double);
+		mig[p][s][e] = runs[e][MIG_REPEATS / 2];
+		if (verbose)
+			printf("%s: migration %s %" PRIu64 " KiB %s: %.1f MiB/s\n",
+			       prog, mig_path_name[p], mig_sizes[s] >> 10,
+			       e ? "engine" : "CPU", mig[p][s][e]);
+	}
 }
 
 static void bench_migrate(struct col *c)
@@ -806,72 +853,64 @@ static void bench_migrate(struct col *c)
 	if (param_read(USE_ENGINE_PARAM, saved, sizeof(saved)))
 		minfo("no %s: only the default mode is measured", USE_ENGINE_PARAM);
 
-	/* engine first, then the CPU fallback */
-	for (e = 2; e-- > 0;) {
-		if (saved[0] && (ret = param_write(USE_ENGINE_PARAM, e ? "1" : "0"))) {
-			minfo("cannot write %s: %s", USE_ENGINE_PARAM,
-			      strerror(-ret));
-			break;
-		}
-		if (!saved[0] && !e)
-			break;
-		for (s = 0; s < MIG_NSIZES; s++) {
-			struct drm_wddmseg_gem_create g;
-			struct drm_wddmseg_gem_mmap_offset mo;
-			uint64_t size = mig_sizes[s];
-			uint32_t seed = 0x316e0000 + s;
-			void *m;
+	for (s = 0; s < MIG_NSIZES; s++) {
+		struct drm_wddmseg_gem_create g;
+		struct drm_wddmseg_gem_mmap_offset mo;
+		uint64_t size = mig_sizes[s];
+		uint32_t seed = 0x316e0000 + s;
+		void *m;
 
-			memset(&g, 0, sizeof(g));
-			g.size = size;
-			g.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND;
-			g.supported_segments = WDDMSEG_SEGMENT_BIT(vis);
-			if (apt)
-				g.supported_segments |= WDDMSEG_SEGMENT_BIT(apt);
-			if (inv)
-				g.supported_segments |= WDDMSEG_SEGMENT_BIT(inv);
-			g.preferred[0] = vis;
-			ret = vis ? xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &g) :
-				    -ENODEV;
-			if (!ret)
-				ret = mig_move(c, g.handle, vis);
-			if (ret) {
-				for (p = 0; p < MIG_NPATHS; p++)
+		if (mig_only && size != mig_only) {
+			for (p = 0; p < MIG_NPATHS; p++)
+				for (e = 0; e < 2; e++)
+					snprintf(mig_note[p][s][e], sizeof(mig_note[0][0][0]),
+						 "not measured (-S)");
+			continue;
+		}
+		memset(&g, 0, sizeof(g));
+		g.size = size;
+		g.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND;
+		g.supported_segments = WDDMSEG_SEGMENT_BIT(vis);
+		if (apt)
+			g.supported_segments |= WDDMSEG_SEGMENT_BIT(apt);
+		if (inv)
+			g.supported_segments |= WDDMSEG_SEGMENT_BIT(inv);
+		g.preferred[0] = vis;
+		ret = vis ? xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &g) :
+			    -ENODEV;
+		if (!ret)
+			ret = mig_move(c, g.handle, vis);
+		if (ret) {
+			for (p = 0; p < MIG_NPATHS; p++)
+				for (e = 0; e < 2; e++)
 					snprintf(mig_note[p][s][e], sizeof(mig_note[0][0][0]),
 						 "%" PRIu64 " KiB in VRAM: %s",
 						 size >> 10, strerror(-ret));
-				if (g.handle)
-					gem_close(c, g.handle);
-				continue;
-			}
-			memset(&mo, 0, sizeof(mo));
-			mo.handle = g.handle;
-			m = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET, &mo) ?
-			    NULL : map(c, mo.offset, size);
-			if (m)
-				fill(m, size, seed);
-			for (p = 0; p < MIG_NPATHS; p++) {
-				if (p != MIG_SYS && !other[p]) {
+			if (g.handle)
+				gem_close(c, g.handle);
+			continue;
+		}
+		memset(&mo, 0, sizeof(mo));
+		mo.handle = g.handle;
+		m = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET, &mo) ?
+		    NULL : map(c, mo.offset, size);
+		if (m)
+			fill(m, size, seed);
+		for (p = 0; p < MIG_NPATHS; p++) {
+			if (p != MIG_SYS && !other[p]) {
+				for (e = 0; e < 2; e++)
 					snprintf(mig_note[p][s][e], sizeof(mig_note[0][0][0]),
 						 "no such segment");
-					continue;
-				}
-				mig[p][s][e] = mig_cell(c, g.handle, size, vis,
-							other[p], mig_note[p][s][e],
-							sizeof(mig_note[0][0][0]));
-				if (verbose)
-					printf("%s: migration %s %" PRIu64 " KiB %s: %.1f MiB/s\n",
-					       prog, mig_path_name[p], size >> 10,
-					       e ? "engine" : "CPU", mig[p][s][e]);
+				continue;
 			}
-			if (m) {
-				if (!check(m, size, seed))
-					minfo("CONTENT LOST: %" PRIu64 " KiB, %s",
-					      size >> 10, e ? "engine" : "CPU");
-				munmap(m, size);
-			}
-			gem_close(c, g.handle);
+			mig_cells(c, g.handle, p, s, vis, other[p], saved[0]);
 		}
+		if (m) {
+			if (!check(m, size, seed))
+				minfo("CONTENT LOST: %" PRIu64 " KiB", size >> 10);
+			munmap(m, size);
+		}
+		gem_close(c, g.handle);
 	}
 	if (saved[0])
 		param_write(USE_ENGINE_PARAM, saved);
@@ -1354,7 +1393,7 @@ static void print_table(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-m SECONDS] [-H MIBPS] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
+		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-m SECONDS] [-S KIB] [-H MIBPS] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
 		prog);
 	exit(2);
 }
@@ -1379,7 +1418,7 @@ int main(int argc, char **argv)
 	unsigned int i, r;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "t:r:e:m:H:d:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "t:r:e:m:S:H:d:vh")) != -1) {
 		switch (opt) {
 		case 't':
 			seconds = strtod(optarg, NULL);
@@ -1392,6 +1431,14 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			mig_seconds = strtod(optarg, NULL);
+			break;
+		case 'S':
+			mig_only = strtoull(optarg, NULL, 0) << 10;
+			for (i = 0; i < MIG_NSIZES; i++)
+				if (mig_sizes[i] == mig_only)
+					break;
+			if (i == MIG_NSIZES)
+				usage();
 			break;
 		case 'H':
 			host_memcpy = strtod(optarg, NULL);
