@@ -21,6 +21,8 @@
 #include <linux/io.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -100,22 +102,37 @@ static bool wddmseg_fence_signaled(struct dma_fence *f)
  * interrupt: most paging jobs (a 1 MiB move) finish within that, and a
  * sleeping waiter pays for the interrupt, the wakeup and, on an idle
  * (virtual) CPU, its way out of HLT, which under TCG can cost more than
- * the copy. A wait with no time at all only looks.
+ * the copy. A wait with no time at all only looks; polling never outlasts
+ * the caller's timeout.
+ *
+ * The deadline is local_clock() (the TSC), not ktime_get(): the guest's
+ * clocksource may be the HPET, and every read of it is an MMIO exit that
+ * takes QEMU's global lock, which the device model needs to run the very
+ * copy being waited for.
  */
 static signed long wddmseg_fence_wait(struct dma_fence *f, bool intr,
 				      signed long timeout)
 {
-	ktime_t end;
+	u64 spin_ns = (u64)fence_spin_us * NSEC_PER_USEC, end;
+	unsigned long start = jiffies, spent;
 
-	if (timeout && fence_spin_us) {
-		end = ktime_add_us(ktime_get(), fence_spin_us);
-		do {
-			if (dma_fence_is_signaled(f))
-				return timeout;
-			if (need_resched() || (intr && signal_pending(current)))
-				break;
-			cpu_relax();
-		} while (ktime_before(ktime_get(), end));
+	if (!timeout || !spin_ns)
+		return dma_fence_default_wait(f, intr, timeout);
+	if (timeout != MAX_SCHEDULE_TIMEOUT)
+		spin_ns = min_t(u64, spin_ns, jiffies_to_nsecs(timeout));
+	end = local_clock() + spin_ns;
+	do {
+		if (dma_fence_is_signaled(f))
+			return timeout;
+		if (need_resched() || (intr && signal_pending(current)))
+			break;
+		cpu_relax();
+	} while (local_clock() < end);
+
+	/* The caller's timeout includes the polling. */
+	if (timeout != MAX_SCHEDULE_TIMEOUT) {
+		spent = jiffies - start;
+		timeout = spent < timeout ? timeout - spent : 0;
 	}
 	return dma_fence_default_wait(f, intr, timeout);
 }

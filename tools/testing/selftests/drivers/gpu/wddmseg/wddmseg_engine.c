@@ -7,7 +7,9 @@
  * fault (debugfs "inject"; the watchdog resets the engine and replays the
  * jobs that had not completed), GEM_WAIT's -ETIME while an injected hang
  * holds the engine, the wipe of released VRAM, the unmapping of an
- * aperture range an allocation left, and concurrent submitters.
+ * aperture range an allocation left, concurrent submitters, and both ways
+ * of waiting for a paging fence (polling its writeback, module parameter
+ * fence_spin_us, and sleeping until its interrupt).
  *
  * Runs on the device of the expectation file ($WDDMSEG_EXPECT) with the
  * default layout and the most CPU-visible VRAM (in the VM check boot the
@@ -42,6 +44,7 @@
 #define PARAM_DIR		"/sys/module/wddmseg/parameters"
 #define PARAM_USE_ENGINE	PARAM_DIR "/use_engine"
 #define PARAM_FENCE_TIMEOUT	PARAM_DIR "/fence_timeout_ms"
+#define PARAM_FENCE_SPIN	PARAM_DIR "/fence_spin_us"
 #define RESET_MSG		"paging engine reset"
 
 static const char *const seg_name[] = { "system", "seg1", "seg2", "seg3" };
@@ -56,6 +59,7 @@ FIXTURE(engine) {
 	char dbg[64];			/* /sys/kernel/debug/dri/N */
 	char saved_use_engine[16];
 	char saved_timeout[16];
+	char saved_spin[16];
 };
 
 struct eng_state {
@@ -134,6 +138,8 @@ FIXTURE_TEARDOWN(engine)
 		file_write(PARAM_USE_ENGINE, self->saved_use_engine);
 	if (self->saved_timeout[0])
 		file_write(PARAM_FENCE_TIMEOUT, self->saved_timeout);
+	if (self->saved_spin[0])
+		file_write(PARAM_FENCE_SPIN, self->saved_spin);
 	if (self->fd >= 0)
 		close(self->fd);
 }
@@ -432,6 +438,87 @@ TEST_F_TIMEOUT(engine, gem_wait_engine, 60)
 		free(out);
 	}
 	gem_close(self->fd, h);
+}
+
+/*
+ * GEM_WAIT on engine moves, once sleeping until the fence interrupt
+ * (fence_spin_us=0) and once polling the writeback for up to a second,
+ * longer than a 16 MiB move: either way the wait ends only when the FENCE
+ * seqno is written (completed == submitted right after it) and the
+ * content goes through intact. While an injected hang holds the engine,
+ * both report -ETIME for a 50 ms wait within its timeout (polling is part
+ * of the wait, not added to it) and succeed once the watchdog replayed
+ * the job.
+ */
+TEST_F_TIMEOUT(engine, fence_wait_modes, 120)
+{
+	static const char *const spin[] = { "0", "1000000" };
+	static const uint8_t to[] = { 0, SEG_INV, SEG_APT, SEG_VIS };
+	const uint64_t size = 16 * SZ_1M;
+	struct eng_state st;
+	struct timespec t0, t1;
+	char path[96], v[8] = "";
+	uint64_t first = 0;
+	unsigned int i, k;
+	double dt;
+	uint32_t h;
+	void *out;
+	int ret;
+
+	NEED_ENGINE();
+	if (!file_read(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
+		SKIP(return, "use_engine is off");
+	snprintf(path, sizeof(path), "%s/inject", self->dbg);
+	if (access(PARAM_FENCE_SPIN, W_OK) || access(path, W_OK) ||
+	    access(PARAM_FENCE_TIMEOUT, W_OK))
+		SKIP(return, "no %s, %s or %s", PARAM_FENCE_SPIN, path,
+		     PARAM_FENCE_TIMEOUT);
+	ASSERT_EQ(0, file_param_set(self->saved_timeout, sizeof(self->saved_timeout),
+			       PARAM_FENCE_TIMEOUT, "1000"));
+	out = malloc(size);
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
+	MOVE_OK(h, SEG_VIS);
+	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x6c21));
+
+	for (i = 0; i < ARRAY_SIZE(spin); i++) {
+		ASSERT_EQ(0, file_param_set(self->saved_spin,
+					    sizeof(self->saved_spin),
+					    PARAM_FENCE_SPIN, spin[i]));
+		for (k = 0; k < ARRAY_SIZE(to); k++) {
+			ASSERT_EQ(0, gem_move(self->fd, h, to[k]));
+			ASSERT_EQ(0, gem_wait(self->fd, h, 10 * NSEC_PER_SEC))
+				TH_LOG("fence_spin_us=%s: move to %s",
+				       spin[i], seg_name[to[k]]);
+			ASSERT_EQ(0, engine_state(self, &st));
+			EXPECT_EQ(st.submitted, st.completed)
+				TH_LOG("fence_spin_us=%s: GEM_WAIT returned before the FENCE of the move to %s",
+				       spin[i], seg_name[to[k]]);
+			EXPECT_EQ(to[k], gem_segment(self->fd, h));
+		}
+
+		ASSERT_EQ(0, file_write(path, "hang"));
+		ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ret = gem_wait(self->fd, h, NSEC_PER_SEC / 20);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		dt = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		EXPECT_EQ(-ETIME, ret)
+			TH_LOG("fence_spin_us=%s: GEM_WAIT(50 ms) on a held engine: %s",
+			       spin[i], ret ? strerror(-ret) : "idle");
+		/* 50 ms plus generous TCG slack, far below the 1 s poll */
+		EXPECT_GT(0.5, dt)
+			TH_LOG("fence_spin_us=%s: GEM_WAIT(50 ms) took %.3f s",
+			       spin[i], dt);
+		EXPECT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+		MOVE_OK(h, SEG_VIS);
+		ASSERT_EQ(0, read_back(self->fd, h, size, out));
+		EXPECT_EQ(0u, pattern_check(out, size, 0x6c21, &first))
+			TH_LOG("fence_spin_us=%s: first bad byte at 0x%" PRIx64,
+			       spin[i], first);
+	}
+	gem_close(self->fd, h);
+	free(out);
 }
 
 /* /dev/kmsg reader positioned at the end; -1 without it. */
