@@ -48,7 +48,6 @@ MODULE_PARM_DESC(fence_spin_us,
 /**
  * struct wddmseg_fence - completion of one engine job
  * @base: the dma_fence
- * @eng: engine that runs the job
  * @link: in &wddmseg_engine.pending, submission order
  * @ring_start: ring offset of the job's first command
  * @ring_end: ring offset just past its FENCE
@@ -58,7 +57,6 @@ MODULE_PARM_DESC(fence_spin_us,
  */
 struct wddmseg_fence {
 	struct dma_fence base;
-	struct wddmseg_engine *eng;
 	struct list_head link;
 	u32 ring_start;
 	u32 ring_end;
@@ -92,9 +90,11 @@ static u64 wddmseg_engine_done_seqno(struct wddmseg_engine *eng)
  */
 static bool wddmseg_fence_signaled(struct dma_fence *f)
 {
-	struct wddmseg_fence *wf = container_of(f, struct wddmseg_fence, base);
+	/* Every paging fence uses its engine's fence_lock. */
+	struct wddmseg_engine *eng =
+		container_of(f->lock, struct wddmseg_engine, fence_lock);
 
-	return wddmseg_engine_done_seqno(wf->eng) >= f->seqno;
+	return wddmseg_engine_done_seqno(eng) >= f->seqno;
 }
 
 /*
@@ -364,7 +364,6 @@ struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 	if (!f)
 		return ERR_PTR(-ENOMEM);
 
-	f->eng = eng;
 	dma_fence_init(&f->base, &wddmseg_fence_ops, &eng->fence_lock,
 		       eng->fence_context, ++eng->seqno);
 	wddmseg_encode_fence(cmd, eng->seqno, eng->writeback_dma,
