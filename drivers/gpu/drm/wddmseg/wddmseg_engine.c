@@ -383,8 +383,9 @@ struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
 
 	wddmseg_engine_doorbell(eng);
-	mod_delayed_work(system_wq, &eng->watchdog,
-			 msecs_to_jiffies(fence_timeout_ms));
+	/* An armed watchdog is due no later than this job's deadline. */
+	queue_delayed_work(system_wq, &eng->watchdog,
+			   msecs_to_jiffies(fence_timeout_ms));
 	return &f->base;
 }
 
@@ -500,7 +501,7 @@ static void wddmseg_engine_watchdog(struct work_struct *work)
 	struct wddmseg_engine *eng =
 		container_of(work, struct wddmseg_engine, watchdog.work);
 	struct wddmseg_fence *oldest;
-	unsigned long flags;
+	unsigned long flags, due = 0;
 	bool hung, faulted;
 
 	wddmseg_engine_retire(eng);
@@ -517,14 +518,16 @@ static void wddmseg_engine_watchdog(struct work_struct *work)
 	oldest = list_first_entry_or_null(&eng->pending, struct wddmseg_fence,
 					  link);
 	hung = oldest && time_after(jiffies, oldest->deadline);
+	if (oldest && !hung)
+		due = oldest->deadline - jiffies + 1;
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
 
 	if (faulted || hung)
 		wddmseg_engine_recover(eng, faulted ? "engine fault" :
 					    "fence timeout");
 	else if (oldest)
-		mod_delayed_work(system_wq, &eng->watchdog,
-				 msecs_to_jiffies(fence_timeout_ms));
+		/* Next look: when the oldest job's time is up. */
+		mod_delayed_work(system_wq, &eng->watchdog, due);
 	mutex_unlock(&eng->lock);
 }
 
