@@ -228,7 +228,9 @@ static int wddmseg_cpu_copy(struct wddmseg_device *wdev,
 	return 0;
 }
 
-static void wddmseg_tt_set_keep(struct ttm_buffer_object *tbo, bool keep);
+static void wddmseg_tt_set_keep(struct ttm_buffer_object *tbo, bool keep,
+				struct dma_fence *fence);
+static bool wddmseg_tt_user(struct ttm_buffer_object *tbo);
 
 static bool use_engine = true;
 module_param(use_engine, bool, 0644);
@@ -396,6 +398,40 @@ static int wddmseg_engine_move(struct wddmseg_device *wdev,
 	return ret;
 }
 
+/*
+ * The end of a move out of pages (system memory or an aperture range) into
+ * VRAM, pipelined like a move out of VRAM. TTM's own cleanup for it,
+ * ttm_bo_move_accel_cleanup(), would wait for the copy before freeing the
+ * ttm_tt. Instead the pages are kept with @fence (wddmseg_kept_stash();
+ * whoever frees them waits for it), an aperture range gets @fence as its
+ * manager's move fence, so that its next user waits for the copy through
+ * it as for VRAM, and @fence goes into the reservation after TTM's
+ * synchronous cleanup, which then has nothing to wait for (the move
+ * callback waited for earlier work). ExistingSysMem pages belong to the
+ * user and are not kept: those moves use TTM's cleanup.
+ */
+static void wddmseg_bo_cleanup_from_pages(struct ttm_buffer_object *tbo,
+					  struct dma_fence *fence,
+					  struct ttm_resource *new_mem)
+{
+	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
+	struct ttm_resource_manager *man;
+
+	if (wddmseg_res_is_aperture(wdev, tbo->resource)) {
+		man = ttm_manager_type(tbo->bdev, tbo->resource->mem_type);
+		spin_lock(&man->move_lock);
+		if (!man->move || dma_fence_is_later(fence, man->move)) {
+			dma_fence_put(man->move);
+			man->move = dma_fence_get(fence);
+		}
+		spin_unlock(&man->move_lock);
+	}
+	wddmseg_tt_set_keep(tbo, true, fence);
+	ttm_bo_move_sync_cleanup(tbo, new_mem);
+	wddmseg_tt_set_keep(tbo, false, NULL);
+	dma_resv_add_fence(tbo->base.resv, fence, DMA_RESV_USAGE_KERNEL);
+}
+
 /* The engine path of the move callback; -ENODEV: use the CPU instead. */
 static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 				  struct ttm_buffer_object *tbo, bool evict,
@@ -423,8 +459,12 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 		return 0;
 	}
 
-	/* SynchronousPaging: page only when idle, finish before returning. */
-	if (sync) {
+	/*
+	 * SynchronousPaging: page only when idle, finish before returning.
+	 * Out of pages into VRAM: wait for earlier work here, where the
+	 * context says how (wddmseg_bo_cleanup_from_pages()).
+	 */
+	if (sync || (old_man->use_tt && !new_man->use_tt)) {
 		ret = ttm_bo_wait_ctx(tbo, ctx);
 		if (ret)
 			return ret;
@@ -455,14 +495,15 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	/*
 	 * Always the eviction flavour: VRAM is freed at once, and TTM makes
 	 * the next user of that range wait for this fence (the manager's
-	 * move fence, one paging timeline); pages are freed once the copy
-	 * is done. No ghost object keeps the old placement allocated, so
-	 * usage counters are exact when the ioctl returns.
+	 * move fence, one paging timeline). No ghost object keeps the old
+	 * placement allocated, so usage counters are exact when the ioctl
+	 * returns.
 	 */
-	/* Leaving pages for VRAM: TTM frees the ttm_tt; keep the pages. */
-	wddmseg_tt_set_keep(tbo, old_man->use_tt);
-	ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !sync, new_mem);
-	wddmseg_tt_set_keep(tbo, false);
+	if (old_man->use_tt && !wddmseg_tt_user(tbo))
+		wddmseg_bo_cleanup_from_pages(tbo, fence, new_mem);
+	else
+		ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !sync,
+						new_mem);
 	dma_fence_put(fence);
 	return ret;
 }
@@ -612,9 +653,9 @@ static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	if (old_man->use_tt && new_man->use_tt) {
 		ttm_bo_move_null(tbo, new_mem);
 	} else {
-		wddmseg_tt_set_keep(tbo, old_man->use_tt);
+		wddmseg_tt_set_keep(tbo, old_man->use_tt, NULL);
 		ttm_bo_move_sync_cleanup(tbo, new_mem);
-		wddmseg_tt_set_keep(tbo, false);
+		wddmseg_tt_set_keep(tbo, false, NULL);
 	}
 	return 0;
 }
@@ -636,15 +677,26 @@ static void wddmseg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
  * @ttm: the TTM page array (and DMA addresses)
  * @user_pages: ExistingSysMem: the user pages pinned at creation, else NULL
  * @bo: the allocation it was created for
- * @keep: set by the move callback while TTM frees this ttm_tt because the
- *	allocation moved into VRAM: unpopulate keeps the pages for @bo
+ * @keep: set by the move callback only around the TTM cleanup that frees
+ *	this ttm_tt because the allocation moved into VRAM: unpopulate keeps
+ *	the pages (and their arrays) for @bo
+ * @keep_fence: the copy that still reads the pages while they are kept,
+ *	or NULL; nobody frees them before it signals
  */
 struct wddmseg_tt {
 	struct ttm_tt ttm;
 	struct page **user_pages;
 	struct wddmseg_bo *bo;
 	bool keep;
+	struct dma_fence *keep_fence;
 };
+
+/* Does @tbo's ttm_tt hold ExistingSysMem (user) pages? */
+static bool wddmseg_tt_user(struct ttm_buffer_object *tbo)
+{
+	return tbo->ttm &&
+	       container_of(tbo->ttm, struct wddmseg_tt, ttm)->user_pages;
+}
 
 /**
  * struct wddmseg_kept - system pages an allocation left behind in VRAM
@@ -652,8 +704,10 @@ struct wddmseg_tt {
  * @bo: the allocation
  * @num_pages: number of pages
  * @caching: their caching
- * @pages: the pages, still DMA-mapped
+ * @pages: the pages, still DMA-mapped: the page array of the ttm_tt they
+ *	came from (TTM allocates it with @dma_address behind it, as one block)
  * @dma_address: their DMA addresses
+ * @fence: the copy out of the pages, which may still run, or NULL
  *
  * TTM frees the ttm_tt of an allocation that moves into VRAM, and gives a
  * new one when it moves out again; with TTM's page pool every round trip
@@ -663,7 +717,14 @@ struct wddmseg_tt {
  * destroyed or under memory pressure (wddmseg_kept_scan()). They only
  * back the same allocation again, and only a ttm_tt that TTM does not ask
  * to be zeroed, i.e. one the move fills completely: the stale bytes are
- * the allocation's own older content at worst.
+ * the allocation's own older content at worst. The arrays go along with
+ * the pages, so keeping and reusing them copies nothing.
+ *
+ * The move into VRAM does not wait for its copy out of these pages
+ * (wddmseg_bo_cleanup_from_pages()): whoever gives them back to the pool
+ * waits for @fence first. Reuse needs no wait: the pages go back to the
+ * same allocation, whose reservation holds the fence, and the engine runs
+ * the next move after this one.
  */
 struct wddmseg_kept {
 	struct list_head link;
@@ -672,6 +733,7 @@ struct wddmseg_kept {
 	enum ttm_caching caching;
 	struct page **pages;
 	dma_addr_t *dma_address;
+	struct dma_fence *fence;
 };
 
 static unsigned int keep_sysmem_mb = 256;
@@ -696,7 +758,10 @@ static struct wddmseg_kept *wddmseg_kept_take(struct wddmseg_device *wdev,
 	return k;
 }
 
-/* Give kept pages back to TTM's pool (which unmaps them). */
+/*
+ * Give kept pages back to TTM's pool (which unmaps them) once the copy
+ * out of them is done, and free their arrays.
+ */
 static void wddmseg_kept_free(struct wddmseg_device *wdev,
 			      struct wddmseg_kept *k)
 {
@@ -707,8 +772,20 @@ static void wddmseg_kept_free(struct wddmseg_device *wdev,
 		.caching = k->caching,
 	};
 
+	if (k->fence) {
+		dma_fence_wait(k->fence, false);
+		dma_fence_put(k->fence);
+	}
 	ttm_pool_free(&wdev->bdev.pool, &tt);
-	kvfree(k);
+	kvfree(k->pages);
+	kfree(k);
+}
+
+/* Does @tt hold its arrays as one block, page array first (TTM's layout)? */
+static bool wddmseg_tt_arrays_joined(const struct ttm_tt *tt)
+{
+	return tt->pages &&
+	       tt->dma_address == (dma_addr_t *)(tt->pages + tt->num_pages);
 }
 
 /**
@@ -727,7 +804,11 @@ void wddmseg_bo_drop_kept(struct wddmseg_bo *bo)
 		wddmseg_kept_free(bdev_to_wddmseg(bo->tbo.bdev), k);
 }
 
-/* Unpopulate of a ttm_tt marked @keep: park its pages. False: no room. */
+/*
+ * Unpopulate of a ttm_tt marked @keep: park its pages, taking its arrays
+ * along (the ttm_tt is destroyed next and frees none then). False: no
+ * room.
+ */
 static bool wddmseg_kept_stash(struct wddmseg_device *wdev,
 			       struct wddmseg_tt *wtt)
 {
@@ -736,34 +817,35 @@ static bool wddmseg_kept_stash(struct wddmseg_device *wdev,
 	bool ok = false;
 
 	if (tt->num_pages > ((unsigned long)READ_ONCE(keep_sysmem_mb) <<
-			     (20 - PAGE_SHIFT)))
+			     (20 - PAGE_SHIFT)) || !wddmseg_tt_arrays_joined(tt))
 		return false;
-	k = kvmalloc(sizeof(*k) + tt->num_pages * (sizeof(*k->pages) +
-						   sizeof(*k->dma_address)),
-		     GFP_KERNEL | __GFP_NOWARN);
+	k = kmalloc(sizeof(*k), GFP_KERNEL | __GFP_NOWARN);
 	if (!k)
 		return false;
 	k->bo = wtt->bo;
 	k->num_pages = tt->num_pages;
 	k->caching = tt->caching;
-	k->dma_address = (dma_addr_t *)(k + 1);
-	k->pages = (struct page **)(k->dma_address + tt->num_pages);
-	memcpy(k->pages, tt->pages, tt->num_pages * sizeof(*k->pages));
-	memcpy(k->dma_address, tt->dma_address,
-	       tt->num_pages * sizeof(*k->dma_address));
+	k->pages = tt->pages;
+	k->dma_address = tt->dma_address;
+	k->fence = NULL;
 
 	spin_lock(&wdev->kept_lock);
 	if (!wtt->bo->kept && wdev->kept_pages + tt->num_pages <=
 	    ((unsigned long)READ_ONCE(keep_sysmem_mb) << (20 - PAGE_SHIFT))) {
+		k->fence = dma_fence_get(wtt->keep_fence);
 		wtt->bo->kept = k;
 		list_add_tail(&k->link, &wdev->kept_list);
 		wdev->kept_pages += k->num_pages;
 		ok = true;
 	}
 	spin_unlock(&wdev->kept_lock);
-	if (!ok)
-		kvfree(k);
-	return ok;
+	if (!ok) {
+		kfree(k);
+		return false;
+	}
+	tt->pages = NULL;
+	tt->dma_address = NULL;
+	return true;
 }
 
 /*
@@ -782,22 +864,34 @@ static bool wddmseg_kept_reuse(struct wddmseg_device *wdev,
 	if (!k)
 		return false;
 	if (k->num_pages != tt->num_pages || k->caching != tt->caching ||
-	    (tt->page_flags & (TTM_TT_FLAG_ZERO_ALLOC | TTM_TT_FLAG_SWAPPED))) {
+	    (tt->page_flags & (TTM_TT_FLAG_ZERO_ALLOC | TTM_TT_FLAG_SWAPPED)) ||
+	    !wddmseg_tt_arrays_joined(tt)) {
 		wddmseg_kept_free(wdev, k);
 		return false;
 	}
-	memcpy(tt->pages, k->pages, tt->num_pages * sizeof(*tt->pages));
-	memcpy(tt->dma_address, k->dma_address,
-	       tt->num_pages * sizeof(*tt->dma_address));
-	kvfree(k);
+	/* The new ttm_tt's (empty) arrays give way to the kept ones. */
+	kvfree(tt->pages);
+	tt->pages = k->pages;
+	tt->dma_address = k->dma_address;
+	dma_fence_put(k->fence);
+	kfree(k);
 	return true;
 }
 
-/* Mark @tbo's ttm_tt: keep its pages if TTM unpopulates it now. */
-static void wddmseg_tt_set_keep(struct ttm_buffer_object *tbo, bool keep)
+/*
+ * Mark @tbo's ttm_tt: keep its pages if TTM unpopulates it now; @fence
+ * (or NULL) is a copy that may still read them.
+ */
+static void wddmseg_tt_set_keep(struct ttm_buffer_object *tbo, bool keep,
+				struct dma_fence *fence)
 {
-	if (tbo->ttm)
-		container_of(tbo->ttm, struct wddmseg_tt, ttm)->keep = keep;
+	struct wddmseg_tt *wtt;
+
+	if (!tbo->ttm)
+		return;
+	wtt = container_of(tbo->ttm, struct wddmseg_tt, ttm);
+	wtt->keep = keep;
+	wtt->keep_fence = fence;
 }
 
 static unsigned long wddmseg_kept_count(struct shrinker *shrink,
@@ -810,9 +904,13 @@ static unsigned long wddmseg_kept_count(struct shrinker *shrink,
 	return n ? n : SHRINK_EMPTY;
 }
 
-/* Free up to @max kept pages, oldest first; returns how many. */
+/*
+ * Free up to @max kept pages, oldest first; returns how many. Without
+ * @wait it stops at pages a copy still reads: reclaim must not wait for
+ * the engine, whose recovery allocates memory.
+ */
 static unsigned long wddmseg_kept_shrink(struct wddmseg_device *wdev,
-					 unsigned long max)
+					 unsigned long max, bool wait)
 {
 	unsigned long freed = 0;
 	struct wddmseg_kept *k;
@@ -821,6 +919,9 @@ static unsigned long wddmseg_kept_shrink(struct wddmseg_device *wdev,
 		spin_lock(&wdev->kept_lock);
 		k = list_first_entry_or_null(&wdev->kept_list,
 					     struct wddmseg_kept, link);
+		if (k && !wait && k->fence &&
+		    !dma_fence_is_signaled(k->fence))
+			k = NULL;
 		if (k) {
 			k->bo->kept = NULL;
 			list_del(&k->link);
@@ -841,14 +942,15 @@ static unsigned long wddmseg_kept_scan(struct shrinker *shrink,
 {
 	struct wddmseg_device *wdev =
 		container_of(shrink, struct wddmseg_device, kept_shrinker);
-	unsigned long freed = wddmseg_kept_shrink(wdev, sc->nr_to_scan);
+	unsigned long freed = wddmseg_kept_shrink(wdev, sc->nr_to_scan,
+						  false);
 
 	return freed ? freed : SHRINK_STOP;
 }
 
 static void wddmseg_kept_drain(struct wddmseg_device *wdev)
 {
-	wddmseg_kept_shrink(wdev, ULONG_MAX);
+	wddmseg_kept_shrink(wdev, ULONG_MAX, true);
 }
 
 static struct ttm_tt *wddmseg_ttm_tt_create(struct ttm_buffer_object *tbo,
@@ -933,10 +1035,15 @@ static void wddmseg_ttm_tt_unpopulate(struct ttm_device *bdev,
 {
 	struct wddmseg_tt *wtt = container_of(tt, struct wddmseg_tt, ttm);
 
-	if (wtt->user_pages)
+	if (wtt->user_pages) {
 		wddmseg_userptr_unmap(bdev, tt, tt->num_pages);
-	else if (!wtt->keep || !wddmseg_kept_stash(bdev_to_wddmseg(bdev), wtt))
+	} else if (!wtt->keep ||
+		   !wddmseg_kept_stash(bdev_to_wddmseg(bdev), wtt)) {
+		/* No room to keep them: the copy must be done with them. */
+		if (wtt->keep_fence)
+			dma_fence_wait(wtt->keep_fence, false);
 		ttm_pool_free(&bdev->pool, tt);
+	}
 }
 
 static void wddmseg_evict_flags(struct ttm_buffer_object *tbo,

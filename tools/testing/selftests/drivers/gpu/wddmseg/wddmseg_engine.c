@@ -7,9 +7,10 @@
  * fault (debugfs "inject"; the watchdog resets the engine and replays the
  * jobs that had not completed), GEM_WAIT's -ETIME while an injected hang
  * holds the engine, the wipe of released VRAM, the unmapping of an
- * aperture range an allocation left, concurrent submitters, and both ways
+ * aperture range an allocation left, concurrent submitters, both ways
  * of waiting for a paging fence (polling its writeback, module parameter
- * fence_spin_us, and sleeping until its interrupt).
+ * fence_spin_us, and sleeping until its interrupt), and moves into VRAM
+ * that return before their copy out of system pages is done.
  *
  * Runs on the device of the expectation file ($WDDMSEG_EXPECT) with the
  * default layout and the most CPU-visible VRAM (in the VM check boot the
@@ -45,6 +46,7 @@
 #define PARAM_USE_ENGINE	PARAM_DIR "/use_engine"
 #define PARAM_FENCE_TIMEOUT	PARAM_DIR "/fence_timeout_ms"
 #define PARAM_FENCE_SPIN	PARAM_DIR "/fence_spin_us"
+#define PARAM_KEEP_SYSMEM	PARAM_DIR "/keep_sysmem_mb"
 #define RESET_MSG		"paging engine reset"
 
 static const char *const seg_name[] = { "system", "seg1", "seg2", "seg3" };
@@ -60,6 +62,7 @@ FIXTURE(engine) {
 	char saved_use_engine[16];
 	char saved_timeout[16];
 	char saved_spin[16];
+	char saved_keep[16];
 };
 
 struct eng_state {
@@ -140,6 +143,8 @@ FIXTURE_TEARDOWN(engine)
 		file_write(PARAM_FENCE_TIMEOUT, self->saved_timeout);
 	if (self->saved_spin[0])
 		file_write(PARAM_FENCE_SPIN, self->saved_spin);
+	if (self->saved_keep[0])
+		file_write(PARAM_KEEP_SYSMEM, self->saved_keep);
 	if (self->fd >= 0)
 		close(self->fd);
 }
@@ -829,6 +834,119 @@ TEST_F_TIMEOUT(engine, concurrent_submitters, 120)
 		EXPECT_EQ(st0.resets, st1.resets);
 		TH_LOG("%" PRIu64 " engine jobs", st1.submitted - st0.submitted);
 	}
+}
+
+/*
+ * 9. Moves out of pages into VRAM are pipelined: while an injected hang
+ * holds the engine, MAKE_RESIDENT from system memory and from the
+ * aperture returns with the copy still queued (GEM_WAIT(0) is -ETIME,
+ * the allocation already counts as in seg1), long before the watchdog
+ * (3 s). The pages the copy reads are kept until it is done: with
+ * keep_sysmem_mb=0 there is no room to keep them, and the ioctl waits for
+ * the copy (the reset happened by the time it returns) instead of giving
+ * them back to TTM's pool, which would clear them under the engine.
+ * Either way the content arrives intact after the replay.
+ */
+TEST_F_TIMEOUT(engine, into_vram_pipelined, 120)
+{
+	static const struct {
+		uint8_t from;
+		const char *keep;	/* keep_sysmem_mb, NULL: as it is */
+		bool waits;
+	} v[] = {
+		{ 0, NULL, false },
+		{ SEG_APT, NULL, false },
+		{ 0, "0", true },
+	};
+	const uint64_t size = 4 * SZ_1M;
+	struct eng_state st0, st1, st2;
+	char path[96], val[8] = "";
+	uint64_t first = 0;
+	unsigned int i;
+	double t0, dt;
+	uint32_t h;
+	void *out;
+	int ret;
+
+	NEED_ENGINE();
+	if (!file_read(PARAM_USE_ENGINE, val, sizeof(val)) && val[0] == 'N')
+		SKIP(return, "use_engine is off");
+	snprintf(path, sizeof(path), "%s/inject", self->dbg);
+	if (access(path, W_OK) || access(PARAM_FENCE_TIMEOUT, W_OK) ||
+	    access(PARAM_KEEP_SYSMEM, W_OK))
+		SKIP(return, "no %s, %s or %s", path, PARAM_FENCE_TIMEOUT,
+		     PARAM_KEEP_SYSMEM);
+	ASSERT_EQ(0, file_param_set(self->saved_timeout, sizeof(self->saved_timeout),
+			       PARAM_FENCE_TIMEOUT, "3000"));
+	out = malloc(size);
+	ASSERT_NE(NULL, out);
+
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
+		uint32_t seed = 0x3a00 + i;
+
+		ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
+		MOVE_OK(h, SEG_VIS);
+		ASSERT_EQ(0, write_pattern(self->fd, h, size, seed));
+		MOVE_OK(h, v[i].from);
+		if (v[i].keep)
+			ASSERT_EQ(0, file_param_set(self->saved_keep,
+						    sizeof(self->saved_keep),
+						    PARAM_KEEP_SYSMEM, v[i].keep));
+		ASSERT_EQ(0, engine_state(self, &st0));
+		ASSERT_EQ(st0.submitted, st0.completed);
+
+		ASSERT_EQ(0, file_write(path, "hang"));
+		t0 = now_seconds();
+		ret = gem_move(self->fd, h, SEG_VIS);
+		dt = now_seconds() - t0;
+		ASSERT_EQ(0, ret) TH_LOG("%s -> seg1 on a held engine: %s",
+					 seg_name[v[i].from], strerror(-ret));
+		EXPECT_EQ(SEG_VIS, gem_segment(self->fd, h));
+		ASSERT_EQ(0, engine_state(self, &st1));
+		if (v[i].waits) {
+			EXPECT_LT(st0.resets, st1.resets)
+				TH_LOG("keep_sysmem_mb=0: MAKE_RESIDENT returned after %.2f s, before the copy out of the pages was done",
+				       dt);
+			EXPECT_EQ(0, gem_wait(self->fd, h, 0));
+		} else {
+			EXPECT_EQ(st0.resets, st1.resets)
+				TH_LOG("%s -> seg1: MAKE_RESIDENT waited for the watchdog (%.2f s)",
+				       seg_name[v[i].from], dt);
+			EXPECT_GT(1.0, dt)
+				TH_LOG("%s -> seg1: MAKE_RESIDENT took %.2f s",
+				       seg_name[v[i].from], dt);
+			ret = gem_wait(self->fd, h, 0);
+			EXPECT_EQ(-ETIME, ret)
+				TH_LOG("%s -> seg1: GEM_WAIT(0) with the copy queued: %s",
+				       seg_name[v[i].from],
+				       ret ? strerror(-ret) : "idle");
+			EXPECT_LT(st1.completed, st1.submitted);
+		}
+
+		EXPECT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+		ASSERT_EQ(0, engine_state(self, &st2));
+		EXPECT_LT(st0.resets, st2.resets);
+		EXPECT_EQ(st2.submitted, st2.completed);
+		ASSERT_EQ(0, read_back(self->fd, h, size, out));
+		EXPECT_EQ(0u, pattern_check(out, size, seed, &first))
+			TH_LOG("%s -> seg1%s: first bad byte at 0x%" PRIx64 " (got 0x%08x want 0x%08x)",
+			       seg_name[v[i].from],
+			       v[i].keep ? " with keep_sysmem_mb=0" : "", first,
+			       ((uint32_t *)out)[first / 4],
+			       pattern_word(seed, first / 4));
+		if (v[i].keep)
+			ASSERT_EQ(0, file_write(PARAM_KEEP_SYSMEM,
+						self->saved_keep));
+		/* and back out over the kept pages */
+		MOVE_OK(h, 0);
+		MOVE_OK(h, SEG_VIS);
+		ASSERT_EQ(0, read_back(self->fd, h, size, out));
+		EXPECT_EQ(0u, pattern_check(out, size, seed, &first))
+			TH_LOG("%s -> seg1 -> system -> seg1: first bad byte at 0x%" PRIx64,
+			       seg_name[v[i].from], first);
+		gem_close(self->fd, h);
+	}
+	free(out);
 }
 
 TEST_HARNESS_MAIN
