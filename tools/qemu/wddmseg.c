@@ -42,7 +42,10 @@
  * runs of contiguous VRAM (a host pointer) or contiguous system memory
  * (merged 4 KiB pages of an aperture table or a page list), and each piece
  * is one memmove or one pci_dma_read/write between VRAM and guest memory;
- * only system-to-system copies go through a bounce buffer. Any error stops
+ * only system-to-system copies go through a bounce buffer. Pieces of 64
+ * KiB and more between VRAM and plain RAM (and FILL pieces) run without
+ * the BQL, so the vCPUs' MMIO, timers and interrupts never wait for a
+ * copy (wddmseg_memcpy_unlocked()). Any error stops
  * the engine with a latched fault code and an ERROR interrupt. The engine
  * runs only while the VM runs, and resumes when it does (migration).
  *
@@ -105,6 +108,15 @@ OBJECT_DECLARE_SIMPLE_TYPE(WddmsegState, WDDMSEG)
 /* One bottom-half run: at most this many commands, x-batch-bytes moved. */
 #define WDDMSEG_BATCH_CMDS      64
 #define WDDMSEG_DEFAULT_BATCH_BYTES (16 * MiB)
+/*
+ * Pieces of a copy between VRAM and RAM at least this long run without
+ * the BQL (wddmseg_move_unlocked()).
+ */
+#define WDDMSEG_UNLOCKED_MIN    (64 * KiB)
+
+/* wddmseg_copy(): the engine was reset while a piece ran without the BQL. */
+#define WDDMSEG_COPY_STALE      UINT32_MAX
+
 /* What one MAP/UNMAP page table entry counts against x-batch-bytes. */
 #define WDDMSEG_APT_ENTRY_COST  64
 
@@ -289,6 +301,9 @@ struct WddmsegState {
     VMChangeStateEntry *vmstate_change;
     uint8_t *bounce;            /* WDDMSEG_BOUNCE_SIZE + 8 bytes */
     WddmsegListCache cache[2];  /* source and destination page lists */
+    uint32_t engine_gen;        /* bumped by every engine reset */
+    bool copy_unlocked;         /* a piece runs without the BQL */
+    QemuCond copy_cond;         /* signalled when it is done */
 
     /* Display controller */
     WddmsegScanout sc_pending;  /* SCANOUT_CTRL .. REFRESH_MHZ as written */
@@ -1212,6 +1227,7 @@ static void wddmseg_engine_fault(WddmsegState *s, uint32_t code,
 static void wddmseg_engine_reset(WddmsegState *s)
 {
     qemu_bh_cancel(s->bh);
+    s->engine_gen++;
     s->ring_ctrl = 0;
     s->ring_head = 0;
     s->ring_tail = 0;
@@ -1408,6 +1424,101 @@ static uint32_t wddmseg_move(WddmsegState *s, const WddmsegSpan *src,
 }
 
 /*
+ * memcpy() without the BQL, as a DMA engine runs beside the CPUs: with
+ * the lock held, every vCPU that touches MMIO (the guest's HPET
+ * clocksource, its timers, a doorbell) waits for the whole piece, and the
+ * mutex handoff at the end of a bottom half often goes back to the main
+ * loop, so a vCPU could wait for a whole 64 MiB move (seen in the guest
+ * as 1-11 ms doorbell writes). The caller mapped both sides (VRAM, or
+ * plain RAM: wddmseg_map_ram()), so the window touches no device and the
+ * reentrancy guard can be lowered for it. A VM stop and unrealize wait
+ * for the window (wddmseg_vm_state_change(), wddmseg_exit()), and no
+ * window opens while the VM is stopped (callers check), so device state
+ * and RAM are saved consistently. False: the engine was reset meanwhile,
+ * the piece no longer matters.
+ */
+static bool wddmseg_memcpy_unlocked(WddmsegState *s, void *to,
+                                    const void *from, uint64_t n)
+{
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    uint32_t gen = s->engine_gen;
+    bool engaged;
+
+    s->copy_unlocked = true;
+    engaged = guard->engaged_in_io;
+    guard->engaged_in_io = false;
+    qemu_mutex_unlock_iothread();
+    memcpy(to, from, n);
+    qemu_mutex_lock_iothread();
+    guard->engaged_in_io = engaged;
+    s->copy_unlocked = false;
+    qemu_cond_broadcast(&s->copy_cond);
+    return s->engine_gen == gen;
+}
+
+/*
+ * Map the system run of a piece for a window without the BQL: plain RAM
+ * only (anything else, e.g. a page list entry pointing at MMIO, returns
+ * NULL and takes the locked path).
+ */
+static void *wddmseg_map_ram(WddmsegState *s, uint64_t addr, uint64_t n,
+                             DMADirection dir)
+{
+    dma_addr_t len = n;
+    ram_addr_t off;
+    void *p = pci_dma_map(PCI_DEVICE(s), addr, &len, dir);
+
+    if (p && (len < n || !memory_region_from_host(p, &off))) {
+        pci_dma_unmap(PCI_DEVICE(s), p, len, dir, 0);
+        p = NULL;
+    }
+    return p;
+}
+
+/*
+ * wddmseg_move() of a large piece with VRAM on one side, without the BQL
+ * (wddmseg_memcpy_unlocked()); overlapping VRAM ranges and system runs
+ * that are not plain RAM stay on the locked path. Returns 1 when moved,
+ * 0 when the caller must use wddmseg_move(), -1 when the engine was reset
+ * meanwhile.
+ */
+static int wddmseg_move_unlocked(WddmsegState *s, const WddmsegSpan *src,
+                                 const WddmsegSpan *dst, uint64_t n)
+{
+    const WddmsegSpan *sys = src->vram ? dst : src;
+    DMADirection dir = src->vram ? DMA_DIRECTION_FROM_DEVICE :
+                                   DMA_DIRECTION_TO_DEVICE;
+    uint8_t *from, *to;
+    void *p = NULL;
+    bool fresh;
+
+    if (n < WDDMSEG_UNLOCKED_MIN || !runstate_is_running() ||
+        (!src->vram && !dst->vram)) {
+        return 0;
+    }
+    if (src->vram && dst->vram) {
+        if (src->addr < dst->addr + n && dst->addr < src->addr + n) {
+            return 0;
+        }
+    } else {
+        p = wddmseg_map_ram(s, sys->addr, n, dir);
+        if (!p) {
+            return 0;
+        }
+    }
+    from = src->vram ? s->vram_ptr + src->addr : p;
+    to = dst->vram ? s->vram_ptr + dst->addr : p;
+    fresh = wddmseg_memcpy_unlocked(s, to, from, n);
+    if (p) {
+        pci_dma_unmap(PCI_DEVICE(s), p, n, dir, src->vram ? n : 0);
+    }
+    if (dst->vram) {
+        memory_region_set_dirty(&s->vram, dst->addr, n);
+    }
+    return fresh ? 1 : -1;
+}
+
+/*
  * Copy size bytes from src to dst, resuming at cmd_done, within *budget.
  * VRAM to VRAM behaves like memmove: an overlapping copy to a higher
  * address runs backwards. Other overlaps copy forwards, run by run.
@@ -1451,9 +1562,16 @@ static uint32_t wddmseg_copy(WddmsegState *s, const WddmsegLoc *src,
                 return code;
             }
             n = b.len;
-            code = wddmseg_move(s, &a, &b, n, why);
-            if (code) {
-                return code;
+            switch (wddmseg_move_unlocked(s, &a, &b, n)) {
+            case 1:
+                break;
+            case -1:
+                return WDDMSEG_COPY_STALE;
+            default:
+                code = wddmseg_move(s, &a, &b, n, why);
+                if (code) {
+                    return code;
+                }
             }
         }
         s->cmd_done += n;
@@ -1476,6 +1594,8 @@ static uint32_t wddmseg_fill(WddmsegState *s, const WddmsegLoc *dst,
     WddmsegSpan sp;
     uint64_t n, i;
     uint32_t code;
+    bool fresh;
+    void *p;
 
     /* The pattern from phase 0, for runs up to WDDMSEG_BOUNCE_SIZE. */
     for (i = 0; i < fill; i += sizeof(pattern)) {
@@ -1491,7 +1611,25 @@ static uint32_t wddmseg_fill(WddmsegState *s, const WddmsegLoc *dst,
             return code;
         }
         n = sp.len;
-        if (sp.vram) {
+        p = NULL;
+        if (n >= WDDMSEG_UNLOCKED_MIN && runstate_is_running()) {
+            p = sp.vram ? s->vram_ptr + sp.addr :
+                wddmseg_map_ram(s, sp.addr, n, DMA_DIRECTION_FROM_DEVICE);
+        }
+        if (p) {
+            /* Large pieces without the BQL, as in wddmseg_copy(). */
+            fresh = wddmseg_memcpy_unlocked(s, p, s->bounce +
+                                            s->cmd_done % 4, n);
+            if (sp.vram) {
+                memory_region_set_dirty(&s->vram, sp.addr, n);
+            } else {
+                pci_dma_unmap(PCI_DEVICE(s), p, n,
+                              DMA_DIRECTION_FROM_DEVICE, n);
+            }
+            if (!fresh) {
+                return WDDMSEG_COPY_STALE;
+            }
+        } else if (sp.vram) {
             memcpy(s->vram_ptr + sp.addr, s->bounce + s->cmd_done % 4, n);
             memory_region_set_dirty(&s->vram, sp.addr, n);
         } else if (pci_dma_write(PCI_DEVICE(s), sp.addr,
@@ -1658,9 +1796,8 @@ static uint32_t wddmseg_exec(WddmsegState *s, uint64_t *budget, bool *done,
  * The bottom half: at most WDDMSEG_BATCH_CMDS commands and x-batch-bytes
  * moved, then reschedule while work remains.
  */
-static void wddmseg_engine_run(void *opaque)
+static void wddmseg_engine_batch(WddmsegState *s)
 {
-    WddmsegState *s = opaque;
     uint64_t budget = s->batch_bytes;
     const char *why = NULL;
     unsigned int n;
@@ -1685,6 +1822,10 @@ static void wddmseg_engine_run(void *opaque)
             }
         }
         code = wddmseg_exec(s, &budget, &done, &why);
+        if (code == WDDMSEG_COPY_STALE) {
+            /* Reset (or unrealized) meanwhile: nothing left to run. */
+            return;
+        }
         if (code) {
             wddmseg_engine_fault(s, code, why);
             return;
@@ -1700,11 +1841,28 @@ static void wddmseg_engine_run(void *opaque)
     wddmseg_engine_kick(s);
 }
 
+static void wddmseg_engine_run(void *opaque)
+{
+    WddmsegState *s = opaque;
+
+    /* The BQL may be dropped meanwhile: keep the device alive. */
+    object_ref(OBJECT(s));
+    wddmseg_engine_batch(s);
+    object_unref(OBJECT(s));
+}
+
 static void wddmseg_vm_state_change(void *opaque, bool running,
                                     RunState state)
 {
+    WddmsegState *s = opaque;
+
     if (running) {
-        wddmseg_engine_kick(opaque);
+        wddmseg_engine_kick(s);
+        return;
+    }
+    /* Stopped: let a piece running without the BQL finish first. */
+    while (s->copy_unlocked) {
+        qemu_cond_wait_iothread(&s->copy_cond);
     }
 }
 
@@ -2478,6 +2636,7 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
     s->bh = qemu_bh_new_guarded(wddmseg_engine_run, s,
                                 &DEVICE(s)->mem_reentrancy_guard);
     s->bounce = g_malloc(WDDMSEG_BOUNCE_SIZE + 8);
+    qemu_cond_init(&s->copy_cond);
     s->vmstate_change = qemu_add_vm_change_state_handler(
         wddmseg_vm_state_change, s);
 
@@ -2503,7 +2662,11 @@ static void wddmseg_exit(PCIDevice *pdev)
     s->shadow = NULL;
     timer_free(s->vblank_timer);
     qemu_del_vm_change_state_handler(s->vmstate_change);
+    while (s->copy_unlocked) {  /* a piece running without the BQL */
+        qemu_cond_wait_iothread(&s->copy_cond);
+    }
     qemu_bh_delete(s->bh);
+    qemu_cond_destroy(&s->copy_cond);
     g_free(s->bounce);
     s->bounce = NULL;
     msix_uninit_exclusive_bar(pdev);
