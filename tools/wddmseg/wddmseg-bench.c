@@ -803,10 +803,14 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 			continue;
 		qsort(runs[e], MIG_REPEATS, sizeof(double), cmp_double);
 		mig[p][s][e] = runs[e][MIG_REPEATS / 2];
-		if (verbose)
-			printf("%s: migration %s %" PRIu64 " KiB %s: %.1f MiB/s\n",
+		if (verbose) {
+			printf("%s: migration %s %" PRIu64 " KiB %s: %.1f MiB/s (runs",
 			       prog, mig_path_name[p], mig_sizes[s] >> 10,
 			       e ? "engine" : "CPU", mig[p][s][e]);
+			for (k = 0; k < MIG_REPEATS; k++)
+				printf(" %.0f", runs[e][k]);
+			printf(")\n");
+		}
 	}
 }
 
