@@ -163,6 +163,39 @@ static bool engine_debugfs(FIXTURE_DATA(engine) *self)
 			     self->dbg);				\
 	} while (0)
 
+/* The engine runs the moves (module parameter use_engine), or skip. */
+#define NEED_ENGINE_ON()						\
+	do {								\
+		char v_[8] = "";					\
+									\
+		NEED_ENGINE();						\
+		if (!file_read(PARAM_USE_ENGINE, v_, sizeof(v_)) &&	\
+		    v_[0] == 'N')					\
+			SKIP(return, "use_engine is off");		\
+	} while (0)
+
+/*
+ * Hang and fault injection through debugfs (@path gets the "inject" file)
+ * with fence_timeout_ms set to @ms (restored by the teardown); @param,
+ * unless NULL, is another module parameter the test writes. Skips
+ * without any of them.
+ */
+#define NEED_INJECT(path, ms, param)					\
+	do {								\
+		const char *p_ = (param);				\
+									\
+		NEED_ENGINE_ON();					\
+		snprintf(path, sizeof(path), "%s/inject", self->dbg);	\
+		if (access(path, W_OK) ||				\
+		    access(PARAM_FENCE_TIMEOUT, W_OK) ||		\
+		    (p_ && access(p_, W_OK)))				\
+			SKIP(return, "no %s, %s or %s", path,		\
+			     PARAM_FENCE_TIMEOUT, p_ ? p_ : "-");	\
+		ASSERT_EQ(0, file_param_set(self->saved_timeout,	\
+					    sizeof(self->saved_timeout), \
+					    PARAM_FENCE_TIMEOUT, (ms)));	\
+	} while (0)
+
 #define MOVE_OK(h, to)							\
 	ASSERT_EQ(0, gem_move_wait(self->fd, (h), (to)))			\
 		TH_LOG("move to %s failed", seg_name[(to)])
@@ -404,13 +437,10 @@ TEST_F_TIMEOUT(engine, gem_wait_engine, 60)
 {
 	const uint64_t size = 32 * SZ_1M;
 	struct eng_state st0, st;
-	char v[8] = "";
 	uint32_t h;
 	int ret;
 
-	NEED_ENGINE();
-	if (!file_read(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
-		SKIP(return, "use_engine is off");
+	NEED_ENGINE_ON();
 	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
 	MOVE_OK(h, SEG_VIS);
 	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x3a17));
@@ -461,7 +491,7 @@ TEST_F_TIMEOUT(engine, fence_wait_modes, 120)
 	static const uint8_t to[] = { 0, SEG_INV, SEG_APT, SEG_VIS };
 	const uint64_t size = 16 * SZ_1M;
 	struct eng_state st;
-	char path[96], v[8] = "";
+	char path[96];
 	uint64_t first = 0;
 	unsigned int i, k;
 	double t0, dt;
@@ -469,16 +499,7 @@ TEST_F_TIMEOUT(engine, fence_wait_modes, 120)
 	void *out;
 	int ret;
 
-	NEED_ENGINE();
-	if (!file_read(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
-		SKIP(return, "use_engine is off");
-	snprintf(path, sizeof(path), "%s/inject", self->dbg);
-	if (access(PARAM_FENCE_SPIN, W_OK) || access(path, W_OK) ||
-	    access(PARAM_FENCE_TIMEOUT, W_OK))
-		SKIP(return, "no %s, %s or %s", PARAM_FENCE_SPIN, path,
-		     PARAM_FENCE_TIMEOUT);
-	ASSERT_EQ(0, file_param_set(self->saved_timeout, sizeof(self->saved_timeout),
-			       PARAM_FENCE_TIMEOUT, "1000"));
+	NEED_INJECT(path, "1000", PARAM_FENCE_SPIN);
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
 	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
@@ -566,7 +587,7 @@ static void inject_recovery(struct __test_metadata *_metadata,
 			    FIXTURE_DATA(engine) *self, const char *what)
 {
 	const uint64_t size = 16 * SZ_1M + 5 * SZ_4K;	/* 3 jobs */
-	char path[96], hit[2048] = "", v[8] = "";
+	char path[96], hit[2048] = "";
 	struct eng_state st0, st1;
 	uint64_t first = 0;
 	uint32_t h, h2;
@@ -574,16 +595,7 @@ static void inject_recovery(struct __test_metadata *_metadata,
 	void *out;
 	int kfd, ret;
 
-	NEED_ENGINE();
-	if (!file_read(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
-		SKIP(return, "use_engine is off");
-	snprintf(path, sizeof(path), "%s/inject", self->dbg);
-	if (access(path, W_OK))
-		SKIP(return, "no %s", path);
-	if (!access(PARAM_FENCE_TIMEOUT, W_OK))
-		ASSERT_EQ(0, file_param_set(self->saved_timeout,
-				       sizeof(self->saved_timeout),
-				       PARAM_FENCE_TIMEOUT, "1000"));
+	NEED_INJECT(path, "1000", NULL);
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
 
@@ -666,21 +678,14 @@ TEST_F_TIMEOUT(engine, gem_wait_busy, 60)
 {
 	const uint64_t size = 4 * SZ_1M;
 	struct eng_state st0, st1, st2;
-	char path[96], v[8] = "";
+	char path[96];
 	uint64_t first = 0;
 	uint32_t h;
 	void *out;
 	int ret;
 
-	NEED_ENGINE();
-	if (!file_read(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
-		SKIP(return, "use_engine is off");
-	snprintf(path, sizeof(path), "%s/inject", self->dbg);
-	if (access(path, W_OK) || access(PARAM_FENCE_TIMEOUT, W_OK))
-		SKIP(return, "no %s or %s", path, PARAM_FENCE_TIMEOUT);
 	/* long enough for the polls below even on a slow TCG host */
-	ASSERT_EQ(0, file_param_set(self->saved_timeout, sizeof(self->saved_timeout),
-			       PARAM_FENCE_TIMEOUT, "3000"));
+	NEED_INJECT(path, "3000", NULL);
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
 
@@ -726,14 +731,11 @@ TEST_F_TIMEOUT(engine, vram_wiped_on_release, 60)
 {
 	const uint64_t size = 4 * SZ_1M;
 	struct drm_wddmseg_gem_info info;
-	char v[8] = "";
 	uint64_t gpu;
 	uint32_t h;
 	long stale;
 
-	NEED_ENGINE();
-	if (!file_read(PARAM_USE_ENGINE, v, sizeof(v)) && v[0] == 'N')
-		SKIP(return, "use_engine is off");
+	NEED_ENGINE_ON();
 	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
 	MOVE_OK(h, SEG_INV);
 	MOVE_OK(h, SEG_VIS);
@@ -860,7 +862,7 @@ TEST_F_TIMEOUT(engine, into_vram_pipelined, 120)
 	};
 	const uint64_t size = 4 * SZ_1M;
 	struct eng_state st0, st1, st2;
-	char path[96], val[8] = "";
+	char path[96];
 	uint64_t first = 0;
 	unsigned int i;
 	double t0, dt;
@@ -868,16 +870,7 @@ TEST_F_TIMEOUT(engine, into_vram_pipelined, 120)
 	void *out;
 	int ret;
 
-	NEED_ENGINE();
-	if (!file_read(PARAM_USE_ENGINE, val, sizeof(val)) && val[0] == 'N')
-		SKIP(return, "use_engine is off");
-	snprintf(path, sizeof(path), "%s/inject", self->dbg);
-	if (access(path, W_OK) || access(PARAM_FENCE_TIMEOUT, W_OK) ||
-	    access(PARAM_KEEP_SYSMEM, W_OK))
-		SKIP(return, "no %s, %s or %s", path, PARAM_FENCE_TIMEOUT,
-		     PARAM_KEEP_SYSMEM);
-	ASSERT_EQ(0, file_param_set(self->saved_timeout, sizeof(self->saved_timeout),
-			       PARAM_FENCE_TIMEOUT, "3000"));
+	NEED_INJECT(path, "3000", PARAM_KEEP_SYSMEM);
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
 
