@@ -44,7 +44,6 @@
 #define MAX_EXTRA_FDS	16
 #define MAX_HANDLES	64
 
-#define DRM_DEBUG_PARAM	"/sys/module/drm/parameters/debug"
 #define DRM_UT_DRIVER	0x2
 
 static const char *const seg_name[] = {
@@ -106,26 +105,11 @@ FIXTURE_SETUP(alloc)
 	}
 }
 
-static void drm_debug_restore(FIXTURE_DATA(alloc) *self)
-{
-	int fd;
-
-	if (!self->debug_saved[0])
-		return;
-	fd = open(DRM_DEBUG_PARAM, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, self->debug_saved, strlen(self->debug_saved)) < 0)
-			perror("restore " DRM_DEBUG_PARAM);
-		close(fd);
-	}
-	self->debug_saved[0] = '\0';
-}
-
 FIXTURE_TEARDOWN(alloc)
 {
 	unsigned int i;
 
-	drm_debug_restore(self);
+	drm_debug_restore(self->debug_saved);
 	for (i = 0; i < self->nr_extra; i++)
 		close(self->extra_fd[i]);
 	if (self->fd >= 0)
@@ -1749,34 +1733,10 @@ struct rulelog {
 /* Turn on DRM_UT_DRIVER and open /dev/kmsg at its end. */
 static void rulelog_open(FIXTURE_DATA(alloc) *self, struct rulelog *r)
 {
-	char buf[32] = "";
-	unsigned long v;
-	ssize_t n;
-	int fd;
-
 	r->kmsg = -1;
-	fd = open(DRM_DEBUG_PARAM, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0) {
-		close(fd);
-		return;
-	}
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	v = strtoul(buf, NULL, 0);
-	snprintf(self->debug_saved, sizeof(self->debug_saved), "%s", buf);
-	snprintf(buf, sizeof(buf), "%lu", v | DRM_UT_DRIVER);
-	if (pwrite(fd, buf, strlen(buf), 0) < 0) {
-		close(fd);
-		self->debug_saved[0] = '\0';
-		return;
-	}
-	close(fd);
-	r->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (r->kmsg >= 0)
-		lseek(r->kmsg, 0, SEEK_END);
+	if (!drm_debug_raise(DRM_UT_DRIVER, self->debug_saved,
+			     sizeof(self->debug_saved)))
+		r->kmsg = kmsg_open_end();
 }
 
 /*
@@ -1785,28 +1745,13 @@ static void rulelog_open(FIXTURE_DATA(alloc) *self, struct rulelog *r)
  */
 static void rulelog_next(struct rulelog *r, char *rule, size_t len)
 {
-	static const char key[] = "gem_create: rule ";
 	char rec[2048];
-	ssize_t n;
 
 	rule[0] = '\0';
 	if (r->kmsg < 0)
 		return;
-	for (;;) {
-		const char *p;
-
-		n = read(r->kmsg, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten records */
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		p = strstr(rec, key);
-		if (!p || rule[0])
-			continue;
-		p += strlen(key);
-		snprintf(rule, len, "%.*s", (int)strcspn(p, ": \n"), p);
-	}
+	while (kmsg_read(r->kmsg, rec, sizeof(rec)))
+		kmsg_rule(rec, "gem_create: rule ", rule, len);
 }
 
 struct refusal {
@@ -2041,7 +1986,7 @@ TEST_F(alloc, create_refusals)
 	} else {
 		TH_LOG("%s not writable: rule names not checked", DRM_DEBUG_PARAM);
 	}
-	drm_debug_restore(self);
+	drm_debug_restore(self->debug_saved);
 	EXPECT_EQ(0u, file_usage(self->fd))
 		TH_LOG("refused requests left allocations behind");
 }

@@ -545,31 +545,14 @@ TEST_F_TIMEOUT(engine, fence_wait_modes, 120)
 	free(out);
 }
 
-/* /dev/kmsg reader positioned at the end; -1 without it. */
-static int kmsg_open(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
 /* Records from @fd containing @needle; the first copied to @hit. */
 static unsigned int kmsg_count(int fd, const char *needle, char *hit,
 			       size_t len)
 {
 	char rec[2048];
 	unsigned int n = 0;
-	ssize_t r;
 
-	for (;;) {
-		r = read(fd, rec, sizeof(rec) - 1);
-		if (r < 0 && errno == EPIPE)
-			continue;
-		if (r <= 0)
-			break;
-		rec[r] = '\0';
+	while (kmsg_read(fd, rec, sizeof(rec))) {
 		if (strstr(rec, needle)) {
 			char *msg = strchr(rec, ';');
 
@@ -604,7 +587,7 @@ static void inject_recovery(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x1e5c));
 	ASSERT_EQ(0, engine_state(self, &st0));
 	EXPECT_EQ(st0.submitted, st0.completed);
-	kfd = kmsg_open();
+	kfd = kmsg_open_end();
 
 	ASSERT_EQ(0, file_write(path, what));
 	t0 = now_seconds();

@@ -401,6 +401,88 @@ static inline int file_param_set(char *saved, size_t len, const char *path,
 	return file_write(path, val);
 }
 
+/* ---------------------------------------------------------------- */
+/* Kernel log (/dev/kmsg) and drm.debug                              */
+
+#define DRM_DEBUG_PARAM	"/sys/module/drm/parameters/debug"
+
+/* /dev/kmsg positioned at its end (records from now on), or -1. */
+static inline int kmsg_open_end(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/*
+ * The next record of @fd into @rec (NUL-terminated): its length, or 0
+ * when no record is waiting. Records overwritten before they were read
+ * are skipped.
+ */
+static inline ssize_t kmsg_read(int fd, char *rec, size_t len)
+{
+	ssize_t n;
+
+	do {
+		n = read(fd, rec, len - 1);
+	} while (n < 0 && errno == EPIPE);
+	if (n <= 0)
+		return 0;
+	rec[n] = '\0';
+	return n;
+}
+
+/*
+ * If @rec holds "@key NAME" and @rule is still empty, copy NAME (up to
+ * ':', a blank or the end of the line) to @rule.
+ */
+static inline void kmsg_rule(const char *rec, const char *key, char *rule,
+			     size_t len)
+{
+	const char *p = strstr(rec, key);
+
+	if (!p || rule[0])
+		return;
+	p += strlen(key);
+	snprintf(rule, len, "%.*s", (int)strcspn(p, ": \n"), p);
+}
+
+/*
+ * Add @bits to drm.debug. The value found first is kept in @saved (empty
+ * until then) for drm_debug_restore(). -errno if it cannot be set.
+ */
+static inline int drm_debug_raise(unsigned long bits, char *saved,
+				  size_t len)
+{
+	bool first = !saved[0];
+	char buf[32];
+	int ret;
+
+	ret = file_read(DRM_DEBUG_PARAM, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (first)
+		snprintf(saved, len, "%s", buf);
+	snprintf(buf, sizeof(buf), "%lu", strtoul(buf, NULL, 0) | bits);
+	ret = file_write(DRM_DEBUG_PARAM, buf);
+	if (ret && first)
+		saved[0] = '\0';
+	return ret;
+}
+
+/* Put drm.debug back as drm_debug_raise() found it (once). */
+static inline void drm_debug_restore(char *saved)
+{
+	if (!saved[0])
+		return;
+	if (file_write(DRM_DEBUG_PARAM, saved))
+		perror("restore " DRM_DEBUG_PARAM);
+	saved[0] = '\0';
+}
+
 /*
  * A CpuVisibleOnDemand allocation that may live in any segment of the
  * default layout (1 visible VRAM, 2 invisible VRAM, 3 aperture), first

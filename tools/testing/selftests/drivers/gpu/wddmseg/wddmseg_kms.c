@@ -37,7 +37,6 @@
 #include "kselftest_harness.h"
 #include "wddmseg_gem.h"
 
-#define DRM_DEBUG_PARAM	"/sys/module/drm/parameters/debug"
 #define DRM_UT_KMS	0x4
 #define SEGF_DIRECT_FLIP	(1u << 10)
 #define PREF_W		1024
@@ -257,46 +256,14 @@ static int commit_off(FIXTURE_DATA(kms) *self)
 
 static void kmsg_open(FIXTURE_DATA(kms) *self)
 {
-	char buf[32] = "";
-	unsigned long v;
-	ssize_t n;
-	int fd;
-
-	self->kmsg = -1;
-	self->debug_saved[0] = '\0';
-	fd = open(DRM_DEBUG_PARAM, O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		if (n > 0) {
-			buf[n] = '\0';
-			buf[strcspn(buf, "\n")] = '\0';
-			v = strtoul(buf, NULL, 0);
-			snprintf(self->debug_saved, sizeof(self->debug_saved),
-				 "%s", buf);
-			snprintf(buf, sizeof(buf), "%lu", v | DRM_UT_KMS);
-			if (pwrite(fd, buf, strlen(buf), 0) < 0)
-				self->debug_saved[0] = '\0';
-		}
-		close(fd);
-	}
-	self->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (self->kmsg >= 0)
-		lseek(self->kmsg, 0, SEEK_END);
+	drm_debug_raise(DRM_UT_KMS, self->debug_saved,
+			sizeof(self->debug_saved));
+	self->kmsg = kmsg_open_end();
 }
 
 static void kmsg_close(FIXTURE_DATA(kms) *self)
 {
-	int fd;
-
-	if (self->debug_saved[0]) {
-		fd = open(DRM_DEBUG_PARAM, O_WRONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			if (write(fd, self->debug_saved,
-				  strlen(self->debug_saved)) < 0)
-				perror(DRM_DEBUG_PARAM);
-			close(fd);
-		}
-	}
+	drm_debug_restore(self->debug_saved);
 	if (self->kmsg >= 0)
 		close(self->kmsg);
 	self->kmsg = -1;
@@ -309,31 +276,18 @@ static void kmsg_close(FIXTURE_DATA(kms) *self)
  */
 static unsigned int kmsg_scan(FIXTURE_DATA(kms) *self, char *rule, size_t len)
 {
-	static const char key[] = "scanout: rule ";
 	unsigned int refused = 0;
 	char rec[2048];
-	ssize_t n;
 
 	if (rule)
 		rule[0] = '\0';
 	if (self->kmsg < 0)
 		return 0;
-	for (;;) {
-		const char *p;
-
-		n = read(self->kmsg, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
+	while (kmsg_read(self->kmsg, rec, sizeof(rec))) {
 		if (strstr(rec, "the device refused a commit"))
 			refused++;
-		p = strstr(rec, key);
-		if (!p || !rule || rule[0])
-			continue;
-		p += strlen(key);
-		snprintf(rule, len, "%.*s", (int)strcspn(p, ": \n"), p);
+		if (rule)
+			kmsg_rule(rec, "scanout: rule ", rule, len);
 	}
 	return refused;
 }

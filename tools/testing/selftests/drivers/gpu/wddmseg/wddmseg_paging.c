@@ -46,7 +46,6 @@
 #define PARAM_DIR		"/sys/module/wddmseg/parameters"
 #define PARAM_USE_ENGINE	PARAM_DIR "/use_engine"
 #define PARAM_FENCE_TIMEOUT	PARAM_DIR "/fence_timeout_ms"
-#define DRM_DEBUG_PARAM		"/sys/module/drm/parameters/debug"
 #define DRM_UT_DRIVER		0x02
 
 FIXTURE(paging) {
@@ -177,8 +176,7 @@ FIXTURE_TEARDOWN(paging)
 		file_write(PARAM_USE_ENGINE, self->saved_use_engine);
 	if (self->saved_timeout[0])
 		file_write(PARAM_FENCE_TIMEOUT, self->saved_timeout);
-	if (self->saved_debug[0])
-		file_write(DRM_DEBUG_PARAM, self->saved_debug);
+	drm_debug_restore(self->saved_debug);
 	if (self->saved_event[0]) {
 		snprintf(path, sizeof(path), "%s/" EVENT, self->trace);
 		file_write(path, self->saved_event);
@@ -750,21 +748,11 @@ TEST_F_TIMEOUT(paging, evict_discard_sync_and_cpu, 120)
 /* Turn on DRM_UT_DRIVER and open /dev/kmsg at its end; false if not. */
 static bool dbg_open(FIXTURE_DATA(paging) *self)
 {
-	char buf[32] = "";
-	unsigned long v;
-
-	if (file_read(DRM_DEBUG_PARAM, buf, sizeof(buf)))
+	if (drm_debug_raise(DRM_UT_DRIVER, self->saved_debug,
+			    sizeof(self->saved_debug)))
 		return false;
-	v = strtoul(buf, NULL, 0);
-	snprintf(buf, sizeof(buf), "%lu", v | DRM_UT_DRIVER);
-	if (file_param_set(self->saved_debug, sizeof(self->saved_debug),
-		      DRM_DEBUG_PARAM, buf))
-		return false;
-	self->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (self->kmsg < 0)
-		return false;
-	lseek(self->kmsg, 0, SEEK_END);
-	return true;
+	self->kmsg = kmsg_open_end();
+	return self->kmsg >= 0;
 }
 
 /* Whether a kernel log record since the last call contains @s. */
@@ -772,18 +760,10 @@ static bool dbg_seen(FIXTURE_DATA(paging) *self, const char *s)
 {
 	char rec[2048];
 	bool seen = false;
-	ssize_t n;
 
-	for (;;) {
-		n = read(self->kmsg, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
+	while (kmsg_read(self->kmsg, rec, sizeof(rec)))
 		if (strstr(rec, s))
 			seen = true;
-	}
 	return seen;
 }
 
