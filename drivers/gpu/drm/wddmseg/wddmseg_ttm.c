@@ -691,11 +691,15 @@ struct wddmseg_tt {
 	struct dma_fence *keep_fence;
 };
 
+static struct wddmseg_tt *to_wddmseg_tt(struct ttm_tt *tt)
+{
+	return container_of(tt, struct wddmseg_tt, ttm);
+}
+
 /* Does @tbo's ttm_tt hold ExistingSysMem (user) pages? */
 static bool wddmseg_tt_user(struct ttm_buffer_object *tbo)
 {
-	return tbo->ttm &&
-	       container_of(tbo->ttm, struct wddmseg_tt, ttm)->user_pages;
+	return tbo->ttm && to_wddmseg_tt(tbo->ttm)->user_pages;
 }
 
 /**
@@ -889,7 +893,7 @@ static void wddmseg_tt_set_keep(struct ttm_buffer_object *tbo, bool keep,
 
 	if (!tbo->ttm)
 		return;
-	wtt = container_of(tbo->ttm, struct wddmseg_tt, ttm);
+	wtt = to_wddmseg_tt(tbo->ttm);
 	wtt->keep = keep;
 	wtt->keep_fence = fence;
 }
@@ -987,7 +991,7 @@ static struct ttm_tt *wddmseg_ttm_tt_create(struct ttm_buffer_object *tbo,
 static void wddmseg_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
 {
 	ttm_tt_fini(tt);
-	kfree(container_of(tt, struct wddmseg_tt, ttm));
+	kfree(to_wddmseg_tt(tt));
 }
 
 static void wddmseg_userptr_unmap(struct ttm_device *bdev, struct ttm_tt *tt,
@@ -1008,7 +1012,7 @@ static void wddmseg_userptr_unmap(struct ttm_device *bdev, struct ttm_tt *tt,
 static int wddmseg_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *tt,
 				   struct ttm_operation_ctx *ctx)
 {
-	struct wddmseg_tt *wtt = container_of(tt, struct wddmseg_tt, ttm);
+	struct wddmseg_tt *wtt = to_wddmseg_tt(tt);
 	struct device *dev = bdev_to_wddmseg(bdev)->drm.dev;
 	pgoff_t i;
 
@@ -1033,7 +1037,7 @@ static int wddmseg_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *tt,
 static void wddmseg_ttm_tt_unpopulate(struct ttm_device *bdev,
 				      struct ttm_tt *tt)
 {
-	struct wddmseg_tt *wtt = container_of(tt, struct wddmseg_tt, ttm);
+	struct wddmseg_tt *wtt = to_wddmseg_tt(tt);
 
 	if (wtt->user_pages) {
 		wddmseg_userptr_unmap(bdev, tt, tt->num_pages);
