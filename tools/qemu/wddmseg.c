@@ -1430,7 +1430,7 @@ static uint32_t wddmseg_move(WddmsegState *s, const WddmsegSpan *src,
  * mutex handoff at the end of a bottom half often goes back to the main
  * loop, so a vCPU could wait for a whole 64 MiB move (seen in the guest
  * as 1-11 ms doorbell writes). The caller mapped both sides (VRAM, or
- * plain RAM: wddmseg_map_ram()), so the window touches no device and the
+ * plain RAM: wddmseg_span_map()), so the window touches no device and the
  * reentrancy guard can be lowered for it. A VM stop and unrealize wait
  * for the window (wddmseg_vm_state_change(), wddmseg_exit()), and no
  * window opens while the VM is stopped (callers check), so device state
@@ -1456,23 +1456,47 @@ static bool wddmseg_memcpy_unlocked(WddmsegState *s, void *to,
     return s->engine_gen == gen;
 }
 
+/* A piece of n bytes may run without the BQL. */
+static bool wddmseg_may_unlock(uint64_t n)
+{
+    return n >= WDDMSEG_UNLOCKED_MIN && runstate_is_running();
+}
+
 /*
- * Map the system run of a piece for a window without the BQL: plain RAM
- * only (anything else, e.g. a page list entry pointing at MMIO, returns
- * NULL and takes the locked path).
+ * The host pointer of n bytes of a run, for a window without the BQL:
+ * VRAM directly, system memory mapped if it is plain RAM (anything else,
+ * e.g. a page list entry pointing at MMIO, returns NULL and takes the
+ * locked path). dir: DMA_DIRECTION_FROM_DEVICE when the engine writes it.
  */
-static void *wddmseg_map_ram(WddmsegState *s, uint64_t addr, uint64_t n,
-                             DMADirection dir)
+static void *wddmseg_span_map(WddmsegState *s, const WddmsegSpan *sp,
+                              uint64_t n, DMADirection dir)
 {
     dma_addr_t len = n;
     ram_addr_t off;
-    void *p = pci_dma_map(PCI_DEVICE(s), addr, &len, dir);
+    void *p;
 
+    if (sp->vram) {
+        return s->vram_ptr + sp->addr;
+    }
+    p = pci_dma_map(PCI_DEVICE(s), sp->addr, &len, dir);
     if (p && (len < n || !memory_region_from_host(p, &off))) {
         pci_dma_unmap(PCI_DEVICE(s), p, len, dir, 0);
         p = NULL;
     }
     return p;
+}
+
+/* Undo wddmseg_span_map(); what the engine wrote is marked dirty. */
+static void wddmseg_span_unmap(WddmsegState *s, const WddmsegSpan *sp,
+                               void *p, uint64_t n, DMADirection dir)
+{
+    bool written = dir == DMA_DIRECTION_FROM_DEVICE;
+
+    if (!sp->vram) {
+        pci_dma_unmap(PCI_DEVICE(s), p, n, dir, written ? n : 0);
+    } else if (written) {
+        memory_region_set_dirty(&s->vram, sp->addr, n);
+    }
 }
 
 /*
@@ -1485,36 +1509,26 @@ static void *wddmseg_map_ram(WddmsegState *s, uint64_t addr, uint64_t n,
 static int wddmseg_move_unlocked(WddmsegState *s, const WddmsegSpan *src,
                                  const WddmsegSpan *dst, uint64_t n)
 {
-    const WddmsegSpan *sys = src->vram ? dst : src;
-    DMADirection dir = src->vram ? DMA_DIRECTION_FROM_DEVICE :
-                                   DMA_DIRECTION_TO_DEVICE;
-    uint8_t *from, *to;
-    void *p = NULL;
+    void *from, *to;
     bool fresh;
 
-    if (n < WDDMSEG_UNLOCKED_MIN || !runstate_is_running() ||
-        (!src->vram && !dst->vram)) {
+    if (!wddmseg_may_unlock(n) || (!src->vram && !dst->vram) ||
+        (src->vram && dst->vram && src->addr < dst->addr + n &&
+         dst->addr < src->addr + n)) {
         return 0;
     }
-    if (src->vram && dst->vram) {
-        if (src->addr < dst->addr + n && dst->addr < src->addr + n) {
-            return 0;
-        }
-    } else {
-        p = wddmseg_map_ram(s, sys->addr, n, dir);
-        if (!p) {
-            return 0;
-        }
+    from = wddmseg_span_map(s, src, n, DMA_DIRECTION_TO_DEVICE);
+    if (!from) {
+        return 0;
     }
-    from = src->vram ? s->vram_ptr + src->addr : p;
-    to = dst->vram ? s->vram_ptr + dst->addr : p;
+    to = wddmseg_span_map(s, dst, n, DMA_DIRECTION_FROM_DEVICE);
+    if (!to) {
+        wddmseg_span_unmap(s, src, from, n, DMA_DIRECTION_TO_DEVICE);
+        return 0;
+    }
     fresh = wddmseg_memcpy_unlocked(s, to, from, n);
-    if (p) {
-        pci_dma_unmap(PCI_DEVICE(s), p, n, dir, src->vram ? n : 0);
-    }
-    if (dst->vram) {
-        memory_region_set_dirty(&s->vram, dst->addr, n);
-    }
+    wddmseg_span_unmap(s, src, from, n, DMA_DIRECTION_TO_DEVICE);
+    wddmseg_span_unmap(s, dst, to, n, DMA_DIRECTION_FROM_DEVICE);
     return fresh ? 1 : -1;
 }
 
@@ -1611,21 +1625,13 @@ static uint32_t wddmseg_fill(WddmsegState *s, const WddmsegLoc *dst,
             return code;
         }
         n = sp.len;
-        p = NULL;
-        if (n >= WDDMSEG_UNLOCKED_MIN && runstate_is_running()) {
-            p = sp.vram ? s->vram_ptr + sp.addr :
-                wddmseg_map_ram(s, sp.addr, n, DMA_DIRECTION_FROM_DEVICE);
-        }
+        p = wddmseg_may_unlock(n) ?
+            wddmseg_span_map(s, &sp, n, DMA_DIRECTION_FROM_DEVICE) : NULL;
         if (p) {
             /* Large pieces without the BQL, as in wddmseg_copy(). */
             fresh = wddmseg_memcpy_unlocked(s, p, s->bounce +
                                             s->cmd_done % 4, n);
-            if (sp.vram) {
-                memory_region_set_dirty(&s->vram, sp.addr, n);
-            } else {
-                pci_dma_unmap(PCI_DEVICE(s), p, n,
-                              DMA_DIRECTION_FROM_DEVICE, n);
-            }
+            wddmseg_span_unmap(s, &sp, p, n, DMA_DIRECTION_FROM_DEVICE);
             if (!fresh) {
                 return WDDMSEG_COPY_STALE;
             }
@@ -1823,7 +1829,7 @@ static void wddmseg_engine_batch(WddmsegState *s)
         }
         code = wddmseg_exec(s, &budget, &done, &why);
         if (code == WDDMSEG_COPY_STALE) {
-            /* Reset (or unrealized) meanwhile: nothing left to run. */
+            /* Reset meanwhile: nothing left to run. */
             return;
         }
         if (code) {
