@@ -736,6 +736,14 @@ out:
  * untimed round trip (the first touch of pages and VRAM is slow in QEMU,
  * and the mode may just have changed).
  */
+/* @h from @a to @b and back, each move waited for. */
+static int mig_round_trip(struct col *c, uint32_t h, uint32_t a, uint32_t b)
+{
+	int ret = mig_move(c, h, b);
+
+	return ret ? ret : mig_move(c, h, a);
+}
+
 static double mig_run(struct col *c, uint32_t h, uint64_t size, uint32_t a,
 		      uint32_t b, double secs, char *note, size_t nlen)
 {
@@ -743,18 +751,14 @@ static double mig_run(struct col *c, uint32_t h, uint64_t size, uint32_t a,
 	uint64_t n = 0;
 	int ret;
 
-	ret = mig_move(c, h, b);
-	if (!ret)
-		ret = mig_move(c, h, a);
+	ret = mig_round_trip(c, h, a, b);
 	if (ret) {
 		snprintf(note, nlen, "warm-up move: %s", strerror(-ret));
 		return NA;
 	}
 	t0 = now();
 	do {
-		ret = mig_move(c, h, b);
-		if (!ret)
-			ret = mig_move(c, h, a);
+		ret = mig_round_trip(c, h, a, b);
 		if (ret) {
 			snprintf(note, nlen, "move: %s", strerror(-ret));
 			return NA;

@@ -200,6 +200,14 @@ static bool engine_debugfs(FIXTURE_DATA(engine) *self)
 	ASSERT_EQ(0, gem_move_wait(self->fd, (h), (to)))			\
 		TH_LOG("move to %s failed", seg_name[(to)])
 
+/* A new allocation of @size in seg1, holding the pattern of @seed. */
+#define CREATE_FILLED(h, size, seed)					\
+	do {								\
+		ASSERT_EQ(0, gem_create_any(self->fd, (size), SEG_VIS, &(h))); \
+		MOVE_OK((h), SEG_VIS);					\
+		ASSERT_EQ(0, write_pattern(self->fd, (h), (size), (seed))); \
+	} while (0)
+
 /*
  * The GPU view of an allocation at @gpu: 64 bytes at the start and end of
  * every 8 MiB engine job and at the end. Returns wrong words, or -errno.
@@ -441,9 +449,7 @@ TEST_F_TIMEOUT(engine, gem_wait_engine, 60)
 	int ret;
 
 	NEED_ENGINE_ON();
-	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
-	MOVE_OK(h, SEG_VIS);
-	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x3a17));
+	CREATE_FILLED(h, size, 0x3a17);
 	MOVE_OK(h, 0);
 	ASSERT_EQ(0, engine_state(self, &st0));
 
@@ -502,9 +508,7 @@ TEST_F_TIMEOUT(engine, fence_wait_modes, 120)
 	NEED_INJECT(path, "1000", PARAM_FENCE_SPIN);
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
-	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
-	MOVE_OK(h, SEG_VIS);
-	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x6c21));
+	CREATE_FILLED(h, size, 0x6c21);
 
 	for (i = 0; i < ARRAY_SIZE(spin); i++) {
 		ASSERT_EQ(0, file_param_set(self->saved_spin,
@@ -582,9 +586,7 @@ static void inject_recovery(struct __test_metadata *_metadata,
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
 
-	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
-	MOVE_OK(h, SEG_VIS);
-	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x1e5c));
+	CREATE_FILLED(h, size, 0x1e5c);
 	ASSERT_EQ(0, engine_state(self, &st0));
 	EXPECT_EQ(st0.submitted, st0.completed);
 	kfd = kmsg_open_end();
@@ -614,9 +616,7 @@ static void inject_recovery(struct __test_metadata *_metadata,
 		       pattern_word(0x1e5c, first / 4));
 
 	/* the driver still works */
-	ASSERT_EQ(0, gem_create_any(self->fd, 4 * SZ_1M, SEG_VIS, &h2));
-	MOVE_OK(h2, SEG_VIS);
-	ASSERT_EQ(0, write_pattern(self->fd, h2, 4 * SZ_1M, 0x2e5c));
+	CREATE_FILLED(h2, 4 * SZ_1M, 0x2e5c);
 	MOVE_OK(h2, SEG_APT);
 	MOVE_OK(h2, SEG_INV);
 	MOVE_OK(h2, SEG_VIS);
@@ -672,9 +672,7 @@ TEST_F_TIMEOUT(engine, gem_wait_busy, 60)
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
 
-	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
-	MOVE_OK(h, SEG_VIS);
-	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x5b17));
+	CREATE_FILLED(h, size, 0x5b17);
 	ASSERT_EQ(0, engine_state(self, &st0));
 	ASSERT_EQ(st0.submitted, st0.completed);
 
@@ -860,9 +858,7 @@ TEST_F_TIMEOUT(engine, into_vram_pipelined, 120)
 	for (i = 0; i < ARRAY_SIZE(v); i++) {
 		uint32_t seed = 0x3a00 + i;
 
-		ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
-		MOVE_OK(h, SEG_VIS);
-		ASSERT_EQ(0, write_pattern(self->fd, h, size, seed));
+		CREATE_FILLED(h, size, seed);
 		MOVE_OK(h, v[i].from);
 		if (v[i].keep)
 			ASSERT_EQ(0, file_param_set(self->saved_keep,
