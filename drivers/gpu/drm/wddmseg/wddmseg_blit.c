@@ -50,18 +50,32 @@ static int wddmseg_blit_check(struct drm_device *drm,
 	return 0;
 }
 
-/* Make sure the engine can reach the pages of @obj if it lives in them. */
+/*
+ * Make sure the engine can reach the pages of @obj if it lives in them.
+ * HardwareProtected content is only ever touched in its segment: an
+ * allocation evicted (sealed) into system memory comes back first.
+ */
 static int wddmseg_blit_prepare(struct wddmseg_device *wdev,
 				struct drm_gem_object *obj)
 {
-	struct ttm_buffer_object *tbo = &gem_to_wddmseg_bo(obj)->tbo;
+	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
+	struct ttm_buffer_object *tbo = &bo->tbo;
 	struct ttm_operation_ctx ctx = { .interruptible = true };
-	struct ttm_resource_manager *man =
-		ttm_manager_type(tbo->bdev, tbo->resource->mem_type);
+	struct ttm_resource_manager *man;
 	int ret;
 
 	ret = dma_resv_reserve_fences(obj->resv, 1);
-	if (ret || !man->use_tt)
+	if (ret)
+		return ret;
+	if (wddmseg_bo_hw_protected(bo)) {
+		ret = wddmseg_bo_make_resident_locked(bo, &ctx);
+		if (ret)
+			drm_dbg(&wdev->drm, "blit: HardwareProtected allocation in system memory cannot come back: %d\n",
+				ret);
+		return ret;
+	}
+	man = ttm_manager_type(tbo->bdev, tbo->resource->mem_type);
+	if (!man->use_tt)
 		return ret;
 	/* TTM gives every allocation in system memory or an aperture pages. */
 	if (WARN_ON_ONCE(!tbo->ttm))
@@ -185,6 +199,9 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 			count = 2;
 	}
 	ret = wddmseg_blit_check(drm, a, objs[1], objs[0]);
+	if (!ret && objs[1])
+		ret = wddmseg_bo_check_copy(gem_to_wddmseg_bo(objs[1]),
+					    gem_to_wddmseg_bo(objs[0]));
 	if (ret)
 		goto out_put;
 

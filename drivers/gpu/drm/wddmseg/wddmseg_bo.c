@@ -25,6 +25,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_ttm_helper.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 
 #include "wddmseg_drv.h"
@@ -78,6 +79,9 @@ static bool wddmseg_bo_may_use(struct wddmseg_bo *bo, u32 id, bool cpu_access)
 {
 	if (!(bo->supported & WDDMSEG_SEGMENT_BIT(id)))
 		return false;
+	/* Sealed content comes back only where the device decrypts it. */
+	if (bo->sealed && !wddmseg_segment_seals(bo_wdev(bo), id))
+		return false;
 	return !cpu_access || wddmseg_segment_cpu_visible(bo_wdev(bo), id);
 }
 
@@ -129,7 +133,39 @@ static int wddmseg_bo_validate(struct wddmseg_bo *bo,
 	if (ret != -ENOMEM || wddmseg_bo_pinned_kind(bo) ||
 	    bo->places[0].mem_type == TTM_PL_SYSTEM)
 		return ret;
+	if (wddmseg_bo_hw_protected(bo)) {
+		drm_dbg(bo->tbo.base.dev, "validate: rule hardware-protected-resident: no room in the VprSupported segments 0x%x, and HardwareProtected content does not live in system memory\n",
+			bo->supported);
+		return ret;
+	}
 	return ttm_bo_validate(&bo->tbo, &placement, ctx);
+}
+
+/**
+ * wddmseg_bo_make_resident_locked - bring an allocation into a segment
+ * @bo: reserved allocation
+ * @ctx: TTM operation context
+ *
+ * Validates @bo into its placement (preferred segments first) if it is
+ * in system memory, like a GPU reference would in WDDM; HardwareProtected
+ * content must be in VRAM before the engine writes it.
+ *
+ * Return: 0 or a negative errno (-ENOSPC: no segment has room).
+ */
+int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
+				    struct ttm_operation_ctx *ctx)
+{
+	int ret;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+	if (bo->tbo.resource->mem_type != TTM_PL_SYSTEM)
+		return 0;
+	wddmseg_bo_placement(bo, false);
+	ret = wddmseg_bo_validate(bo, ctx);
+	if (!ret && bo->tbo.resource->mem_type == TTM_PL_SYSTEM &&
+	    wddmseg_bo_hw_protected(bo))
+		ret = -ENOSPC;
+	return ret == -ENOMEM ? -ENOSPC : ret;
 }
 
 /**
@@ -140,7 +176,11 @@ static int wddmseg_bo_validate(struct wddmseg_bo *bo,
  *
  * Its eviction segments (never @from, never a PitchAlignment segment) if
  * they have room, else system memory. The busy list is system memory only,
- * so that an eviction never evicts in turn.
+ * so that an eviction never evicts in turn. A HardwareProtected
+ * allocation goes into system memory only sealed (wddmseg_protect.c);
+ * TTM does not pick one it cannot seal (wddmseg_bo_evictable()), and for
+ * the evictions TTM does without asking (device teardown) it gets no
+ * system place, so its content is dropped rather than copied out.
  */
 void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
 				struct ttm_placement *placement)
@@ -158,6 +198,13 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
 		    !wddmseg_bo_may_use(bo, id, cpu))
 			continue;
 		wddmseg_place(bo, &bo->evict_places[n++], id, 0);
+	}
+	if (wddmseg_bo_hw_protected(bo) && !wddmseg_bo_may_seal(bo, from)) {
+		placement->placement = bo->evict_places;
+		placement->num_placement = n;
+		placement->busy_placement = NULL;
+		placement->num_busy_placement = 0;
+		return;
 	}
 	wddmseg_place(bo, &bo->evict_places[n++], WDDMSEG_SEGMENT_SYSTEM, 0);
 
@@ -351,7 +398,9 @@ static vm_fault_t wddmseg_gem_fault(struct vm_fault *vmf)
 	if (ret)
 		return ret;
 
-	if (drm_dev_enter(drm, &idx)) {
+	if (wddmseg_bo_check_cpu_access(to_wddmseg_bo(tbo), "fault")) {
+		ret = VM_FAULT_SIGBUS;
+	} else if (drm_dev_enter(drm, &idx)) {
 		ret = wddmseg_bo_fault_migrate(to_wddmseg_bo(tbo));
 		if (!ret)
 			ret = ttm_bo_vm_fault_reserved(vmf, vmf->vma->vm_page_prot,
@@ -379,7 +428,11 @@ static int wddmseg_gem_vm_access(struct vm_area_struct *vma,
 				 int write)
 {
 	struct ttm_buffer_object *tbo = vma->vm_private_data;
+	int ret;
 
+	ret = wddmseg_bo_check_cpu_access(to_wddmseg_bo(tbo), "access");
+	if (ret)
+		return ret;
 	if (write && !(vma->vm_flags & VM_WRITE)) {
 		drm_dbg_driver(tbo->base.dev,
 			       "access: rule read-only-mapping: write through a mapping without PROT_WRITE\n");
@@ -521,6 +574,9 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	long lret;
 	int ret;
 
+	/* A kernel mapping is a CPU path too (fbdev, dma-buf importers). */
+	if (wddmseg_bo_protected(bo))
+		return wddmseg_bo_check_cpu_access(bo, "vmap");
 	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret)
 		return ret;
@@ -551,9 +607,27 @@ static void wddmseg_gem_vunmap(struct drm_gem_object *obj,
 	ttm_bo_unreserve(&bo->tbo);
 }
 
+/* Every mmap of the DRM file (GEM, dumb and dma-buf offsets) ends here. */
+static int wddmseg_gem_mmap(struct drm_gem_object *obj,
+			    struct vm_area_struct *vma)
+{
+	int ret = wddmseg_bo_check_cpu_access(gem_to_wddmseg_bo(obj), "mmap");
+
+	return ret ? ret : drm_gem_ttm_mmap(obj, vma);
+}
+
+static struct dma_buf *wddmseg_gem_prime_export(struct drm_gem_object *obj,
+						int flags)
+{
+	int ret = wddmseg_bo_check_export(gem_to_wddmseg_bo(obj));
+
+	return ret ? ERR_PTR(ret) : drm_gem_prime_export(obj, flags);
+}
+
 const struct drm_gem_object_funcs wddmseg_gem_funcs = {
 	.free = wddmseg_gem_free,
-	.mmap = drm_gem_ttm_mmap,
+	.export = wddmseg_gem_prime_export,
+	.mmap = wddmseg_gem_mmap,
 	.vmap = wddmseg_gem_vmap,
 	.vunmap = wddmseg_gem_vunmap,
 	.vm_ops = &wddmseg_gem_vm_ops,
@@ -800,16 +874,36 @@ int wddmseg_ioctl_gem_mmap_offset(struct drm_device *drm, void *data,
 	if (!bo)
 		return -ENOENT;
 
-	if (!(bo->flags & (WDDMSEG_ALLOC_CPU_VISIBLE |
-			   WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND))) {
-		drm_dbg(drm, "gem_mmap_offset: allocation flags 0x%x allow no CPU access (needs CpuVisible or CpuVisibleOnDemand)\n",
-			bo->flags);
-		ret = -EINVAL;
-	} else {
+	ret = wddmseg_bo_check_cpu_access(bo, "gem_mmap_offset");
+	if (!ret)
 		args->offset = drm_vma_node_offset_addr(&bo->tbo.base.vma_node);
-	}
 	drm_gem_object_put(&bo->tbo.base);
 	return ret;
+}
+
+/**
+ * wddmseg_dumb_map_offset - DRM_IOCTL_MODE_MAP_DUMB
+ * @file: DRM file
+ * @drm: device
+ * @handle: any GEM handle of @file, not only a dumb buffer's
+ * @offset: the fake mmap offset
+ *
+ * The same rule as GEM_MMAP_OFFSET: the generic helper would hand out an
+ * offset for any handle.
+ *
+ * Return: 0 or a negative errno.
+ */
+int wddmseg_dumb_map_offset(struct drm_file *file, struct drm_device *drm,
+			    u32 handle, u64 *offset)
+{
+	struct wddmseg_bo *bo = wddmseg_bo_lookup(file, handle);
+	int ret;
+
+	if (!bo)
+		return -ENOENT;
+	ret = wddmseg_bo_check_cpu_access(bo, "map_dumb");
+	drm_gem_object_put(&bo->tbo.base);
+	return ret ? ret : drm_gem_ttm_dumb_map_offset(file, drm, handle, offset);
 }
 
 int wddmseg_ioctl_gem_info(struct drm_device *drm, void *data,
@@ -867,6 +961,7 @@ static int wddmseg_bo_discard_pages(struct wddmseg_bo *bo,
 	ttm_bo_unmap_virtual(&bo->tbo);
 	ret = ttm_bo_validate(&bo->tbo, &none, ctx);
 	wddmseg_bo_drop_kept(bo);
+	bo->sealed = false;
 	return ret;
 }
 
@@ -892,6 +987,8 @@ static int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard)
 		return ret;
 	if (bo->tbo.pin_count) {
 		ret = -EBUSY;
+	} else if (!id && !discard && wddmseg_bo_check_evict(bo)) {
+		ret = -EACCES;
 	} else {
 		/* Moving to system memory on request is an eviction too. */
 		bo->evicting = id == WDDMSEG_SEGMENT_SYSTEM;

@@ -276,6 +276,7 @@ struct wddmseg_kms {
  * @access_bounce_dma: its DMA address
  * @access_fence: the last ReadPhysical/WritePhysical job whose wait was
  *	interrupted; the bounce buffer is not reused before it signals
+ * @seal_nonce: last nonce of an encrypted eviction (wddmseg_protect.c)
  */
 struct wddmseg_device {
 	struct drm_device drm;
@@ -304,6 +305,7 @@ struct wddmseg_device {
 	void *access_bounce;
 	dma_addr_t access_bounce_dma;
 	struct dma_fence *access_fence;
+	atomic64_t seal_nonce;
 };
 
 /* Bytes one ReadPhysical/WritePhysical job of access_memory moves at most. */
@@ -357,6 +359,10 @@ struct wddmseg_kept;
  * @kept: system pages kept from its last stay in system memory or an
  *	aperture while it is in VRAM, for the next eviction (wddmseg_ttm.c);
  *	protected by &wddmseg_device.kept_lock
+ * @sealed: HardwareProtected: its system pages hold its content encrypted
+ *	by the device (TRANSFER_ENCRYPTED); the way back decrypts. Changed
+ *	under the reservation
+ * @seal_nonce: the nonce of that encryption
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -379,6 +385,8 @@ struct wddmseg_bo {
 	atomic64_t evictions;
 	atomic64_t moves;
 	struct wddmseg_kept *kept;
+	bool sealed;
+	u64 seal_nonce;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)
@@ -419,6 +427,10 @@ u32 wddmseg_encode_map_aperture(u64 *cmd, u32 segment_id, bool coherent,
 				u64 first_page, u64 count, u64 list);
 u32 wddmseg_encode_unmap_aperture(u64 *cmd, u32 segment_id, u64 first_page,
 				  u64 count, u64 dummy);
+u32 wddmseg_encode_transfer_encrypted(u64 *cmd, u64 size,
+				      const struct wddmseg_loc *src,
+				      const struct wddmseg_loc *dst, u32 mode,
+				      u64 nonce, u64 stream_offset);
 u32 wddmseg_encode_fence(u64 *cmd, u64 seqno, u64 writeback, u32 flags);
 u32 wddmseg_encode_nop(u64 *cmd, u32 qwords);
 
@@ -441,6 +453,7 @@ u32 wddmseg_mem_type_segment(struct wddmseg_device *wdev, u32 mem_type);
 
 /* wddmseg_ttm.c */
 int wddmseg_ttm_init(struct wddmseg_device *wdev);
+bool wddmseg_engine_usable(struct wddmseg_device *wdev);
 void wddmseg_ttm_fini(struct wddmseg_device *wdev);
 void wddmseg_bo_drop_kept(struct wddmseg_bo *bo);
 bool wddmseg_segment_cpu_visible(struct wddmseg_device *wdev, u32 segment_id);
@@ -462,6 +475,8 @@ int wddmseg_open(struct drm_device *drm, struct drm_file *file);
 void wddmseg_postclose(struct drm_device *drm, struct drm_file *file);
 int wddmseg_dumb_create(struct drm_file *file, struct drm_device *drm,
 			struct drm_mode_create_dumb *args);
+int wddmseg_dumb_map_offset(struct drm_file *file, struct drm_device *drm,
+			    u32 handle, u64 *offset);
 u32 wddmseg_bo_direct_flip_segments(struct wddmseg_bo *bo);
 int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo);
 void wddmseg_bo_unpin_scanout(struct wddmseg_bo *bo);
@@ -479,6 +494,22 @@ int wddmseg_ioctl_gem_wait(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
 			       struct drm_file *file);
+
+int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
+				    struct ttm_operation_ctx *ctx);
+
+/* wddmseg_protect.c */
+bool wddmseg_bo_protected(const struct wddmseg_bo *bo);
+bool wddmseg_bo_hw_protected(const struct wddmseg_bo *bo);
+int wddmseg_bo_check_cpu_access(struct wddmseg_bo *bo, const char *path);
+int wddmseg_bo_check_export(struct wddmseg_bo *bo);
+int wddmseg_bo_check_copy(struct wddmseg_bo *src, struct wddmseg_bo *dst);
+bool wddmseg_segment_seals(struct wddmseg_device *wdev, u32 segment_id);
+bool wddmseg_bo_may_seal(struct wddmseg_bo *bo, u32 from);
+int wddmseg_bo_check_evict(struct wddmseg_bo *bo);
+bool wddmseg_bo_evictable(struct wddmseg_bo *bo);
+u64 wddmseg_seal_nonce(struct wddmseg_device *wdev);
+void wddmseg_protect_init(struct wddmseg_device *wdev);
 
 /* wddmseg_blit.c */
 int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,

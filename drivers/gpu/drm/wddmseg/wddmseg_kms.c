@@ -198,6 +198,12 @@ static int wddmseg_plane_check_fb(struct wddmseg_device *wdev,
 			   bo->flags);
 		return -EINVAL;
 	}
+	if (wddmseg_bo_protected(bo)) {
+		kms_refuse(drm, "protected-scanout",
+			   "allocation flags 0x%x: WDDM forbids Protected on the primary surface, and the scanout is readable",
+			   bo->flags);
+		return -EINVAL;
+	}
 	mask = wddmseg_bo_direct_flip_segments(bo);
 	if (!mask) {
 		kms_refuse(drm, "direct-flip-segment",

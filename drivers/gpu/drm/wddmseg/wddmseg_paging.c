@@ -41,6 +41,36 @@ u32 wddmseg_encode_transfer(u64 *cmd, u64 size, const struct wddmseg_loc *src,
 }
 
 /**
+ * wddmseg_encode_transfer_encrypted - Transfer of HardwareProtected content
+ *	through system memory, encrypted by the device (EncryptedPagingSupported)
+ * @cmd: WDDMSEG_TRANSFER_ENCRYPTED_QWORDS words
+ * @size: bytes, a multiple of 8
+ * @src: source location: VRAM to encrypt, a page list to decrypt
+ * @dst: destination location: a page list to encrypt, VRAM to decrypt
+ * @mode: WDDMSEG_CRYPT_ENCRYPT or WDDMSEG_CRYPT_DECRYPT
+ * @nonce: the encryption's nonce; decryption uses the same
+ * @stream_offset: byte position of the first byte in the allocation, a
+ *	multiple of 8, so that pieces of one allocation decrypt separately
+ *
+ * Return: words written.
+ */
+u32 wddmseg_encode_transfer_encrypted(u64 *cmd, u64 size,
+				      const struct wddmseg_loc *src,
+				      const struct wddmseg_loc *dst, u32 mode,
+				      u64 nonce, u64 stream_offset)
+{
+	cmd[0] = WDDMSEG_CMD_HDR(WDDMSEG_OP_TRANSFER_ENCRYPTED,
+				 WDDMSEG_TRANSFER_ENCRYPTED_QWORDS);
+	cmd[1] = size;
+	wddmseg_encode_loc(&cmd[2], src);
+	wddmseg_encode_loc(&cmd[2 + WDDMSEG_LOC_QWORDS], dst);
+	cmd[8] = mode;
+	cmd[9] = nonce;
+	cmd[10] = stream_offset;
+	return WDDMSEG_TRANSFER_ENCRYPTED_QWORDS;
+}
+
+/**
  * wddmseg_encode_fill - Fill: write a 32-bit @pattern over @size bytes
  * @cmd: WDDMSEG_FILL_QWORDS words
  * @size: bytes, a multiple of 4

@@ -240,7 +240,13 @@ MODULE_PARM_DESC(use_engine,
 /* Pages per engine job: each job's page lists must fit the arena. */
 #define WDDMSEG_MOVE_CHUNK_PAGES	(SZ_8M >> PAGE_SHIFT)
 
-static bool wddmseg_engine_usable(struct wddmseg_device *wdev)
+/**
+ * wddmseg_engine_usable - whether moves go through the copy engine now
+ * @wdev: device
+ *
+ * Return: false with use_engine=0 or while the engine does not run.
+ */
+bool wddmseg_engine_usable(struct wddmseg_device *wdev)
 {
 	return READ_ONCE(use_engine) && READ_ONCE(wdev->engine.ready);
 }
@@ -294,12 +300,14 @@ void wddmseg_res_loc(struct wddmseg_device *wdev, struct ttm_buffer_object *tbo,
  * The paging buffer of one move, in jobs of at most 8 MiB: Transfer (or
  * Fill with zeroes when the source never had content), MapApertureSegment
  * for a new aperture placement, UnmapApertureSegment for an old one.
+ * With @crypt (WDDMSEG_CRYPT_*), the Transfer is TRANSFER_ENCRYPTED with
+ * @nonce, each job at its offset in the allocation.
  * Returns the last job's fence; the engine runs jobs in order.
  */
 static int wddmseg_engine_move(struct wddmseg_device *wdev,
 			       struct ttm_buffer_object *tbo,
 			       struct ttm_resource *new_mem, bool clear,
-			       struct dma_fence **fence)
+			       u32 crypt, u64 nonce, struct dma_fence **fence)
 {
 	struct wddmseg_engine *eng = &wdev->engine;
 	struct ttm_resource *old_mem = tbo->resource;
@@ -321,7 +329,8 @@ static int wddmseg_engine_move(struct wddmseg_device *wdev,
 	}
 
 	for (first = 0; first < new_mem->num_pages; first += n) {
-		u64 cmd[WDDMSEG_TRANSFER_QWORDS + 2 * WDDMSEG_APERTURE_QWORDS];
+		u64 cmd[WDDMSEG_TRANSFER_ENCRYPTED_QWORDS +
+			2 * WDDMSEG_APERTURE_QWORDS];
 		struct wddmseg_loc src, dst;
 		struct wddmseg_job job;
 		u32 q = 0, arena = 0, lists, dst_list = 0;
@@ -349,6 +358,11 @@ static int wddmseg_engine_move(struct wddmseg_device *wdev,
 				q += wddmseg_encode_fill(cmd + q,
 							 (u64)n << PAGE_SHIFT, 0,
 							 &dst);
+			else if (crypt)
+				q += wddmseg_encode_transfer_encrypted(cmd + q,
+								       (u64)n << PAGE_SHIFT,
+								       &src, &dst, crypt, nonce,
+								       (u64)first << PAGE_SHIFT);
 			else
 				q += wddmseg_encode_transfer(cmd + q,
 							     (u64)n << PAGE_SHIFT,
@@ -359,7 +373,9 @@ static int wddmseg_engine_move(struct wddmseg_device *wdev,
 					(u64)n << PAGE_SHIFT, &job, &arena, &dst);
 		}
 		trace_wddmseg_paging_op(old_tt && new_tt ? "aperture" :
-					clear ? "fill" : "transfer",
+					clear ? "fill" :
+					crypt == WDDMSEG_CRYPT_ENCRYPT ? "transfer-encrypt" :
+					crypt ? "transfer-decrypt" : "transfer",
 					old_mgr ? old_mgr->segment_id : 0,
 					new_mgr ? new_mgr->segment_id : 0,
 					(u64)n << PAGE_SHIFT, eng->seqno + 1);
@@ -432,6 +448,40 @@ static void wddmseg_bo_cleanup_from_pages(struct ttm_buffer_object *tbo,
 	dma_resv_add_fence(tbo->base.resv, fence, DMA_RESV_USAGE_KERNEL);
 }
 
+/*
+ * How a move of @bo into @new_mem treats protected content: *@crypt is 0
+ * (a plain Transfer or Fill), WDDMSEG_CRYPT_ENCRYPT (HardwareProtected
+ * content out of VRAM into system pages) or WDDMSEG_CRYPT_DECRYPT (sealed
+ * content back into VRAM). -EACCES when the move would put
+ * HardwareProtected content into system memory in the clear, or sealed
+ * content where the device cannot decrypt it.
+ */
+static int wddmseg_bo_move_crypt(struct wddmseg_device *wdev,
+				 struct wddmseg_bo *bo,
+				 struct ttm_resource *new_mem, bool clear,
+				 u32 *crypt)
+{
+	u32 from = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	u32 to = wddmseg_mem_type_segment(wdev, new_mem->mem_type);
+
+	*crypt = 0;
+	if (!wddmseg_bo_hw_protected(bo) || clear || (from && to))
+		return 0;
+	if (from && wddmseg_segment_seals(wdev, from)) {
+		*crypt = WDDMSEG_CRYPT_ENCRYPT;
+		return 0;
+	}
+	if (!from && bo->sealed && wddmseg_segment_seals(wdev, to)) {
+		*crypt = WDDMSEG_CRYPT_DECRYPT;
+		return 0;
+	}
+	if (!from && !bo->sealed)
+		return 0;	/* never had content there (discarded) */
+	drm_dbg(&wdev->drm, "move: rule hardware-protected-evict: segment %u -> %u: HardwareProtected content moves through system memory only encrypted, between segments with EncryptedPagingSupported\n",
+		from, to);
+	return -EACCES;
+}
+
 /* The engine path of the move callback; -ENODEV: use the CPU instead. */
 static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 				  struct ttm_buffer_object *tbo, bool evict,
@@ -444,6 +494,8 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	bool sync = bo->flags & WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
 	struct dma_fence *fence = NULL;
 	struct ttm_tt *ttm = tbo->ttm;
+	u32 crypt;
+	u64 nonce;
 	bool clear;
 	int ret;
 
@@ -471,15 +523,28 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	}
 
 	clear = old_man->use_tt && (!ttm || !ttm_tt_is_populated(ttm));
+	ret = wddmseg_bo_move_crypt(wdev, bo, new_mem, clear, &crypt);
+	if (ret)
+		return ret;
 	if (ttm && (!clear || new_man->use_tt)) {
 		ret = ttm_tt_populate(tbo->bdev, ttm, ctx);
 		if (ret)
 			return ret;
 	}
 
-	ret = wddmseg_engine_move(wdev, tbo, new_mem, clear, &fence);
+	nonce = crypt == WDDMSEG_CRYPT_ENCRYPT ? wddmseg_seal_nonce(wdev) :
+		bo->seal_nonce;
+	ret = wddmseg_engine_move(wdev, tbo, new_mem, clear, crypt, nonce,
+				  &fence);
 	if (ret)
 		return ret;
+	if (crypt == WDDMSEG_CRYPT_ENCRYPT)
+		bo->seal_nonce = nonce;
+	/* Content that never existed or came back decrypted is not sealed. */
+	if (!new_man->use_tt)
+		bo->sealed = false;
+	else if (crypt == WDDMSEG_CRYPT_ENCRYPT)
+		bo->sealed = true;
 
 	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
 	if (old_man->use_tt && new_man->use_tt) {
@@ -631,6 +696,12 @@ static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 		ret = wddmseg_bo_move_engine(wdev, tbo, evict, ctx, new_mem);
 		if (ret != -ENODEV)
 			return ret;
+	}
+
+	/* The CPU never reads HardwareProtected content, nor decrypts it. */
+	if (wddmseg_bo_hw_protected(bo) && (!old_man->use_tt || bo->sealed)) {
+		drm_dbg(&wdev->drm, "move: rule hardware-protected-cpu: HardwareProtected content moves only on the copy engine\n");
+		return -EACCES;
 	}
 
 	/* The CPU copies synchronously: wait until nothing uses the BO. */
@@ -1064,6 +1135,15 @@ static void wddmseg_evict_flags(struct ttm_buffer_object *tbo,
 				   placement);
 }
 
+/* Evicting some allocations would break their protection. */
+static bool wddmseg_eviction_valuable(struct ttm_buffer_object *tbo,
+				      const struct ttm_place *place)
+{
+	if (wddmseg_is_bo(tbo) && !wddmseg_bo_evictable(to_wddmseg_bo(tbo)))
+		return false;
+	return ttm_bo_eviction_valuable(tbo, place);
+}
+
 static int wddmseg_io_mem_reserve(struct ttm_device *bdev,
 				  struct ttm_resource *res)
 {
@@ -1307,7 +1387,7 @@ static struct ttm_device_funcs wddmseg_ttm_funcs = {
 	.ttm_tt_populate = wddmseg_ttm_tt_populate,
 	.ttm_tt_unpopulate = wddmseg_ttm_tt_unpopulate,
 	.ttm_tt_destroy = wddmseg_ttm_tt_destroy,
-	.eviction_valuable = ttm_bo_eviction_valuable,
+	.eviction_valuable = wddmseg_eviction_valuable,
 	.evict_flags = wddmseg_evict_flags,
 	.move = wddmseg_bo_move,
 	.delete_mem_notify = wddmseg_bo_delete_mem_notify,
@@ -1358,6 +1438,7 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 	writel(0, wdev->mmio + WDDMSEG_REG_WINDOW_BASE_HI);
 
 	wddmseg_assign_mem_types(wdev);
+	wddmseg_protect_init(wdev);
 	mutex_init(&wdev->access_lock);
 	wdev->access_fence = NULL;
 	/* Without it, access_memory uses the CPU path. */

@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kselftest: protected content stays protected (wddmseg_protect.c in the
+ * driver). A hostile client writes a marker into a Protected or
+ * HardwareProtected allocation with a FILL blit, then tries every way to
+ * read it back: GEM mmap offsets, DRM_IOCTL_MODE_MAP_DUMB, PRIME export,
+ * a blit into a mappable allocation, eviction into system memory. Every
+ * test runs on the primary and on the render node.
+ *
+ * Protected allocations are tried in every placement of the default
+ * layout (system memory, visible VRAM, invisible VRAM, aperture).
+ * HardwareProtected ones need the device of tools/vm/valid-layouts.txt
+ * with a VprSupported segment that has EncryptedPagingSupported and one
+ * that has not: evictions are sealed by the device out of the first
+ * (the trace shows transfer-encrypt and transfer-decrypt, the content
+ * comes back), and refused, by GEM_EVICT and by memory pressure alike,
+ * out of the second. VRAM content is checked through debugfs's GPU peek.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "wddmseg_gem.h"
+#include "kselftest_harness.h"
+
+#define DRM_UT_DRIVER	0x2
+#define MARKER		0x5ec12e70u
+#define PROT_SIZE	(256 * SZ_4K)
+#define SEGF_ENCRYPTED_PAGING	(1u << 18)
+#define PARAM_USE_ENGINE "/sys/module/wddmseg/parameters/use_engine"
+#define TRACE_EVENT_ENABLE "events/wddmseg/wddmseg_paging_op/enable"
+
+GEM_SKIP_WITHOUT_EXPECT();
+
+FIXTURE(protect) {
+	struct gem_dev def;		/* the default layout */
+	struct gem_dev vpr;		/* encrypted and plain VPR segments */
+	bool have_vpr;
+	uint32_t seg_enc, seg_vpr;	/* in vpr's layout */
+	int fd;				/* on def, card or render node */
+	int vfd;			/* on vpr, same kind of node, or -1 */
+	int kmsg;			/* -1: rule names are not checked */
+	char debug_saved[32];
+	char saved_use_engine[16];
+	char saved_event[8];
+	char trace[64];
+};
+
+FIXTURE_VARIANT(protect) {
+	bool render;
+};
+
+FIXTURE_VARIANT_ADD(protect, card) { .render = false };
+FIXTURE_VARIANT_ADD(protect, render) { .render = true };
+
+/* The VprSupported segments of @d: with and without encrypted paging. */
+static void find_vpr(const struct gem_dev *d, uint32_t *enc, uint32_t *plain)
+{
+	const uint32_t vpr_enc = SEGF_VPR_SUPPORTED | SEGF_ENCRYPTED_PAGING;
+	unsigned int i;
+
+	*enc = *plain = 0;
+	for (i = 0; i < d->exp.layout.nr_segs; i++) {
+		uint32_t f = d->exp.layout.seg[i].flags;
+
+		if ((f & vpr_enc) == vpr_enc && !*enc)
+			*enc = i + 1;
+		else if ((f & vpr_enc) == SEGF_VPR_SUPPORTED &&
+			 !(f & SEGF_PITCH_ALIGNMENT) && !*plain)
+			*plain = i + 1;
+	}
+}
+
+FIXTURE_SETUP(protect)
+{
+	struct gem_dev devs[GEM_MAX_DEVS];
+	char err[EXPECT_ERR_LEN];
+	unsigned int nr = 0, i;
+	int ret;
+
+	self->fd = self->vfd = self->kmsg = -1;
+	ret = gem_load_expect(gem_expect_path(), devs, GEM_MAX_DEVS, &nr, err);
+	if (ret == -ENOENT || !nr)
+		SKIP(return, "no expectation file");
+	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	self->def = devs[0];
+	ASSERT_TRUE(layout_is_default_shape(&self->def.exp.layout))
+		TH_LOG("%s: not the default layout", self->def.exp.bdf);
+	ASSERT_EQ(0, gem_find_nodes(&self->def, err)) TH_LOG("%s", err);
+	self->fd = open(variant->render ? self->def.render : self->def.card,
+			O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+
+	for (i = 0; i < nr && !self->have_vpr; i++) {
+		find_vpr(&devs[i], &self->seg_enc, &self->seg_vpr);
+		if (!self->seg_enc || !self->seg_vpr)
+			continue;
+		self->vpr = devs[i];
+		ASSERT_EQ(0, gem_find_nodes(&self->vpr, err)) TH_LOG("%s", err);
+		self->vfd = open(variant->render ? self->vpr.render :
+				 self->vpr.card, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, self->vfd);
+		self->have_vpr = true;
+	}
+	if (!drm_debug_raise(DRM_UT_DRIVER, self->debug_saved,
+			     sizeof(self->debug_saved)))
+		self->kmsg = kmsg_open_end();
+}
+
+FIXTURE_TEARDOWN(protect)
+{
+	char path[128];
+
+	if (self->saved_use_engine[0])
+		file_write(PARAM_USE_ENGINE, self->saved_use_engine);
+	if (self->saved_event[0]) {
+		snprintf(path, sizeof(path), "%s/" TRACE_EVENT_ENABLE, self->trace);
+		file_write(path, self->saved_event);
+	}
+	drm_debug_restore(self->debug_saved);
+	if (self->kmsg >= 0)
+		close(self->kmsg);
+	if (self->vfd >= 0)
+		close(self->vfd);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/*
+ * The rule of the first "rule NAME:" record logged since the last call
+ * into @rule; "?" when drm.debug could not be used (not checked then).
+ */
+static void next_rule(FIXTURE_DATA(protect) *self, char *rule, size_t len)
+{
+	char rec[2048];
+
+	if (self->kmsg < 0) {
+		snprintf(rule, len, "?");
+		return;
+	}
+	rule[0] = '\0';
+	while (kmsg_read(self->kmsg, rec, sizeof(rec)))
+		kmsg_rule(rec, ": rule ", rule, len);
+}
+
+#define EXPECT_RULE(want) do {						\
+	char _rule[64];							\
+									\
+	next_rule(self, _rule, sizeof(_rule));				\
+	if (strcmp(_rule, "?"))						\
+		EXPECT_STREQ(want, _rule);				\
+} while (0)
+
+/* Forget what was logged so far. */
+static void drain_rules(FIXTURE_DATA(protect) *self)
+{
+	char rule[64];
+
+	next_rule(self, rule, sizeof(rule));
+}
+
+static int blit(int fd, uint32_t op, uint32_t src, uint32_t dst,
+		uint64_t size, uint32_t pattern)
+{
+	struct drm_wddmseg_submit_blit b = {
+		.op = op, .src_handle = src, .dst_handle = dst,
+		.size = size, .pattern = pattern,
+	};
+
+	return wioctl(fd, DRM_IOCTL_WDDMSEG_SUBMIT_BLIT, &b);
+}
+
+static int map_dumb(int fd, uint32_t handle, uint64_t *offset)
+{
+	struct drm_mode_map_dumb m = { .handle = handle };
+	int ret = wioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+
+	*offset = m.offset;
+	return ret;
+}
+
+static int prime_export(int fd, uint32_t handle, int *dmabuf)
+{
+	struct drm_prime_handle p = {
+		.handle = handle, .flags = DRM_CLOEXEC | DRM_RDWR, .fd = -1,
+	};
+	int ret = wioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p);
+
+	*dmabuf = p.fd;
+	return ret;
+}
+
+/* debugfs of @d, from its primary node's minor. */
+static void dbg_dir(const struct gem_dev *d, char *dir, size_t len)
+{
+	const char *n = strrchr(d->card, 'd');
+
+	snprintf(dir, len, "/sys/kernel/debug/dri/%s", n ? n + 1 : "0");
+}
+
+/*
+ * Whether the GPU sees MARKER at the start and at the end of @h (in VRAM
+ * of @d). -ENOENT when debugfs cannot tell.
+ */
+static int marker_in_vram(int fd, const struct gem_dev *d, uint32_t h)
+{
+	static const uint64_t at[] = { 0, PROT_SIZE - 4 * GEM_PEEK_WORDS };
+	struct drm_wddmseg_query_segment qs;
+	struct drm_wddmseg_gem_info info;
+	uint32_t words[GEM_PEEK_WORDS];
+	unsigned int faults, i, k;
+	char dir[64];
+	int ret;
+
+	dbg_dir(d, dir, sizeof(dir));
+	ret = gem_info(fd, h, &info);
+	if (!ret)
+		ret = query_segment(fd, info.segment_id, &qs);
+	if (ret)
+		return ret;
+	for (k = 0; k < ARRAY_SIZE(at); k++) {
+		ret = gem_peek(dir, qs.base_address + info.offset + at[k],
+			       words, &faults);
+		if (ret)
+			return ret == -EACCES || ret == -ENOENT ? -ENOENT : ret;
+		for (i = 0; i < GEM_PEEK_WORDS; i++)
+			if (words[i] != MARKER)
+				return 0;
+	}
+	return 1;
+}
+
+/*
+ * A protected allocation of PROT_SIZE with MARKER in every word, in
+ * segment @first; evicted, it goes straight to system memory.
+ */
+static uint32_t make_marked(struct __test_metadata *_metadata, int fd,
+			    uint32_t flags, uint32_t supported, uint32_t first)
+{
+	struct gem_args a = {
+		.size = PROT_SIZE, .flags = flags, .supported = supported,
+		.eviction = first ? WDDMSEG_SEGMENT_BIT(first) : 0,
+		.preferred = { first },
+	};
+	uint32_t h;
+	int ret;
+
+	ret = gem_create(fd, &a, &h);
+	ASSERT_EQ(0, ret) TH_LOG("create flags 0x%x in segment %u: %s", flags,
+				 first, strerror(-ret));
+	ASSERT_EQ(0, blit(fd, WDDMSEG_BLIT_FILL, 0, h, PROT_SIZE, MARKER));
+	ASSERT_EQ(0, gem_wait(fd, h, 20 * 1000000000LL));
+	return h;
+}
+
+/*
+ * Every CPU path refuses @h: GEM_MMAP_OFFSET, MAP_DUMB (not a render
+ * node ioctl at all), PRIME export (no PRIME yet on 6.1: -ENOSYS).
+ */
+static void expect_unmappable(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(protect) *self,
+			      const FIXTURE_VARIANT(protect) *variant,
+			      int fd, uint32_t h, const char *what)
+{
+	uint64_t off;
+	int dmabuf, ret;
+
+	drain_rules(self);
+	EXPECT_EQ(-EACCES, gem_mmap_offset(fd, h, &off)) TH_LOG("%s", what);
+	EXPECT_RULE("protected-map");
+	ret = map_dumb(fd, h, &off);
+	EXPECT_EQ(-EACCES, ret) TH_LOG("%s: MAP_DUMB gave offset 0x%llx",
+				       what, (unsigned long long)off);
+	if (!variant->render)
+		EXPECT_RULE("protected-map");
+	ret = prime_export(fd, h, &dmabuf);
+	EXPECT_NE(0, ret) TH_LOG("%s: exported as dma-buf fd %d", what, dmabuf);
+	if (!ret)
+		close(dmabuf);
+	EXPECT_TRUE(ret == -ENOSYS || ret == -EACCES || ret == -EOPNOTSUPP)
+		TH_LOG("%s: PRIME export: %s", what, strerror(-ret));
+}
+
+/* Protected content in every placement: nothing maps or exports it. */
+TEST_F(protect, protected_never_mapped)
+{
+	static const uint32_t segs[] = { 0, 1, 2, 3 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(segs); i++) {
+		uint32_t sup = segs[i] ? WDDMSEG_SEGMENT_BIT(segs[i]) : 0;
+		uint32_t h = make_marked(_metadata, self->fd,
+					 WDDMSEG_ALLOC_PROTECTED, sup, segs[i]);
+		char what[48];
+
+		ASSERT_EQ(segs[i], (uint32_t)gem_segment(self->fd, h));
+		snprintf(what, sizeof(what), "Protected in segment %u", segs[i]);
+		expect_unmappable(_metadata, self, variant, self->fd, h, what);
+		gem_close(self->fd, h);
+	}
+}
+
+/* The bytes of a CpuVisible allocation @h that hold MARKER. */
+static uint64_t marker_bytes_mapped(struct __test_metadata *_metadata, int fd,
+				    uint32_t h)
+{
+	uint32_t *p = gem_mmap(fd, h, PROT_SIZE);
+	uint64_t i, n = 0;
+
+	if (!p) {
+		TH_LOG("mmap of the destination: %s", strerror(errno));
+		return UINT64_MAX;
+	}
+	for (i = 0; i < PROT_SIZE / 4; i++)
+		n += p[i] == MARKER;
+	munmap(p, PROT_SIZE);
+	return n * 4;
+}
+
+/*
+ * A blit copies Protected content only into a protected allocation: into
+ * a CpuVisible one it is refused and the destination stays clean, into a
+ * Protected one it runs.
+ */
+TEST_F(protect, protected_never_blitted_out)
+{
+	static const uint32_t segs[] = { 0, 1, 2, 3 };
+	uint32_t vis, dst, src;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(segs); i++) {
+		uint32_t sup = segs[i] ? WDDMSEG_SEGMENT_BIT(segs[i]) : 0;
+
+		src = make_marked(_metadata, self->fd, WDDMSEG_ALLOC_PROTECTED,
+				  sup, segs[i]);
+		ASSERT_EQ(0, gem_create_in(self->fd, PROT_SIZE,
+					   WDDMSEG_ALLOC_CPU_VISIBLE, 1, &vis));
+		drain_rules(self);
+		EXPECT_EQ(-EACCES, blit(self->fd, WDDMSEG_BLIT_COPY, src, vis,
+					PROT_SIZE, 0))
+			TH_LOG("Protected in segment %u -> CpuVisible", segs[i]);
+		EXPECT_RULE("protected-copy");
+		ASSERT_EQ(0, gem_wait(self->fd, vis, 20 * 1000000000LL));
+		EXPECT_EQ(0u, marker_bytes_mapped(_metadata, self->fd, vis));
+
+		/* Positive control: protected to protected is a copy. */
+		ASSERT_EQ(0, gem_create_in(self->fd, PROT_SIZE,
+					   WDDMSEG_ALLOC_PROTECTED, 2, &dst));
+		EXPECT_EQ(0, blit(self->fd, WDDMSEG_BLIT_COPY, src, dst,
+				  PROT_SIZE, 0));
+		EXPECT_EQ(0, gem_wait(self->fd, dst, 20 * 1000000000LL));
+		if (!variant->render) {
+			int ret = marker_in_vram(self->fd, &self->def, dst);
+
+			if (ret != -ENOENT)
+				EXPECT_EQ(1, ret) TH_LOG("copy into Protected lost the content");
+		}
+		gem_close(self->fd, dst);
+		gem_close(self->fd, vis);
+		gem_close(self->fd, src);
+	}
+}
+
+#define NEED_VPR()							\
+	do {								\
+		if (!self->have_vpr)					\
+			SKIP(return, "no device with an encrypted and a plain VprSupported segment in %s", \
+			     gem_expect_path());			\
+	} while (0)
+
+/*
+ * HardwareProtected: never mapped, never blitted into anything but
+ * another HardwareProtected allocation (a Protected one is not enough).
+ */
+TEST_F(protect, hardware_protected_never_mapped_or_blitted_out)
+{
+	uint32_t segs[2], h, prot, hw, i;
+
+	NEED_VPR();
+	segs[0] = self->seg_enc;
+	segs[1] = self->seg_vpr;
+	for (i = 0; i < 2; i++) {
+		char what[64];
+
+		h = make_marked(_metadata, self->vfd,
+				WDDMSEG_ALLOC_HARDWARE_PROTECTED,
+				WDDMSEG_SEGMENT_BIT(segs[i]), segs[i]);
+		snprintf(what, sizeof(what), "HardwareProtected in segment %u",
+			 segs[i]);
+		expect_unmappable(_metadata, self, variant, self->vfd, h, what);
+
+		ASSERT_EQ(0, gem_create_in(self->vfd, PROT_SIZE,
+					   WDDMSEG_ALLOC_PROTECTED, 1, &prot));
+		drain_rules(self);
+		EXPECT_EQ(-EACCES, blit(self->vfd, WDDMSEG_BLIT_COPY, h, prot,
+					PROT_SIZE, 0)) TH_LOG("%s -> Protected", what);
+		EXPECT_RULE("protected-copy");
+
+		ASSERT_EQ(0, gem_create_in(self->vfd, PROT_SIZE,
+					   WDDMSEG_ALLOC_HARDWARE_PROTECTED,
+					   segs[1 - i], &hw));
+		EXPECT_EQ(0, blit(self->vfd, WDDMSEG_BLIT_COPY, h, hw,
+				  PROT_SIZE, 0)) TH_LOG("%s -> HardwareProtected", what);
+		EXPECT_EQ(0, gem_wait(self->vfd, hw, 20 * 1000000000LL));
+		if (!variant->render) {
+			int ret = marker_in_vram(self->vfd, &self->vpr, hw);
+
+			if (ret != -ENOENT)
+				EXPECT_EQ(1, ret);
+		}
+		gem_close(self->vfd, hw);
+		gem_close(self->vfd, prot);
+		gem_close(self->vfd, h);
+	}
+}
+
+/*
+ * Out of a VprSupported segment without EncryptedPagingSupported nothing
+ * takes HardwareProtected content into system memory: GEM_EVICT is
+ * refused, memory pressure evicts it not, and the content stays. A
+ * discard is allowed (nothing leaves), and so is a move into another
+ * VprSupported segment.
+ */
+TEST_F(protect, hardware_protected_unencrypted_never_evicted)
+{
+	uint32_t h, other, big;
+	struct drm_wddmseg_query_segment qs;
+	struct drm_wddmseg_gem_residency r;
+	int ret;
+
+	NEED_VPR();
+	h = make_marked(_metadata, self->vfd, WDDMSEG_ALLOC_HARDWARE_PROTECTED,
+			WDDMSEG_SEGMENT_BIT(self->seg_vpr) |
+			WDDMSEG_SEGMENT_BIT(self->seg_enc), self->seg_vpr);
+	/* ... but TTM's eviction list would offer it the other segment. */
+	ASSERT_EQ(self->seg_vpr, (uint32_t)gem_segment(self->vfd, h));
+	drain_rules(self);
+	EXPECT_EQ(-EACCES, gem_evict(self->vfd, h));
+	EXPECT_RULE("hardware-protected-evict");
+	EXPECT_EQ(self->seg_vpr, (uint32_t)gem_segment(self->vfd, h));
+
+	/* Pressure: an ordinary allocation wanting the whole segment. */
+	ASSERT_EQ(0, query_segment(self->vfd, self->seg_vpr, &qs));
+	ASSERT_EQ(0, gem_create_in(self->vfd, qs.size, 0, self->seg_vpr, &big));
+	EXPECT_EQ(self->seg_vpr, (uint32_t)gem_segment(self->vfd, h))
+		TH_LOG("memory pressure evicted HardwareProtected content");
+	EXPECT_NE(self->seg_vpr, (uint32_t)gem_segment(self->vfd, big));
+	gem_close(self->vfd, big);
+	if (!variant->render) {
+		ret = marker_in_vram(self->vfd, &self->vpr, h);
+		if (ret != -ENOENT)
+			EXPECT_EQ(1, ret);
+	}
+
+	/* Into the other VPR segment: allowed, in the clear inside VPR. */
+	EXPECT_EQ(0, gem_move_wait(self->vfd, h, self->seg_enc));
+	EXPECT_EQ(0, gem_move_wait(self->vfd, h, self->seg_vpr));
+
+	/* A discard drops the content: nothing to protect any more. */
+	memset(&r, 0, sizeof(r));
+	r.handle = h;
+	r.flags = WDDMSEG_EVICT_DISCARD;
+	EXPECT_EQ(0, wioctl(self->vfd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
+	EXPECT_EQ(0, gem_segment(self->vfd, h));
+	EXPECT_EQ(0, gem_make_resident(self->vfd, h, self->seg_vpr));
+	gem_close(self->vfd, h);
+
+	/* Created where it cannot fit: refused, not put in system memory. */
+	ASSERT_EQ(0, gem_create_in(self->vfd, qs.size, 0, self->seg_vpr, &big));
+	drain_rules(self);
+	ret = gem_create_in(self->vfd, PROT_SIZE,
+			    WDDMSEG_ALLOC_HARDWARE_PROTECTED, self->seg_vpr,
+			    &other);
+	EXPECT_EQ(-ENOSPC, ret);
+	if (!ret)
+		gem_close(self->vfd, other);
+	EXPECT_RULE("hardware-protected-resident");
+	gem_close(self->vfd, big);
+}
+
+/* tracefs with the wddmseg events into self->trace, or "". */
+static void find_trace(FIXTURE_DATA(protect) *self)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+	char path[128];
+	unsigned int i;
+
+	self->trace[0] = '\0';
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/events/wddmseg", dirs[i]);
+		if (access(path, F_OK) && i == 0)
+			mount("nodev", dirs[0], "tracefs", 0, NULL);
+		if (!access(path, F_OK)) {
+			snprintf(self->trace, sizeof(self->trace), "%s", dirs[i]);
+			return;
+		}
+	}
+}
+
+/* Paging operations named @op in the trace buffer. */
+static int trace_ops(FIXTURE_DATA(protect) *self, const char *op)
+{
+	char path[128], *line = NULL, key[48];
+	size_t cap = 0;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", self->trace);
+	snprintf(key, sizeof(key), " %s segment ", op);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) != -1)
+		n += !!strstr(line, key);
+	free(line);
+	fclose(f);
+	return n;
+}
+
+/*
+ * Out of a segment with EncryptedPagingSupported the content is sealed
+ * by the device on the way out and unsealed on the way back: GEM_EVICT,
+ * memory pressure and a blit into the evicted allocation all work, and
+ * the content survives. In system memory it is still never mapped, it
+ * comes back only where the device can decrypt it, and without the copy
+ * engine nothing moves it out.
+ */
+TEST_F(protect, hardware_protected_sealed_eviction)
+{
+	uint32_t both = WDDMSEG_SEGMENT_BIT(self->seg_enc) |
+			WDDMSEG_SEGMENT_BIT(self->seg_vpr);
+	struct drm_wddmseg_query_segment qs;
+	char path[128];
+	uint32_t h, big;
+	int traced = 0, ret;
+
+	NEED_VPR();
+	find_trace(self);
+	if (self->trace[0]) {
+		snprintf(path, sizeof(path), "%s/" TRACE_EVENT_ENABLE, self->trace);
+		traced = !file_param_set(self->saved_event,
+					 sizeof(self->saved_event), path, "1");
+		snprintf(path, sizeof(path), "%s/trace", self->trace);
+		traced = traced && !file_write(path, "");
+	}
+
+	h = make_marked(_metadata, self->vfd, WDDMSEG_ALLOC_HARDWARE_PROTECTED,
+			both, self->seg_enc);
+	ASSERT_EQ(0, gem_evict(self->vfd, h));
+	ASSERT_EQ(0, gem_wait(self->vfd, h, 20 * 1000000000LL));
+	EXPECT_EQ(0, gem_segment(self->vfd, h));
+	expect_unmappable(_metadata, self, variant, self->vfd, h,
+			  "sealed in system memory");
+	/* Sealed content cannot come back into the unencrypted segment. */
+	EXPECT_EQ(-EACCES, gem_make_resident(self->vfd, h, self->seg_vpr));
+	EXPECT_EQ(0, gem_segment(self->vfd, h));
+	ASSERT_EQ(0, gem_move_wait(self->vfd, h, self->seg_enc));
+	if (traced) {
+		EXPECT_LE(1, trace_ops(self, "transfer-encrypt"));
+		EXPECT_LE(1, trace_ops(self, "transfer-decrypt"));
+		EXPECT_EQ(0, trace_ops(self, "transfer"))
+			TH_LOG("a plain Transfer moved HardwareProtected content");
+	}
+	if (!variant->render) {
+		ret = marker_in_vram(self->vfd, &self->vpr, h);
+		if (ret != -ENOENT)
+			EXPECT_EQ(1, ret) TH_LOG("content not restored after the sealed round trip");
+	}
+
+	/* A blit into a sealed allocation brings it back first. */
+	ASSERT_EQ(0, gem_evict(self->vfd, h));
+	EXPECT_EQ(0, blit(self->vfd, WDDMSEG_BLIT_FILL, 0, h, SZ_4K, ~MARKER));
+	EXPECT_EQ(self->seg_enc, (uint32_t)gem_segment(self->vfd, h));
+	EXPECT_EQ(0, gem_wait(self->vfd, h, 20 * 1000000000LL));
+
+	/* Memory pressure seals it too, and it comes back intact. */
+	ASSERT_EQ(0, blit(self->vfd, WDDMSEG_BLIT_FILL, 0, h, PROT_SIZE, MARKER));
+	ASSERT_EQ(0, query_segment(self->vfd, self->seg_enc, &qs));
+	ASSERT_EQ(0, gem_create_in(self->vfd, qs.size, 0, self->seg_enc, &big));
+	EXPECT_EQ(self->seg_enc, (uint32_t)gem_segment(self->vfd, big));
+	EXPECT_EQ(0, gem_segment(self->vfd, h));
+	gem_close(self->vfd, big);
+	ASSERT_EQ(0, gem_move_wait(self->vfd, h, self->seg_enc));
+	if (!variant->render) {
+		ret = marker_in_vram(self->vfd, &self->vpr, h);
+		if (ret != -ENOENT)
+			EXPECT_EQ(1, ret) TH_LOG("content lost by a sealed eviction under pressure");
+	}
+
+	/* Without the copy engine nothing can seal it: it stays. */
+	if (!file_param_set(self->saved_use_engine,
+			    sizeof(self->saved_use_engine), PARAM_USE_ENGINE,
+			    "0")) {
+		drain_rules(self);
+		EXPECT_EQ(-EACCES, gem_evict(self->vfd, h));
+		EXPECT_RULE("hardware-protected-evict");
+		EXPECT_EQ(self->seg_enc, (uint32_t)gem_segment(self->vfd, h));
+		EXPECT_EQ(-EACCES, gem_make_resident(self->vfd, h,
+						     self->seg_vpr));
+		EXPECT_RULE("hardware-protected-cpu");
+		file_write(PARAM_USE_ENGINE, self->saved_use_engine);
+		self->saved_use_engine[0] = '\0';
+	}
+	gem_close(self->vfd, h);
+}
+
+TEST_HARNESS_MAIN
