@@ -265,6 +265,49 @@ static void evict_placement_cpu_visible(struct kunit *test)
 	expect_place(test, &pl.placement[1], TTM_PL_SYSTEM, 0, 0, 0);
 }
 
+static void protected_placement(struct kunit *test)
+{
+	struct wddmseg_bo *bo = test_bo(test);
+	struct wddmseg_device *wdev = bdev_to_wddmseg(bo->tbo.bdev);
+	struct ttm_placement pl = { };
+
+	/* 2: VPR with encrypted paging, 4: VPR without (and PitchAlignment) */
+	wdev->desc.seg[1].flags |= DXGK_SEGFLAG_VPR_SUPPORTED |
+				   DXGK_SEGFLAG_ENCRYPTED_PAGING_SUPPORTED;
+	wdev->desc.seg[3].flags |= DXGK_SEGFLAG_VPR_SUPPORTED;
+	bo->flags = WDDMSEG_ALLOC_HARDWARE_PROTECTED;
+	bo->supported = SEG(2) | SEG(4);
+	bo->eviction = SEG(2) | SEG(4);
+	KUNIT_EXPECT_TRUE(test, wddmseg_segment_seals(wdev, 2));
+	KUNIT_EXPECT_FALSE(test, wddmseg_segment_seals(wdev, 4));
+	KUNIT_EXPECT_FALSE(test, wddmseg_segment_seals(wdev, 0));
+
+	/* no engine: nothing can seal it, so no place at all, not system */
+	wddmseg_bo_evict_placement(bo, 2, &pl);
+	KUNIT_EXPECT_EQ(test, pl.num_placement, 0);
+	KUNIT_EXPECT_EQ(test, pl.num_busy_placement, 0);
+
+	/* with the engine, out of the encrypting segment into system memory */
+	wdev->engine.ready = true;
+	wddmseg_bo_evict_placement(bo, 2, &pl);
+	KUNIT_ASSERT_EQ(test, pl.num_placement, 1);
+	expect_place(test, &pl.placement[0], TTM_PL_SYSTEM, 0, 0, 0);
+	/* ... but never out of the other one */
+	wddmseg_bo_evict_placement(bo, 4, &pl);
+	KUNIT_EXPECT_EQ(test, pl.num_placement, 0);
+
+	/* sealed content only comes back where the device decrypts it */
+	bo->sealed = true;
+	set_preferred(bo, 4, 2, 0);
+	wddmseg_bo_placement(bo, false);
+	KUNIT_ASSERT_EQ(test, bo->placement.num_placement, 1);
+	expect_place(test, &bo->places[0], TTM_PL_PRIV, 0, 0, 0);
+	bo->sealed = false;
+	wddmseg_bo_placement(bo, false);
+	KUNIT_ASSERT_EQ(test, bo->placement.num_placement, 2);
+	expect_place(test, &bo->places[0], TTM_PL_PRIV + 1, 0, 0, 0);
+}
+
 static struct kunit_case placement_test_cases[] = {
 	KUNIT_CASE(placement_preferred_order),
 	KUNIT_CASE(placement_only_supported),
@@ -275,6 +318,7 @@ static struct kunit_case placement_test_cases[] = {
 	KUNIT_CASE(placement_pinned_top),
 	KUNIT_CASE(evict_placement_targets),
 	KUNIT_CASE(evict_placement_cpu_visible),
+	KUNIT_CASE(protected_placement),
 	{}
 };
 

@@ -985,10 +985,30 @@ TEST_F(kms, refusals)
 		munmap(mem, size);
 	}
 
-	/* larger than every DirectFlip segment it may use (lives in the aperture) */
+	/* protected content is never scanned out (readable by a screendump) */
 	for (id = 1; id <= l->nr_segs; id++)
 		if (seg_direct_flip(self, id))
 			break;
+	if (id <= l->nr_segs) {
+		uint32_t h;
+
+		ASSERT_EQ(0, gem_create_in(self->fd, PREF_W * 4 * PREF_H,
+					   WDDMSEG_ALLOC_PROTECTED, id, &h));
+		handles[0] = h;
+		ASSERT_EQ(0, drmModeAddFB2(self->fd, PREF_W, PREF_H,
+					   DRM_FORMAT_XRGB8888, handles, pitches,
+					   offsets, &fb_id, 0));
+		p = full_plane(fb_id, PREF_W, PREF_H);
+		EXPECT_EQ(-EINVAL, commit_on(self, self->mode_blob, &p,
+					     DRM_MODE_ATOMIC_TEST_ONLY));
+		expect_rule(self, _metadata, "Protected", "protected-scanout");
+		EXPECT_EQ(-EINVAL, commit_on(self, self->mode_blob, &p, 0));
+		kmsg_scan(self, NULL, 0);
+		drmModeRmFB(self->fd, fb_id);
+		gem_close(self->fd, h);
+	}
+
+	/* larger than every DirectFlip segment it may use (lives in the aperture) */
 	if (id <= l->nr_segs && apt &&
 	    l->seg[apt - 1].commit >= l->seg[id - 1].size + SZ_1M &&
 	    l->seg[id - 1].size + SZ_1M <= 128 * SZ_1M) {
