@@ -67,8 +67,9 @@ static void wddmseg_place(struct wddmseg_bo *bo, struct ttm_place *pl, u32 id,
 	if (wddmseg_bo_pinned_kind(bo))
 		pl->fpfn = pages - pages / 5;
 	if (bank) {
-		u64 start = bank > 1 ? seg->bank_end[bank - 2] >> PAGE_SHIFT : 0;
-		u64 end = seg->bank_end[bank - 1] >> PAGE_SHIFT;
+		u64 start = bank > 1 ?
+			    wddmseg_bank_end(seg, bank - 2) >> PAGE_SHIFT : 0;
+		u64 end = wddmseg_bank_end(seg, bank - 1) >> PAGE_SHIFT;
 
 		pl->fpfn = max_t(u64, pl->fpfn, start);
 		pl->lpfn = end;

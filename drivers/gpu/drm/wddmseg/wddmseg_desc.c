@@ -75,6 +75,23 @@ bool wddmseg_segment_is_aperture(const struct wddmseg_segment_desc *seg)
 	return seg->flags & (DXGK_SEGFLAG_APERTURE | DXGK_SEGFLAG_AGP);
 }
 
+/**
+ * wddmseg_bank_end - where bank @j of a segment ends
+ * @seg: descriptor with UseBanking
+ * @j: bank index, below NbOfBanks
+ *
+ * WDDM lets the driver leave out the end of the last bank (reported as
+ * 0): it is the end of the segment.
+ *
+ * Return: the bank's end offset in the segment.
+ */
+u64 wddmseg_bank_end(const struct wddmseg_segment_desc *seg, u32 j)
+{
+	if (j + 1 == seg->nb_banks && !seg->bank_end[j])
+		return seg->size;
+	return seg->bank_end[j];
+}
+
 static __printf(4, 5) int
 wddmseg_violate(struct wddmseg_violation *v, u32 segment_id, const char *rule,
 		const char *fmt, ...)
@@ -220,7 +237,7 @@ static int wddmseg_validate_banks(u32 id, const struct wddmseg_segment_desc *s,
 				       "NbOfBanks %u exceeds the supported %u",
 				       s->nb_banks, WDDMSEG_MAX_BANKS);
 	for (j = 0; j < s->nb_banks; j++) {
-		u64 end = s->bank_end[j];
+		u64 end = wddmseg_bank_end(s, j);
 
 		if (end <= prev || !IS_ALIGNED(end, PAGE_SIZE))
 			return wddmseg_violate(v, id, "bank-order",
@@ -253,6 +270,10 @@ static int wddmseg_validate_segment(const struct wddmseg_adapter_desc *d,
 			return wddmseg_violate(v, id, "size",
 					       "Size 0x%llx must be a non-zero multiple of the page size",
 					       s->size);
+		if (s->base_address + s->size < s->base_address)
+			return wddmseg_violate(v, id, "gpu-range",
+					       "GPU range 0x%llx + 0x%llx wraps past the end of the address space",
+					       s->base_address, s->size);
 		if (!IS_ALIGNED(s->base_address, PAGE_SIZE))
 			return wddmseg_violate(v, id, "base-alignment",
 					       "BaseAddress 0x%llx is not page aligned",
@@ -304,9 +325,9 @@ static int wddmseg_validate_segment(const struct wddmseg_adapter_desc *d,
 static bool wddmseg_overlap(const struct wddmseg_segment_desc *a,
 			    const struct wddmseg_segment_desc *b)
 {
-	/* Sizes are validated non-zero; saturate ends to handle wrap-around. */
-	u64 a_end = size_add(a->base_address, a->size);
-	u64 b_end = size_add(b->base_address, b->size);
+	/* Sizes are validated non-zero and ranges not to wrap. */
+	u64 a_end = a->base_address + a->size;
+	u64 b_end = b->base_address + b->size;
 
 	return a->base_address < b_end && b->base_address < a_end;
 }

@@ -189,6 +189,7 @@ struct wddmseg_engine {
 	wait_queue_head_t space_wq;
 	struct delayed_work watchdog;
 	u64 resets;
+	u32 inject_again;
 };
 
 /**

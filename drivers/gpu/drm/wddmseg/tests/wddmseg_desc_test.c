@@ -336,6 +336,19 @@ static void seg_banks(struct wddmseg_adapter_desc *d)
 	set_banks(&d->seg[1], ARRAY_SIZE(ends), ends, ARRAY_SIZE(ends));
 }
 
+static void seg_banks_last_end_left_out(struct wddmseg_adapter_desc *d)
+{
+	/* NbOfBanks 3, the last end reported as 0: the segment's end */
+	static const u64 ends[] = { SZ_256K, SZ_512K, 0 };
+
+	set_banks(&d->seg[1], ARRAY_SIZE(ends), ends, ARRAY_SIZE(ends));
+}
+
+static void seg_aperture_wraps(struct wddmseg_adapter_desc *d)
+{
+	d->seg[2].base_address = U64_MAX - SZ_512K + 1;
+}
+
 static void seg_max_banks(struct wddmseg_adapter_desc *d)
 {
 	u64 ends[WDDMSEG_MAX_BANKS];
@@ -643,6 +656,8 @@ static const struct desc_case segment_cases[] = {
 	{ "valid: Standby and PartiallyHibernate (101)", NULL, 0,
 	  seg_partially_preserved },
 	{ "valid: three banks", NULL, 0, seg_banks },
+	{ "valid: the last bank's end left out", NULL, 0,
+	  seg_banks_last_end_left_out },
 	{ "valid: the maximum number of banks", NULL, 0, seg_max_banks },
 	{ "valid: Use64KBPages on aligned base and size", NULL, 0,
 	  seg_64k_pages },
@@ -712,6 +727,8 @@ static const struct desc_case segment_cases[] = {
 	{ "gpu-range: memory segment at 4 GiB", "gpu-range", 2,
 	  seg_memory_at_4g },
 	{ "gpu-range: range wraps around", "gpu-range", 2, seg_memory_wraps },
+	{ "gpu-range: aperture range wraps around", "gpu-range", 3,
+	  seg_aperture_wraps },
 	{ "banking-flag: UseBanking with no bank", "banking-flag", 2,
 	  seg_banking_no_banks },
 	{ "banking-flag: banks without UseBanking", "banking-flag", 2,
