@@ -341,7 +341,11 @@ struct drm_wddmseg_gem_residency {
  *
  * Argument of DRM_IOCTL_WDDMSEG_GEM_WAIT. Returns 0 once every pending
  * operation on the allocation (moves, clears) has completed, -ETIME if that
- * did not happen within @timeout_ns (0 polls).
+ * did not happen within @timeout_ns (0 polls). When the last of them
+ * completed with an error (the copy engine failed the job again after a
+ * reset and a replay: -EIO), that error is returned instead of 0: the
+ * allocation's content is not what it should be. It keeps being reported
+ * until a later operation on the allocation succeeds.
  */
 struct drm_wddmseg_gem_wait {
 	/** @handle: in: GEM handle. */

@@ -1095,6 +1095,23 @@ out:
 	return ret;
 }
 
+/* The error of a signalled fence of @resv (a failed engine job), or 0. */
+static int wddmseg_resv_error(struct dma_resv *resv)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+	int err = 0, st;
+
+	dma_resv_iter_begin(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP);
+	dma_resv_for_each_fence_unlocked(&cursor, fence) {
+		st = dma_fence_get_status(fence);
+		if (st < 0)
+			err = st;
+	}
+	dma_resv_iter_end(&cursor);
+	return err;
+}
+
 int wddmseg_ioctl_gem_wait(struct drm_device *drm, void *data,
 			   struct drm_file *file)
 {
@@ -1117,6 +1134,11 @@ int wddmseg_ioctl_gem_wait(struct drm_device *drm, void *data,
 					     DMA_RESV_USAGE_BOOKKEEP) ? 0 : -ETIME;
 	else if (ret > 0)
 		ret = 0;
+	if (!ret)
+		ret = wddmseg_resv_error(bo->tbo.base.resv);
+	if (ret && ret != -ETIME && ret != -ERESTARTSYS)
+		drm_dbg(drm, "gem_wait: an operation on the allocation failed: %ld\n",
+			ret);
 	drm_gem_object_put(&bo->tbo.base);
 	return ret;
 }

@@ -144,26 +144,35 @@ static int wddmseg_engine_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-/* Write "hang" or "fault" to make the engine misbehave once. */
+/*
+ * Write "hang" or "fault" to make the engine misbehave once, or
+ * "fault-replay" to make it fault now and again on the replay after the
+ * reset, so that the jobs fail with -EIO.
+ */
 static ssize_t wddmseg_inject_write(struct file *file, const char __user *ubuf,
 				    size_t len, loff_t *pos)
 {
 	struct wddmseg_device *wdev = file_inode(file)->i_private;
-	char buf[8] = {};
+	bool again = false;
+	char buf[16] = {};
 	u32 what;
 	int idx;
 
 	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
 		return -EFAULT;
-	if (sysfs_streq(buf, "hang"))
+	if (sysfs_streq(buf, "hang")) {
 		what = WDDMSEG_INJECT_HANG;
-	else if (sysfs_streq(buf, "fault"))
+	} else if (sysfs_streq(buf, "fault")) {
 		what = WDDMSEG_INJECT_FAULT;
-	else
+	} else if (sysfs_streq(buf, "fault-replay")) {
+		what = WDDMSEG_INJECT_FAULT;
+		again = true;
+	} else {
 		return -EINVAL;
+	}
 	if (!wdev->engine.ready || !drm_dev_enter(&wdev->drm, &idx))
 		return -ENODEV;
-	wddmseg_engine_inject(&wdev->engine, what);
+	wddmseg_engine_inject(&wdev->engine, what, again);
 	drm_dev_exit(idx);
 	return len;
 }

@@ -163,6 +163,8 @@ struct wddmseg_file {
  * @space_wq: woken when jobs complete
  * @watchdog: detects hangs and faults
  * @resets: engine resets so far
+ * @inject_again: a test hook: INJECT bits to write right after the next
+ *	reset (debugfs "fault-replay"), or 0; under @lock
  */
 struct wddmseg_engine {
 	struct wddmseg_device *wdev;
@@ -408,6 +410,7 @@ void wddmseg_desc_read(void __iomem *mmio, struct wddmseg_adapter_desc *desc);
 int wddmseg_desc_validate(const struct wddmseg_adapter_desc *desc,
 			  struct wddmseg_violation *v);
 bool wddmseg_segment_is_aperture(const struct wddmseg_segment_desc *seg);
+u64 wddmseg_bank_end(const struct wddmseg_segment_desc *seg, u32 j);
 
 /* wddmseg_alloc.c */
 int wddmseg_alloc_validate(const struct wddmseg_adapter_desc *desc,
@@ -445,7 +448,7 @@ void wddmseg_engine_emit(struct wddmseg_engine *eng, struct wddmseg_job *job,
 struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 					struct wddmseg_job *job);
 bool wddmseg_engine_idle(struct wddmseg_engine *eng, unsigned long timeout);
-void wddmseg_engine_inject(struct wddmseg_engine *eng, u32 what);
+void wddmseg_engine_inject(struct wddmseg_engine *eng, u32 what, bool again);
 
 /* wddmseg_mgr.c */
 int wddmseg_mgr_init(struct wddmseg_device *wdev, u32 segment_id);

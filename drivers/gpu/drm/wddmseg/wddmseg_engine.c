@@ -486,6 +486,10 @@ static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
 
 	wddmseg_engine_hw_start(eng);
+	if (eng->inject_again) {
+		writel(eng->inject_again, eng->mmio + WDDMSEG_REG_INJECT);
+		eng->inject_again = 0;
+	}
 	wddmseg_engine_doorbell(eng);
 	mod_delayed_work(system_wq, &eng->watchdog,
 			 msecs_to_jiffies(fence_timeout_ms));
@@ -535,9 +539,14 @@ static void wddmseg_engine_watchdog(struct work_struct *work)
  * wddmseg_engine_inject - make the device hang or fault, for tests
  * @eng: engine
  * @what: WDDMSEG_INJECT_HANG or WDDMSEG_INJECT_FAULT
+ * @again: inject @what once more right after the next reset, so that the
+ *	replayed jobs fail too (and are signalled with -EIO)
  */
-void wddmseg_engine_inject(struct wddmseg_engine *eng, u32 what)
+void wddmseg_engine_inject(struct wddmseg_engine *eng, u32 what, bool again)
 {
+	mutex_lock(&eng->lock);
+	eng->inject_again = again ? what : 0;
+	mutex_unlock(&eng->lock);
 	writel(what, eng->mmio + WDDMSEG_REG_INJECT);
 }
 

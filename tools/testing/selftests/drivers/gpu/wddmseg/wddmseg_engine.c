@@ -652,6 +652,38 @@ TEST_F_TIMEOUT(engine, inject_fault, 60)
 }
 
 /*
+ * 6b. A fault that comes back on the replay: the move's jobs fail with
+ * -EIO, and GEM_WAIT says so (until the next move succeeds) instead of
+ * reporting an idle allocation whose content never arrived.
+ */
+TEST_F_TIMEOUT(engine, replay_fails_gem_wait_eio, 60)
+{
+	const uint64_t size = 4 * SZ_1M;
+	char path[96], hit[2048] = "";
+	uint32_t h;
+	int kfd, ret;
+
+	NEED_INJECT(path, "1000", NULL);
+	CREATE_FILLED(h, size, 0x3e10);
+	kfd = kmsg_open_end();
+	ASSERT_EQ(0, file_write(path, "fault-replay"));
+	ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
+	ret = gem_wait(self->fd, h, 20 * NSEC_PER_SEC);
+	EXPECT_EQ(-EIO, ret) TH_LOG("GEM_WAIT after a failed replay: %s",
+				    ret ? strerror(-ret) : "success");
+	EXPECT_EQ(-EIO, gem_wait(self->fd, h, 0));
+	if (kfd >= 0) {
+		EXPECT_LE(1u, kmsg_count(kfd, "failing pending jobs", hit,
+					 sizeof(hit)));
+		close(kfd);
+	}
+	/* the driver still works, and a good move clears the error */
+	MOVE_OK(h, SEG_VIS);
+	EXPECT_EQ(0, gem_wait(self->fd, h, 0));
+	gem_close(self->fd, h);
+}
+
+/*
  * 7. GEM_WAIT while the engine is held by an injected hang: the move's job
  * cannot complete, so a poll (timeout 0) and a short wait both report
  * -ETIME; once the watchdog has reset the engine and replayed the job the
