@@ -65,6 +65,7 @@
 #define SEGF_CPU_VISIBLE	(1u << 2)
 #define SEGF_PITCH_ALIGNMENT	(1u << 5)
 #define SEGF_VPR_SUPPORTED	(1u << 16)
+#define SEGF_ENCRYPTED_PAGING	(1u << 18)
 
 enum kind { K_GEM, K_DUMB };
 
@@ -276,10 +277,15 @@ static void build_recipes(struct dev *d)
 				   bit, 0, id, 4096);
 		}
 		if (s->flags & SEGF_VPR_SUPPORTED) {
+			struct recipe *r;
+
 			snprintf(name, sizeof(name), "seg%u HardwareProtected", id);
-			recipe_add(d, name, K_GEM,
-				   WDDMSEG_ALLOC_HARDWARE_PROTECTED,
-				   bit, bit, id, max);
+			r = recipe_add(d, name, K_GEM,
+				       WDDMSEG_ALLOC_HARDWARE_PROTECTED,
+				       bit, bit, id, max);
+			/* without encrypted paging it never leaves the segment */
+			if (r && !(s->flags & SEGF_ENCRYPTED_PAGING))
+				r->movable = false;
 		}
 		if (s->flags & SEGF_APERTURE) {
 			snprintf(name, sizeof(name), "seg%u ExistingSysMem", id);

@@ -469,8 +469,14 @@ TEST_F(protect, hardware_protected_unencrypted_never_evicted)
 	EXPECT_EQ(0, gem_make_resident(self->vfd, h, self->seg_vpr));
 	gem_close(self->vfd, h);
 
-	/* Created where it cannot fit: refused, not put in system memory. */
-	ASSERT_EQ(0, gem_create_in(self->vfd, qs.size, 0, self->seg_vpr, &big));
+	/*
+	 * Created where it cannot fit (the segment is full of another
+	 * HardwareProtected allocation, which nothing evicts): refused, not
+	 * put in system memory.
+	 */
+	ASSERT_EQ(0, gem_create_in(self->vfd, qs.size,
+				   WDDMSEG_ALLOC_HARDWARE_PROTECTED,
+				   self->seg_vpr, &big));
 	drain_rules(self);
 	ret = gem_create_in(self->vfd, PROT_SIZE,
 			    WDDMSEG_ALLOC_HARDWARE_PROTECTED, self->seg_vpr,
