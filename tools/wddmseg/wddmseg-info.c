@@ -225,7 +225,10 @@ static int print_device(const char *path, int fd)
 	printf("  uapi version:    %u\n", a.uapi_version);
 	printf("  hw version:      %u.%u (0x%08x)\n", a.hw_version >> 16,
 	       a.hw_version & 0xffff, a.hw_version);
-	printf("  DXGK_VIDMMCAPS:  0x%08x %s\n", a.vidmm_caps,
+	printf("  DXGK_VIDMMCAPS:  0x%08x %s\n", a.device_vidmm_caps,
+	       decode_bits(a.device_vidmm_caps, vidmm_cap_names,
+			   ARRAY_SIZE(vidmm_cap_names), names, sizeof(names)));
+	printf("  honoured:        0x%08x %s\n", a.vidmm_caps,
 	       decode_bits(a.vidmm_caps, vidmm_cap_names,
 			   ARRAY_SIZE(vidmm_cap_names), names, sizeof(names)));
 	printf("  paging node:     %u\n", a.paging_node);

@@ -18,8 +18,11 @@ extern "C" {
  * Reported by &drm_wddmseg_query_adapter.uapi_version. Bumped whenever an
  * ioctl or a field is added, so userspace can tell what it may use.
  * Version 2 added &drm_wddmseg_gem_residency.flags (WDDMSEG_EVICT_DISCARD).
+ * Version 3 made &drm_wddmseg_query_adapter.vidmm_caps the capabilities the
+ * driver honours and added &drm_wddmseg_query_adapter.device_vidmm_caps,
+ * what the device reports.
  */
-#define WDDMSEG_UAPI_VERSION		2
+#define WDDMSEG_UAPI_VERSION		3
 
 /**
  * WDDMSEG_MAX_SEGMENTS - largest segment count the driver accepts
@@ -89,8 +92,10 @@ struct drm_wddmseg_query_adapter {
 	/** @hw_version: device version register (major << 16 | minor). */
 	__u32 hw_version;
 	/**
-	 * @vidmm_caps: DXGK_VIDMMCAPS.Value as reported by the device;
-	 * bit n is member n of the WDDM structure.
+	 * @vidmm_caps: the DXGK_VIDMMCAPS.Value bits the driver honours;
+	 * bit n is member n of the WDDM structure. A capability the device
+	 * reports but the driver has no behaviour for is not set here (up
+	 * to version 2 this was @device_vidmm_caps).
 	 */
 	__u32 vidmm_caps;
 	/** @paging_node: DXGK_VIDMMCAPS.PagingNode, the paging engine. */
@@ -103,8 +108,15 @@ struct drm_wddmseg_query_adapter {
 	__u64 vram_size;
 	/** @cpu_visible_size: bytes of VRAM reachable through the PCI BAR. */
 	__u64 cpu_visible_size;
+	/**
+	 * @device_vidmm_caps: (version 3) DXGK_VIDMMCAPS.Value exactly as
+	 * the device reports it.
+	 */
+	__u32 device_vidmm_caps;
+	/** @pad: zero. */
+	__u32 pad;
 	/** @reserved: must be zero; later versions may return data here. */
-	__u64 reserved[4];
+	__u64 reserved[3];
 };
 
 /**

@@ -157,6 +157,13 @@ static int wddmseg_validate_caps(const struct wddmseg_adapter_desc *d,
 		return wddmseg_violate(v, 0, "caps-iommu-secure",
 				       "IoMmuSecureModeRequired without IoMmuSecureModeSupported (caps 0x%08x)",
 				       caps);
+	/* WDDM allows these; this driver does not implement them (yet). */
+	if (caps & (DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
+		    DXGK_VIDMMCAP_GPU_MMU_SUPPORTED |
+		    DXGK_VIDMMCAP_IO_MMU_SUPPORTED))
+		return wddmseg_violate(v, 0, "caps-gpu-va",
+				       "VirtualAddressingSupported, GpuMmuSupported and IoMmuSupported describe GPU virtual addressing, which this driver does not implement (caps 0x%08x)",
+				       caps);
 	if (d->paging_node >= d->num_engines)
 		return wddmseg_violate(v, 0, "caps-paging-node",
 				       "PagingNode %u is not an engine of the device (%u engines)",
@@ -358,6 +365,30 @@ static int wddmseg_validate_table(const struct wddmseg_adapter_desc *d,
 		}
 	}
 	return 0;
+}
+
+/**
+ * wddmseg_caps_honoured - the DXGK_VIDMMCAPS bits the driver acts on
+ * @caps: DXGK_VIDMMCAPS.Value of a validated adapter
+ * @isolated: a translating IOMMU isolates the device's DMA
+ *
+ * What QUERY_ADAPTER reports: a capability is only reported when the
+ * driver keeps its promise. IoMmuSecureModeSupported and -Required hold
+ * when the device sits behind a translating IOMMU (the DMA API then
+ * confines it to what the driver mapped). Every other bit has no
+ * behaviour here yet and is masked; Documentation/gpu/wddmseg.rst says
+ * why for each.
+ *
+ * Return: the honoured subset of @caps.
+ */
+u32 wddmseg_caps_honoured(u32 caps, bool isolated)
+{
+	u32 honoured = 0;
+
+	if (isolated)
+		honoured |= DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |
+			    DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED;
+	return caps & honoured;
 }
 
 /**

@@ -8,6 +8,7 @@
  * devm_drm_dev_alloc), so a failed probe and an unbind leave nothing behind.
  */
 
+#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 
@@ -87,11 +88,23 @@ static int wddmseg_identify(struct wddmseg_device *wdev)
 	return 0;
 }
 
+/* Does a translating IOMMU confine the device's DMA to what we map? */
+static bool wddmseg_iommu_isolated(struct device *dev)
+{
+	struct iommu_domain *domain;
+
+	if (!device_iommu_mapped(dev))
+		return false;
+	domain = iommu_get_domain_for_dev(dev);
+	return domain && domain->type != IOMMU_DOMAIN_IDENTITY;
+}
+
 static int wddmseg_load_segments(struct wddmseg_device *wdev)
 {
 	struct pci_dev *pdev = to_pci_dev(wdev->drm.dev);
 	struct wddmseg_adapter_desc *d = &wdev->desc;
 	struct wddmseg_violation v;
+	bool isolated;
 	int ret;
 
 	wddmseg_desc_read(wdev->mmio, d);
@@ -109,8 +122,17 @@ static int wddmseg_load_segments(struct wddmseg_device *wdev)
 		return ret;
 	}
 
-	drm_dbg_driver(&wdev->drm, "%u segments, caps 0x%08x, paging node %u\n",
-		       d->segment_count, d->vidmm_caps, d->paging_node);
+	isolated = wddmseg_iommu_isolated(&pdev->dev);
+	if ((d->vidmm_caps & DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED) &&
+	    !isolated) {
+		drm_err(&wdev->drm, "adapter: rule caps-iommu-required: IoMmuSecureModeRequired, but no IOMMU translates the device's DMA (caps 0x%08x)\n",
+			d->vidmm_caps);
+		return -EINVAL;
+	}
+	d->caps = wddmseg_caps_honoured(d->vidmm_caps, isolated);
+
+	drm_dbg_driver(&wdev->drm, "%u segments, caps 0x%08x (honoured 0x%08x), paging node %u\n",
+		       d->segment_count, d->vidmm_caps, d->caps, d->paging_node);
 	return 0;
 }
 

@@ -66,6 +66,8 @@ struct wddmseg_segment_desc {
  * @bar_size: size of that window
  * @seg: descriptors; the first min(@segment_count, WDDMSEG_MAX_SEGMENTS)
  *	entries are valid, entry i is segment id i + 1
+ * @caps: the subset of @vidmm_caps the driver honours (what QUERY_ADAPTER
+ *	reports), set at probe
  *
  * Filled by wddmseg_desc_read() and checked by wddmseg_desc_validate(), a
  * pure function so that it can be tested without a device.
@@ -80,6 +82,7 @@ struct wddmseg_adapter_desc {
 	u64 bar_start;
 	u64 bar_size;
 	struct wddmseg_segment_desc seg[WDDMSEG_MAX_SEGMENTS];
+	u32 caps;
 };
 
 /**
@@ -411,6 +414,7 @@ int wddmseg_desc_validate(const struct wddmseg_adapter_desc *desc,
 			  struct wddmseg_violation *v);
 bool wddmseg_segment_is_aperture(const struct wddmseg_segment_desc *seg);
 u64 wddmseg_bank_end(const struct wddmseg_segment_desc *seg, u32 j);
+u32 wddmseg_caps_honoured(u32 caps, bool isolated);
 
 /* wddmseg_alloc.c */
 int wddmseg_alloc_validate(const struct wddmseg_adapter_desc *desc,

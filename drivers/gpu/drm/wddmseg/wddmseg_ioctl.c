@@ -32,7 +32,8 @@ int wddmseg_ioctl_query_adapter(struct drm_device *drm, void *data,
 
 	args->uapi_version = WDDMSEG_UAPI_VERSION;
 	args->hw_version = d->hw_version;
-	args->vidmm_caps = d->vidmm_caps;
+	args->vidmm_caps = d->caps;
+	args->device_vidmm_caps = d->vidmm_caps;
 	args->paging_node = d->paging_node;
 	args->segment_count = d->segment_count;
 	args->num_engines = d->num_engines;

@@ -155,17 +155,18 @@ static void caps_cross_adapter_tiers(struct wddmseg_adapter_desc *d)
 
 static void caps_iommu_secure(struct wddmseg_adapter_desc *d)
 {
-	d->vidmm_caps = DXGK_VIDMMCAP_IO_MMU_SUPPORTED |
-			DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |
+	d->vidmm_caps = DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |
 			DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED;
 }
 
-/* every capability a consistent adapter may have at once */
+/* every capability a consistent adapter may have at once, but GPU VA */
 static void caps_all_consistent(struct wddmseg_adapter_desc *d)
 {
 	d->vidmm_caps = DXGK_VIDMMCAP_KNOWN_MASK &
 			~(DXGK_VIDMMCAP_DEDICATED_PAGING_ENGINE |
 			  DXGK_VIDMMCAP_PAGING_ENGINE_CAN_SWIZZLE |
+			  DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
+			  DXGK_VIDMMCAP_GPU_MMU_SUPPORTED |
 			  DXGK_VIDMMCAP_IO_MMU_SUPPORTED);
 }
 
@@ -242,8 +243,6 @@ static void caps_no_engine(struct wddmseg_adapter_desc *d)
 static const struct desc_case caps_cases[] = {
 	{ "valid: no capability", NULL, 0, caps_none },
 	{ "valid: OutOfOrderLock", NULL, 0, caps_out_of_order_lock },
-	{ "valid: VirtualAddressing with GpuMmu", NULL, 0, caps_va_gpummu },
-	{ "valid: VirtualAddressing with IoMmu", NULL, 0, caps_va_iommu },
 	{ "valid: all three cross-adapter tiers", NULL, 0,
 	  caps_cross_adapter_tiers },
 	{ "valid: IoMmu secure mode supported and required", NULL, 0,
@@ -270,6 +269,10 @@ static const struct desc_case caps_cases[] = {
 	  "caps-cross-adapter-tier", 0, caps_scanout_no_tier1 },
 	{ "caps-iommu-secure: Required without Supported",
 	  "caps-iommu-secure", 0, caps_secure_required_alone },
+	{ "caps-gpu-va: VirtualAddressing with GpuMmu", "caps-gpu-va", 0,
+	  caps_va_gpummu },
+	{ "caps-gpu-va: VirtualAddressing with IoMmu", "caps-gpu-va", 0,
+	  caps_va_iommu },
 	{ "caps-paging-node: node 1 of 1 engine", "caps-paging-node", 0,
 	  caps_node_missing },
 	{ "caps-paging-node: no engine at all", "caps-paging-node", 0,
@@ -299,9 +302,26 @@ static void caps_before_segments(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v.segment_id, 0);
 }
 
+/* QUERY_ADAPTER reports only what the driver honours. */
+static void caps_honoured(struct kunit *test)
+{
+	const u32 secure = DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |
+			   DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED;
+	u32 all = DXGK_VIDMMCAP_KNOWN_MASK;
+
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, false), 0);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, true), secure);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all & ~secure, true), 0);
+	KUNIT_EXPECT_EQ(test,
+			wddmseg_caps_honoured(DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED,
+					      true),
+			DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED);
+}
+
 static struct kunit_case caps_test_cases[] = {
 	KUNIT_CASE_PARAM(caps_rules, caps_gen_params),
 	KUNIT_CASE(caps_before_segments),
+	KUNIT_CASE(caps_honoured),
 	{}
 };
 

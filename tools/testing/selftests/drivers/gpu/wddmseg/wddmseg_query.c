@@ -273,6 +273,39 @@ FIXTURE_TEARDOWN(wddmseg)
 				close(self->dev[i].fd[n]);
 }
 
+/*
+ * Whether a translating IOMMU isolates the device: it is in an IOMMU group
+ * whose default domain translates (type DMA or DMA-FQ, not identity).
+ */
+static bool iommu_isolated(const char *bdf)
+{
+	char path[PATH_MAX], type[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path),
+		 "/sys/bus/pci/devices/%.32s/iommu_group/type", bdf);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, type, sizeof(type) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	type[strcspn(type, "\n")] = '\0';
+	return !strcmp(type, "DMA") || !strcmp(type, "DMA-FQ");
+}
+
+/*
+ * The DXGK_VIDMMCAPS bits the driver honours (wddmseg_caps_honoured()):
+ * IoMmuSecureModeSupported (bit 11) and IoMmuSecureModeRequired (bit 13)
+ * behind a translating IOMMU; nothing else has behaviour yet.
+ */
+static uint32_t caps_honoured(uint32_t caps, bool isolated)
+{
+	return isolated ? caps & ((1u << 11) | (1u << 13)) : 0;
+}
+
 static int query_adapter(int fd, struct drm_wddmseg_query_adapter *a)
 {
 	return drmIoctl(fd, DRM_IOCTL_WDDMSEG_QUERY_ADAPTER, a) ? -errno : 0;
@@ -354,8 +387,13 @@ TEST_F(wddmseg, query_adapter)
 			continue;
 		EXPECT_EQ((__u32)WDDMSEG_UAPI_VERSION, a.uapi_version)
 			TH_LOG("%s: uapi_version", d->exp.bdf);
-		EXPECT_EQ(l->caps, a.vidmm_caps)
-			TH_LOG("%s: vidmm_caps", d->exp.bdf);
+		EXPECT_EQ(l->caps, a.device_vidmm_caps)
+			TH_LOG("%s: device_vidmm_caps", d->exp.bdf);
+		/* Only capabilities with behaviour are reported. */
+		EXPECT_EQ(caps_honoured(l->caps, iommu_isolated(d->exp.bdf)),
+			  a.vidmm_caps)
+			TH_LOG("%s: vidmm_caps 0x%x of device caps 0x%x",
+			       d->exp.bdf, a.vidmm_caps, l->caps);
 		EXPECT_EQ(l->node, a.paging_node)
 			TH_LOG("%s: paging_node", d->exp.bdf);
 		EXPECT_EQ(l->nr_segs, a.segment_count)
@@ -653,6 +691,8 @@ TEST_F(wddmseg, adapter_output_fields)
 		FIELD(uapi_version),
 		FIELD(hw_version),
 		FIELD(vidmm_caps),
+		FIELD(device_vidmm_caps),
+		FIELD(pad),
 		FIELD(paging_node),
 		FIELD(segment_count),
 		FIELD(num_engines),
