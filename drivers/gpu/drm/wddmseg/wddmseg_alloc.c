@@ -100,6 +100,72 @@ static u32 wddmseg_aperture_set(const struct wddmseg_adapter_desc *d)
 	return set;
 }
 
+static bool wddmseg_has_coherent_aperture(const struct wddmseg_adapter_desc *d)
+{
+	u32 id;
+
+	for (id = 1; id <= d->segment_count; id++)
+		if ((d->seg[id - 1].flags & DXGK_SEGFLAG_APERTURE) &&
+		    (d->seg[id - 1].flags & DXGK_SEGFLAG_CACHE_COHERENT))
+			return true;
+	return false;
+}
+
+/*
+ * HistoryBuffer: with a cache-coherent aperture segment on the adapter,
+ * WDDM wants CpuVisible and Cached set and every other flag clear.
+ */
+static int wddmseg_alloc_history_check(const struct wddmseg_adapter_desc *d,
+				       u32 f, struct wddmseg_violation *v)
+{
+	const u32 want = WDDMSEG_ALLOC_HISTORY_BUFFER |
+			 WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_CACHED;
+
+	if (!(f & WDDMSEG_ALLOC_HISTORY_BUFFER) ||
+	    !wddmseg_has_coherent_aperture(d) || f == want)
+		return 0;
+	return wddmseg_refuse(v, -EINVAL, "history-buffer",
+			      "with a cache-coherent aperture, a HistoryBuffer is CpuVisible|Cached|HistoryBuffer and nothing else (flags 0x%08x)",
+			      f);
+}
+
+/*
+ * Overlay and Capture allocations may pin the last 20% of an aperture
+ * segment: WDDM has the driver keep every allocation that may be evicted
+ * through that segment within the other 80%.
+ */
+static int wddmseg_alloc_eviction_check(const struct wddmseg_adapter_desc *d,
+					const struct drm_wddmseg_gem_create *a,
+					struct wddmseg_violation *v)
+{
+	u32 id;
+
+	for (id = 1; id <= d->segment_count; id++) {
+		const struct wddmseg_segment_desc *s = &d->seg[id - 1];
+
+		if ((a->eviction_segments & WDDMSEG_SEGMENT_BIT(id)) &&
+		    wddmseg_segment_is_aperture(s) &&
+		    a->size > wddmseg_evict_through_max(s))
+			return wddmseg_refuse(v, -EINVAL, "eviction-80",
+					      "%llu bytes may not be evicted through aperture segment %u: at most 80%% of it (%llu bytes), Overlay and Capture allocations may pin the rest",
+					      a->size, id,
+					      wddmseg_evict_through_max(s));
+	}
+	return 0;
+}
+
+/**
+ * wddmseg_evict_through_max - largest allocation an aperture segment may
+ *	be an eviction segment of
+ * @seg: aperture segment
+ *
+ * Return: 80% of its size, in whole pages.
+ */
+u64 wddmseg_evict_through_max(const struct wddmseg_segment_desc *seg)
+{
+	return (seg->size / 5 * 4) & PAGE_MASK;
+}
+
 static int wddmseg_alloc_sets_check(const struct wddmseg_adapter_desc *d,
 				    const struct drm_wddmseg_gem_create *a,
 				    struct wddmseg_violation *v)
@@ -227,6 +293,9 @@ int wddmseg_alloc_validate(const struct wddmseg_adapter_desc *desc,
 	ret = wddmseg_alloc_sets_check(desc, args, v);
 	if (ret)
 		return ret;
+	ret = wddmseg_alloc_history_check(desc, args->flags, v);
+	if (ret)
+		return ret;
 
 	for (id = 1; id <= desc->segment_count; id++)
 		if (args->supported_segments & WDDMSEG_SEGMENT_BIT(id))
@@ -241,5 +310,5 @@ int wddmseg_alloc_validate(const struct wddmseg_adapter_desc *desc,
 		return wddmseg_refuse(v, -EINVAL, "alignment",
 				      "alignment %u exceeds every allowed segment",
 				      args->alignment);
-	return 0;
+	return wddmseg_alloc_eviction_check(desc, args, v);
 }

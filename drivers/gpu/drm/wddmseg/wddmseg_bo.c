@@ -835,7 +835,14 @@ int wddmseg_dumb_create(struct drm_file *file, struct drm_device *drm,
 		    wddmseg_segment_cpu_visible(wdev, id))
 			create.supported_segments |= WDDMSEG_SEGMENT_BIT(id);
 	}
+	create.size = pitch * args->height;
 	create.eviction_segments = create.supported_segments;
+	/* Not through an aperture it could not fit beside its overlays. */
+	for (id = 1; id <= wdev->desc.segment_count; id++)
+		if (wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]) &&
+		    create.size >
+		    wddmseg_evict_through_max(&wdev->desc.seg[id - 1]))
+			create.eviction_segments &= ~WDDMSEG_SEGMENT_BIT(id);
 	for (id = 1; id <= wdev->desc.segment_count; id++)
 		if ((wdev->desc.seg[id - 1].flags & DXGK_SEGFLAG_DIRECT_FLIP) &&
 		    (create.supported_segments & WDDMSEG_SEGMENT_BIT(id))) {
@@ -843,7 +850,6 @@ int wddmseg_dumb_create(struct drm_file *file, struct drm_device *drm,
 			break;
 		}
 
-	create.size = pitch * args->height;
 	ret = wddmseg_ioctl_gem_create(drm, &create, file);
 	if (ret)
 		return ret;

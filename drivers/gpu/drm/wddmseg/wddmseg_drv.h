@@ -420,6 +420,7 @@ u32 wddmseg_caps_honoured(u32 caps, bool isolated);
 int wddmseg_alloc_validate(const struct wddmseg_adapter_desc *desc,
 			   const struct drm_wddmseg_gem_create *args,
 			   u64 max_size, struct wddmseg_violation *v);
+u64 wddmseg_evict_through_max(const struct wddmseg_segment_desc *seg);
 
 /* wddmseg_paging.c */
 u32 wddmseg_encode_transfer(u64 *cmd, u64 size, const struct wddmseg_loc *src,

@@ -64,7 +64,8 @@ MODULE_PARM_DESC(fbdev, "fbdev emulation on the scanout (console on the display;
 /* Allocation flags whose content the scanout cannot read linearly. */
 #define WDDMSEG_NO_SCANOUT_FLAGS	(WDDMSEG_ALLOC_EXISTING_SYSMEM | \
 					 WDDMSEG_ALLOC_EXISTING_KERNEL_SYSMEM | \
-					 WDDMSEG_ALLOC_SWIZZLED)
+					 WDDMSEG_ALLOC_SWIZZLED | \
+					 WDDMSEG_ALLOC_CACHED)
 
 /* Every refusal names its rule (Documentation/gpu/wddmseg.rst, KMS). */
 #define kms_refuse(drm, rule, fmt, ...) \
@@ -194,7 +195,7 @@ static int wddmseg_plane_check_fb(struct wddmseg_device *wdev,
 	 */
 	if (bo->flags & WDDMSEG_NO_SCANOUT_FLAGS) {
 		kms_refuse(drm, "allocation-flags",
-			   "allocation flags 0x%x (ExistingSysMem, ExistingKernelSysMem or Swizzled) forbid scanout",
+			   "allocation flags 0x%x (ExistingSysMem, ExistingKernelSysMem, Swizzled or Cached) forbid scanout",
 			   bo->flags);
 		return -EINVAL;
 	}

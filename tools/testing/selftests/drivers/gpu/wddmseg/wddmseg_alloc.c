@@ -1504,16 +1504,15 @@ TEST_F(alloc, gpu_view)
 					      words, &faults));
 			/*
 			 * UnmapApertureSegment points the range at the dummy
-			 * page (zeroes) or leaves it unmapped (faults): either
-			 * way the GPU must no longer see the allocation.
+			 * page, which reads as zeroes: no fault (the range is
+			 * mapped, to the dummy page) and not the allocation.
 			 */
-			if (faults != GEM_PEEK_WORDS) {
-				EXPECT_EQ(0u, faults);
-				for (i = 0; i < GEM_PEEK_WORDS; i++) {
-					EXPECT_EQ(0u, words[i])
-						TH_LOG("evicted aperture range still mapped: GPU reads 0x%08x",
-						       words[i]);
-				}
+			EXPECT_EQ(0u, faults)
+				TH_LOG("unmapped aperture range faults instead of reading the dummy page");
+			for (i = 0; i < GEM_PEEK_WORDS; i++) {
+				EXPECT_EQ(0u, words[i])
+					TH_LOG("evicted aperture range still mapped: GPU reads 0x%08x",
+					       words[i]);
 			}
 			move_ok(_metadata, self->fd, h, SEG_APT);
 			info_of(_metadata, self->fd, h, &info);
@@ -1829,6 +1828,13 @@ static unsigned int build_refusals(FIXTURE_DATA(alloc) *self,
 	  c->flags = F(PERMANENT_SYSMEM));
 	R("HistoryBuffer without CpuVisible", EINVAL, "needs-cpu-visible",
 	  c->flags = F(HISTORY_BUFFER));
+	/* the default layout's aperture is cache coherent */
+	R("HistoryBuffer|CpuVisible without Cached", EINVAL, "history-buffer",
+	  c->flags = F(HISTORY_BUFFER) | F(CPU_VISIBLE));
+	R("HistoryBuffer|CpuVisible|Cached|FromEndOfSegment", EINVAL,
+	  "history-buffer",
+	  c->flags = F(HISTORY_BUFFER) | F(CPU_VISIBLE) | F(CACHED) |
+		     F(FROM_END_OF_SEGMENT));
 	R("ExistingSysMem|PermanentSysMem|CpuVisible", EINVAL, "existing-sysmem",
 	  c->flags = F(EXISTING_SYSMEM) | F(PERMANENT_SYSMEM) | F(CPU_VISIBLE);
 	  c->user_ptr = UPTR);
@@ -2056,13 +2062,65 @@ TEST_F(alloc, create_refusals_segment_kinds)
 		     gem_expect_path());
 }
 
+/*
+ * eviction-80: with an aperture segment in its eviction set an allocation
+ * may use at most 80% of that segment (Overlay and Capture allocations may
+ * pin the last 20%). Needs an aperture whose CommitLimit exceeds 80% of it.
+ */
+TEST_F(alloc, eviction_through_aperture_80_percent)
+{
+	unsigned int i, id, found = 0;
+	uint32_t h;
+	int fd, ret;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < self->nr_devs; i++) {
+		const struct gem_dev *d = &self->dev[i];
+		const struct layout *l = &d->exp.layout;
+
+		for (id = 1; id <= l->nr_segs; id++) {
+			const struct layout_seg *s = &l->seg[id - 1];
+			uint64_t max = (s->size / 5 * 4) & ~(SZ_4K - 1);
+			struct gem_args a = {
+				.supported = BIT(id), .eviction = BIT(id),
+				.preferred = { id },
+			};
+
+			if (!(s->flags & SEGF_APERTURE) || s->commit <= max)
+				continue;
+			found++;
+			fd = open_extra(_metadata, self, d->render);
+			a.size = max + SZ_4K;
+			ret = gem_create(fd, &a, &h);
+			EXPECT_EQ(-EINVAL, ret)
+				TH_LOG("%s: %" PRIu64 " bytes evictable through aperture %u of %" PRIu64,
+				       d->exp.bdf, a.size, id, s->size);
+			/* the same without the eviction set is fine */
+			a.eviction = 0;
+			EXPECT_EQ(0, gem_create(fd, &a, &h));
+			gem_close(fd, h);
+			/* and 80% with it */
+			a.size = max;
+			a.eviction = BIT(id);
+			ret = gem_create(fd, &a, &h);
+			EXPECT_EQ(0, ret) TH_LOG("%s: exactly 80%% of aperture %u: %s",
+						 d->exp.bdf, id, strerror(-ret));
+		}
+	}
+	if (!found)
+		SKIP(return, "no aperture with a CommitLimit above 80%% of its size in %s",
+		     gem_expect_path());
+}
+
 /* Positive controls for flags that are accepted and honoured. */
 TEST_F(alloc, accepted_flags)
 {
 	static const uint32_t ok[] = {
 		WDDMSEG_ALLOC_PROTECTED,
 		WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_CACHED,
-		WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_HISTORY_BUFFER,
+		WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_CACHED |
+		WDDMSEG_ALLOC_HISTORY_BUFFER,
 		WDDMSEG_ALLOC_SYNCHRONOUS_PAGING,
 		WDDMSEG_ALLOC_ACCESSED_PHYSICALLY,
 		WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
