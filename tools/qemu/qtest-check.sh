@@ -329,7 +329,7 @@ cfg_write 0x30 0xfffff800
 cfg_expect 0x30 0 "no expansion ROM"
 map_bars
 expect "readl $(reg "$REG_ID")" 0x57445347 "ID reads 'WDSG'"
-expect "readl $(reg "$REG_VERSION")" 0x00010003 "VERSION reads 1.3"
+expect "readl $(reg "$REG_VERSION")" 0x00010004 "VERSION reads 1.4"
 expect "readl $(reg "$REG_VIDMM_CAPS")" 0 "VIDMM_CAPS = 0"
 expect "readl $(reg "$REG_PAGING_NODE")" 0 "PAGING_NODE = 0"
 expect "readl $(reg "$REG_NUM_ENGINES")" 1 "NUM_ENGINES = 1"

@@ -35,7 +35,9 @@
 #define WDDMSEG_REG_VERSION		0x0004
 #define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
-#define   WDDMSEG_VERSION_CURRENT	0x00010003	/* 1.3 */
+#define   WDDMSEG_VERSION_CURRENT	0x00010004	/* 1.4 */
+/* Minor version from which TRANSFER_ENCRYPTED exists. */
+#define   WDDMSEG_VERSION_MINOR_ENCRYPTED	4
 
 /* Adapter capabilities: DXGK_VIDMMCAPS. */
 #define WDDMSEG_REG_VIDMM_CAPS		0x0008	/* DXGK_VIDMMCAPS.Value */
@@ -137,6 +139,7 @@
 #define   WDDMSEG_FAULT_UNMAPPED	4	/* aperture page not mapped */
 #define   WDDMSEG_FAULT_DMA		5	/* system memory access failed */
 #define   WDDMSEG_FAULT_INJECTED	6
+#define   WDDMSEG_FAULT_PROTECTION	7	/* encrypted paging misused */
 #define WDDMSEG_REG_FAULT_HEAD		0x0220
 #define WDDMSEG_REG_LAST_SEQNO_LO	0x0228	/* last FENCE seqno executed */
 #define WDDMSEG_REG_LAST_SEQNO_HI	0x022c
@@ -264,6 +267,29 @@
 #define WDDMSEG_OP_FENCE		0x08
 #define   WDDMSEG_FENCE_QWORDS		4
 #define   WDDMSEG_FENCE_IRQ		BIT(0)
+/*
+ * TRANSFER_ENCRYPTED (device 1.4; EncryptedPagingSupported): hdr, size,
+ * src loc, dst loc, mode, nonce, stream offset (11 words). The paging
+ * transfer of a HardwareProtected allocation out of and back into a
+ * protected segment:
+ *   WDDMSEG_CRYPT_ENCRYPT: src is VRAM of a segment whose flags have both
+ *	VprSupported and EncryptedPagingSupported, dst is system memory (a
+ *	page list); the device writes ciphertext.
+ *   WDDMSEG_CRYPT_DECRYPT: src is a page list, dst VRAM of such a segment.
+ * Byte i of the command is XORed with byte (stream offset + i) of a key
+ * stream that depends on a 128-bit key the device draws when it is
+ * created (never readable, kept across resets and migrated) and on the
+ * nonce: 64-bit word k of the stream is SipHash-2-4 under that key of the
+ * 16 bytes (nonce, k), both little endian. Decrypting with the nonce and
+ * stream offset of the encryption gives the plaintext back. Size and
+ * stream offset are multiples of 8; other mode bits mbz. Anything else
+ * faults with WDDMSEG_FAULT_PROTECTION (wrong kind of location or segment)
+ * or WDDMSEG_FAULT_BAD_PACKET.
+ */
+#define WDDMSEG_OP_TRANSFER_ENCRYPTED	0x09
+#define   WDDMSEG_TRANSFER_ENCRYPTED_QWORDS 11
+#define   WDDMSEG_CRYPT_ENCRYPT		BIT(0)
+#define   WDDMSEG_CRYPT_DECRYPT		BIT(1)
 
 /* Segment descriptor table. */
 #define WDDMSEG_SEG_TABLE		0x1000
