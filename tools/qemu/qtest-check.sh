@@ -7,7 +7,9 @@
 # size properties, the rejection of malformed layout strings, the VRAM
 # window (BAR4), the aperture page tables, the GPU-view read port (PEEK),
 # STATUS, the copy engine (every opcode, every fault, hang and reset,
-# wrap-around, a long transfer over several bottom-half runs), INTx and
+# wrap-around, a long transfer over several bottom-half runs), encrypted
+# paging (TRANSFER_ENCRYPTED round trips, nonces, stream offsets, its
+# faults, its key across a system reset and a migration), INTx and
 # MSI-X, the display controller (limits, latching at once or at the next
 # vblank, vblank timing on the virtual clock, every refusal, what the
 # console shows through the monitor's screendump), what a system reset
@@ -132,6 +134,7 @@ F_OUT_OF_RANGE=$(hw WDDMSEG_FAULT_OUT_OF_RANGE)
 F_UNMAPPED=$(hw WDDMSEG_FAULT_UNMAPPED)
 F_DMA=$(hw WDDMSEG_FAULT_DMA)
 F_INJECTED=$(hw WDDMSEG_FAULT_INJECTED)
+F_PROTECTION=$(hw WDDMSEG_FAULT_PROTECTION)
 REG_LAST_SEQNO_LO=$(hw WDDMSEG_REG_LAST_SEQNO_LO)
 REG_INJECT=$(hw WDDMSEG_REG_INJECT)
 INJECT_HANG=$(hw WDDMSEG_INJECT_HANG)
@@ -145,6 +148,7 @@ OP_WRITE_PHYSICAL=$(hw WDDMSEG_OP_WRITE_PHYSICAL)
 OP_MAP_APERTURE=$(hw WDDMSEG_OP_MAP_APERTURE)
 OP_UNMAP_APERTURE=$(hw WDDMSEG_OP_UNMAP_APERTURE)
 OP_FENCE=$(hw WDDMSEG_OP_FENCE)
+OP_TRANSFER_ENCRYPTED=$(hw WDDMSEG_OP_TRANSFER_ENCRYPTED)
 TRANSFER_QWORDS=$(hw WDDMSEG_TRANSFER_QWORDS)
 FILL_QWORDS=$(hw WDDMSEG_FILL_QWORDS)
 DISCARD_QWORDS=$(hw WDDMSEG_DISCARD_QWORDS)
@@ -152,6 +156,10 @@ PHYSICAL_QWORDS=$(hw WDDMSEG_PHYSICAL_QWORDS)
 APERTURE_QWORDS=$(hw WDDMSEG_APERTURE_QWORDS)
 FENCE_QWORDS=$(hw WDDMSEG_FENCE_QWORDS)
 FENCE_IRQ=$(hw WDDMSEG_FENCE_IRQ)
+TRANSFER_ENCRYPTED_QWORDS=$(hw WDDMSEG_TRANSFER_ENCRYPTED_QWORDS)
+CRYPT_ENCRYPT=$(hw WDDMSEG_CRYPT_ENCRYPT)
+CRYPT_DECRYPT=$(hw WDDMSEG_CRYPT_DECRYPT)
+VERSION_CURRENT=$(hw WDDMSEG_VERSION_CURRENT)
 MAP_CACHE_COHERENT=$((1 << 32))	# WDDMSEG_MAP_CACHE_COHERENT, BIT_ULL(32)
 
 MiB=$((1 << 20))
@@ -173,15 +181,25 @@ tap_not_ok() {
 #
 # Queue commands with q / expect / expect64, then run them with
 # session DEVICE_OPTIONS. EXP holds, per command: "" (only needs "OK"),
-# a value, or "hi:VALUE" (this readl is the high half of a 64-bit value
-# whose low half is the previous command's answer).
+# a value, "hi:VALUE" (this readl is the high half of a 64-bit value
+# whose low half is the previous command's answer), "ne:VALUE" (any
+# value but VALUE), "keep:NAME" (no check: the answer is kept as NAME for
+# later commands of the session) or "ne=NAME" (any value but the one kept
+# as NAME).
 
 CMDS=()
 EXP=()
 DESC=()
+declare -A KEPT=()
 
 q() { CMDS+=("$1"); EXP+=(""); DESC+=(""); }
 expect() { CMDS+=("$1"); EXP+=("$2"); DESC+=("$3"); }
+# expect_ne CMD VALUE DESC: the answer must not be VALUE.
+expect_ne() { expect "$1" "ne:$2" "$3"; }
+# keep CMD NAME: remember the answer as NAME; expect_ne_kept CMD NAME
+# DESC: the answer must differ from it.
+keep() { expect "$1" "keep:$2" ""; }
+expect_ne_kept() { expect "$1" "ne=$2" "$3"; }
 
 # expect64 ADDR VALUE DESC: readl of a _LO/_HI register pair.
 expect64() {
@@ -263,6 +281,7 @@ session() {
 		CMDS=()
 		EXP=()
 		DESC=()
+		KEPT=()
 		return
 	fi
 	for ((i = 0; i < ${#CMDS[@]} - 1; i++)); do
@@ -280,6 +299,29 @@ session() {
 		fi
 		got=$((${got#OK }))
 		want=${EXP[$i]}
+		case $want in
+		keep:*)
+			KEPT[${want#keep:}]=$got
+			continue
+			;;
+		ne:* | ne=*)
+			if [ "${want#ne=}" != "$want" ]; then
+				want=${KEPT[${want#ne=}]:-}
+				if [ -z "$want" ]; then
+					tap_not_ok "$name: ${DESC[$i]}" "nothing kept as ${EXP[$i]#ne=}"
+					continue
+				fi
+			else
+				want=${want#ne:}
+			fi
+			if [ $((got)) -ne $((want)) ]; then
+				tap_ok "$name: ${DESC[$i]}"
+			else
+				tap_not_ok "$name: ${DESC[$i]}" "got $(printf 0x%x $got), which it must not be"
+			fi
+			continue
+			;;
+		esac
 		if [ "${want#hi:}" != "$want" ]; then
 			want=${want#hi:}
 			got=$(((got << 32) | (lo & 0xffffffff)))
@@ -293,6 +335,7 @@ session() {
 	CMDS=()
 	EXP=()
 	DESC=()
+	KEPT=()
 }
 
 # malformed LAYOUT DESC: QEMU must refuse to start, saying why.
@@ -329,7 +372,9 @@ cfg_write 0x30 0xfffff800
 cfg_expect 0x30 0 "no expansion ROM"
 map_bars
 expect "readl $(reg "$REG_ID")" 0x57445347 "ID reads 'WDSG'"
-expect "readl $(reg "$REG_VERSION")" 0x00010003 "VERSION reads 1.3"
+expect "readl $(reg "$REG_VERSION")" "$VERSION_CURRENT" \
+	"VERSION reads $((VERSION_CURRENT >> 16)).$((VERSION_CURRENT & 0xffff)) (WDDMSEG_VERSION_CURRENT)"
+expect "readl $(reg "$REG_VERSION")" 0x00010004 "VERSION is 1.4 (TRANSFER_ENCRYPTED)"
 expect "readl $(reg "$REG_VIDMM_CAPS")" 0 "VIDMM_CAPS = 0"
 expect "readl $(reg "$REG_PAGING_NODE")" 0 "PAGING_NODE = 0"
 expect "readl $(reg "$REG_NUM_ENGINES")" 1 "NUM_ENGINES = 1"
@@ -710,6 +755,13 @@ c_transfer() {
 	emit "$(hdr "$OP_TRANSFER" "$TRANSFER_QWORDS")" "$1" "${W[@]}"
 }
 c_fill() { W=(); loc "$3"; emit "$(hdr "$OP_FILL" "$FILL_QWORDS")" "$1" "$2" "${W[@]}"; }
+# c_crypt SIZE SRC DST MODE NONCE STREAM_OFFSET: a TRANSFER_ENCRYPTED.
+c_crypt() {
+	W=()
+	loc "$2"
+	loc "$3"
+	emit "$(hdr "$OP_TRANSFER_ENCRYPTED" "$TRANSFER_ENCRYPTED_QWORDS")" "$1" "${W[@]}" "$4" "$5" "$6"
+}
 c_discard() { W=(); loc "$2"; emit "$(hdr "$OP_DISCARD" "$DISCARD_QWORDS")" "$1" "${W[@]}"; }
 c_read_phys() { emit "$(hdr "$OP_READ_PHYSICAL" "$PHYSICAL_QWORDS")" "$@"; }	# SIZE GPU DMA
 c_write_phys() { emit "$(hdr "$OP_WRITE_PHYSICAL" "$PHYSICAL_QWORDS")" "$@"; }
@@ -1279,6 +1331,237 @@ for m in 0 1 2; do
 	expect "readl $((BAR2 + (m + 2) * MiB - 4))" $((0xf1000000 | m)) "overlapping TRANSFER: MiB $m moved up, last word"
 done
 session "long" -device wddmseg,addr=0x4,x-batch-bytes=1M
+
+# ---- encrypted paging (TRANSFER_ENCRYPTED, 1.4) -----------------------------
+# 4 MiB of VRAM: segment 1 CPU-visible VRAM [0, 1 MiB), 2 VprSupported |
+# EncryptedPagingSupported [1 MiB, 3 MiB), 3 VprSupported only [3 MiB, 4
+# MiB), 4 an aperture. The key is random, so the checks compare round
+# trips with the plaintext, and ciphertexts with the plaintext and each
+# other, never with fixed ciphertext. x-batch-bytes=1M: an encrypted
+# transfer moves 256 KiB per bottom-half run (WDDMSEG_CRYPT_COST 4).
+
+CRYPT_LAYOUT='0:0|0:0:1M:1M:0x484|1M:-:2M:2M:0x50000|3M:-:1M:1M:0x10000|0x100000000:-:16M:16M:0x11'
+N1=0x0123456789abcdef		# nonces
+N2=0x0123456789abcdee
+N3=0xfedcba9876543210
+N4=0x1111222233334444
+# The plaintext: 8 KiB at segment 2 offset 0, word j is ptw j.
+ptw() { echo $((($1 + 1) * 0x9e3779b97f4a7c15)); }
+pt_hex=
+for ((j = 0; j < 1024; j++)); do
+	printf -v e %016x "$(ptw "$j")"
+	pt_hex+=${e:14:2}${e:12:2}${e:10:2}${e:8:2}${e:6:2}${e:4:2}${e:2:2}${e:0:2}
+done
+SAMPLE=(0 1 2 63 64 255 256 510 511 512 513 700 767 768 1022 1023)
+CA=($((SYS + 0x8000)) $((SYS + 0x6000)))	# ciphertext, nonce N1
+CB=($((SYS + 0x9000)) $((SYS + 0xc000)))	# ciphertext, nonce N2
+CC=($((SYS + 0x10000)) $((SYS + 0x14000)) $((SYS + 0x12000)))	# at 0x5fc
+CD=($((SYS + 0x18000)) $((SYS + 0x1a000)))	# across the reset
+CE=($((SYS + 0x1c000)) $((SYS + 0x1e000)))	# CC's ciphertext, moved to 0
+# expect_pt WINDOW_OFF J... DESC: plaintext words J at segment 2 offset
+# WINDOW_OFF (BAR4 at segment 2's start).
+expect_pt() {
+	local off=$1 desc=${*: -1} j
+	for j in "${@:2:$#-2}"; do
+		expect "readq $(printf 0x%x $((BAR4 + off + 8 * j)))" "$(ptw "$j")" "$desc: word $j is the plaintext"
+	done
+}
+
+map_bars
+bus_master
+expect_reg "$REG_SEG_COUNT" 4 "layout with protected segments: SEG_COUNT = 4"
+expect "readl $(seg_reg 1 "$SEG_FLAGS")" 0x50000 "segment 2: VprSupported | EncryptedPagingSupported"
+expect "readl $(seg_reg 2 "$SEG_FLAGS")" 0x10000 "segment 3: VprSupported only"
+window "$MiB"
+q "write $BAR4 0x2000 0x$pt_hex"
+expect_peek $((MiB + 0x1ff8)) $(($(ptw 1023) & 0xffffffff)) "the plaintext is in segment 2 (PEEK of its last word)"
+q "memset $SYS 0x40000 0x5a"
+write_list "$LIST" "${CA[@]}"
+write_list $((LIST + 0x1000)) "${CB[@]}"
+write_list $((LIST + 0x2000)) "${CC[@]}"
+write_list $((LIST + 0x3000)) "${CD[@]}"
+write_list $((LIST + 0x5000)) "${CE[@]}"
+SEQ=0
+ring_enable "$RING0" $((64 << 10))
+
+# 1. ENCRYPT segment 2 -> page list.
+c_crypt 0x2000 "2:0" "L:$LIST:0" "$CRYPT_ENCRYPT" "$N1" 0
+c_fence
+run 16
+expect_idle "ENCRYPT 8 KiB of segment 2 into a page list"
+expect_seqno "$SEQ" "ENCRYPT: the FENCE after it ran"
+for j in "${SAMPLE[@]}"; do
+	a=$(pl_addr 0 $((8 * j)) "${CA[@]}")
+	expect_ne "readq $a" "$(ptw "$j")" "ENCRYPT: ciphertext word $j (at $a) is not the plaintext"
+	keep "readq $a" "ca$j"
+done
+expect "readl $((SYS + 0x7000))" 0x5a5a5a5a "ENCRYPT: a page not in the list untouched"
+expect_pt 0 0 1023 "ENCRYPT leaves the plaintext in VRAM"
+
+# 2. DECRYPT back, same nonce and stream offset, elsewhere in segment 2.
+c_crypt 0x2000 "L:$LIST:0" "2:0x10000" "$CRYPT_DECRYPT" "$N1" 0
+run 16
+expect_idle "DECRYPT the page list into segment 2"
+expect_pt 0x10000 "${SAMPLE[@]}" "DECRYPT with the nonce and stream offset of the ENCRYPT"
+expect "readq $((BAR4 + 0x12000))" 0 "DECRYPT: VRAM after the range untouched"
+
+# 3. Another nonce, a wrong nonce, a piece at a stream offset.
+c_crypt 0x2000 "2:0" "L:$((LIST + 0x1000)):0" "$CRYPT_ENCRYPT" "$N2" 0
+run 16
+expect_idle "ENCRYPT the same plaintext with another nonce"
+for j in "${SAMPLE[@]}"; do
+	expect_ne_kept "readq $(pl_addr 0 $((8 * j)) "${CB[@]}")" "ca$j" \
+		"another nonce: ciphertext word $j differs from the first ciphertext's"
+done
+c_crypt 0x2000 "L:$LIST:0" "2:0x20000" "$CRYPT_DECRYPT" "$N2" 0
+run 16
+expect_idle "DECRYPT with a wrong nonce"
+for j in 0 1 511 512 1023; do
+	expect_ne "readq $((BAR4 + 0x20000 + 8 * j))" "$(ptw "$j")" "wrong nonce: word $j is not the plaintext"
+done
+c_crypt 0x1000 "L:$LIST:0x1000" "2:0x30000" "$CRYPT_DECRYPT" "$N1" 0x1000
+c_crypt 0x1000 "L:$LIST:0x1000" "2:0x40000" "$CRYPT_DECRYPT" "$N1" 0
+run 16
+expect_idle "DECRYPT the second page alone"
+for j in 0 1 255 510 511; do
+	expect "readq $((BAR4 + 0x30000 + 8 * j))" "$(ptw $((512 + j)))" \
+		"second page alone at stream offset 0x1000: word $((512 + j)) is the plaintext"
+	expect_ne "readq $((BAR4 + 0x40000 + 8 * j))" "$(ptw $((512 + j)))" \
+		"second page alone at stream offset 0: word $((512 + j)) is not the plaintext"
+done
+# A page list range that starts mid-word in its page (byte 0x5fc): the
+# pieces end mid-word, the stream still follows the command's bytes.
+c_crypt 0x2000 "2:0" "L:$((LIST + 0x2000)):0x5fc" "$CRYPT_ENCRYPT" "$N3" 0
+c_crypt 0x2000 "L:$((LIST + 0x2000)):0x5fc" "2:0x50000" "$CRYPT_DECRYPT" "$N3" 0
+c_crypt 0x1000 "L:$((LIST + 0x2000)):0xdfc" "2:0x60800" "$CRYPT_DECRYPT" "$N3" 0x800
+run 16
+expect_idle "ENCRYPT and DECRYPT at page list offset 0x5fc"
+expect_pt 0x50000 0 1 320 321 322 511 512 831 832 1022 1023 "round trip at page list offset 0x5fc"
+expect_pt 0x60000 256 257 500 767 "a piece of it alone at stream offset 0x800"
+expect "readq $((BAR4 + 0x607f8))" 0 "... VRAM before that piece untouched"
+# The same ciphertext moved to page list offset 0 (plain TRANSFER) and
+# decrypted there: pieces now split it elsewhere, the plaintext still
+# comes back (words 320 and 832 were cut by pieces of the ENCRYPT).
+c_transfer 0x2000 "L:$((LIST + 0x2000)):0x5fc" "L:$((LIST + 0x5000)):0"
+c_crypt 0x2000 "L:$((LIST + 0x5000)):0" "2:0x80000" "$CRYPT_DECRYPT" "$N3" 0
+run 16
+expect_idle "DECRYPT at page list offset 0 what was encrypted at 0x5fc"
+expect_pt 0x80000 0 319 320 321 511 512 831 832 833 1023 \
+	"encrypted at page list offset 0x5fc, decrypted at offset 0"
+expect "readl $((CC[0] + 0x5f8))" 0x5a5a5a5a "offset 0x5fc: the bytes before it untouched"
+expect "readl $((CC[2] + 0x5fc))" 0x5a5a5a5a "offset 0x5fc: the bytes after it untouched"
+# A 1 MiB round trip through contiguous pages: 64 KiB pieces (the bounce
+# buffer), 256 KiB a bottom-half run, so the command resumes three times.
+q "writeq $((BAR4 + MiB - 8)) 0x1a57c0de1a57c0de"
+list_hex=
+for ((i = 0; i < 256; i++)); do
+	printf -v e %016x $((LONG + i * 4096))
+	list_hex+=${e:14:2}${e:12:2}${e:10:2}${e:8:2}${e:6:2}${e:4:2}${e:2:2}${e:0:2}
+done
+q "write $LONGLIST 0x800 0x$list_hex"
+c_crypt "$MiB" "2:0" "L:$LONGLIST:0" "$CRYPT_ENCRYPT" "$N4" "$MiB"
+c_crypt "$MiB" "L:$LONGLIST:0" "2:$MiB" "$CRYPT_DECRYPT" "$N4" "$MiB"
+c_fence
+run 16
+expect_idle "1 MiB ENCRYPT and DECRYPT at stream offset 1 MiB"
+expect_seqno "$SEQ" "1 MiB round trip: the FENCE after it ran"
+expect_ne "readq $LONG" "$(ptw 0)" "1 MiB ENCRYPT: the first word is ciphertext"
+expect_ne "readq $((LONG + MiB - 8))" 0x1a57c0de1a57c0de "1 MiB ENCRYPT: the last word is ciphertext"
+window $((2 * MiB))
+expect_pt 0 0 1 1022 1023 "1 MiB round trip"
+expect_pt 0x10000 0 1 1023 "1 MiB round trip, 64 KiB in"
+expect "readq $((BAR4 + MiB - 8))" 0x1a57c0de1a57c0de "1 MiB round trip: the last word"
+window "$MiB"
+
+# 4. Faults: the wrong kind of location or segment is a protection fault,
+# a bad mode, size or stream offset a bad packet.
+q "writeq $((BAR2 + 0x1000)) 0x0123012301230123"
+fault_begin
+c_crypt 0x1000 "3:0" "L:$LIST:0" "$CRYPT_ENCRYPT" "$N1" 0
+fault_end "$F_PROTECTION" "ENCRYPT from a VprSupported segment without EncryptedPagingSupported"
+fault_begin
+c_crypt 0x1000 "1:0" "L:$LIST:0" "$CRYPT_ENCRYPT" "$N1" 0
+fault_end "$F_PROTECTION" "ENCRYPT from a segment without VprSupported"
+fault_begin
+c_crypt 0x1000 "2:0" "1:0x1000" "$CRYPT_ENCRYPT" "$N1" 0
+fault_end "$F_PROTECTION" "ENCRYPT from VRAM to VRAM"
+expect "readq $((BAR2 + 0x1000))" 0x0123012301230123 "... which wrote nothing"
+fault_begin
+c_crypt 0x1000 "2:0" "4:0" "$CRYPT_ENCRYPT" "$N1" 0
+fault_end "$F_PROTECTION" "ENCRYPT into an aperture segment"
+fault_begin
+c_crypt 0x1000 "L:$LIST:0" "L:$((LIST + 0x1000)):0" "$CRYPT_ENCRYPT" "$N1" 0
+fault_end "$F_PROTECTION" "ENCRYPT from a page list"
+fault_begin
+c_crypt 0x1000 "L:$LIST:0" "1:0x1000" "$CRYPT_DECRYPT" "$N1" 0
+fault_end "$F_PROTECTION" "DECRYPT into a segment without VprSupported"
+expect "readq $((BAR2 + 0x1000))" 0x0123012301230123 "... which wrote nothing"
+fault_begin
+c_crypt 0x1000 "L:$LIST:0" "3:0" "$CRYPT_DECRYPT" "$N1" 0
+fault_end "$F_PROTECTION" "DECRYPT into a VprSupported segment without EncryptedPagingSupported"
+fault_begin
+c_crypt 0x1000 "2:0" "2:0x70000" "$CRYPT_DECRYPT" "$N1" 0
+fault_end "$F_PROTECTION" "DECRYPT from VRAM to VRAM"
+fault_begin
+c_crypt 0x1000 "4:0" "2:0x70000" "$CRYPT_DECRYPT" "$N1" 0
+fault_end "$F_PROTECTION" "DECRYPT from an aperture segment"
+fault_begin
+c_crypt 0x1000 "2:0" "L:$LIST:0" 0 "$N1" 0
+fault_end "$F_BAD_PACKET" "mode 0"
+fault_begin
+c_crypt 0x1000 "2:0" "L:$LIST:0" $((CRYPT_ENCRYPT | CRYPT_DECRYPT)) "$N1" 0
+fault_end "$F_BAD_PACKET" "mode ENCRYPT | DECRYPT"
+fault_begin
+c_crypt 0x1000 "2:0" "L:$LIST:0" $((CRYPT_ENCRYPT | 4)) "$N1" 0
+fault_end "$F_BAD_PACKET" "mode ENCRYPT | bit 2"
+fault_begin
+c_crypt 0x1000 "L:$LIST:0" "2:0x70000" $((CRYPT_DECRYPT | (1 << 63))) "$N1" 0
+fault_end "$F_BAD_PACKET" "mode DECRYPT | bit 63"
+fault_begin
+c_crypt 12 "2:0" "L:$LIST:0" "$CRYPT_ENCRYPT" "$N1" 0
+fault_end "$F_BAD_PACKET" "size 12 (not a multiple of 8)"
+fault_begin
+c_crypt 0x1000 "2:0" "L:$LIST:0" "$CRYPT_ENCRYPT" "$N1" 4
+fault_end "$F_BAD_PACKET" "stream offset 4 (not a multiple of 8)"
+fault_begin
+c_crypt 0x2000 "2:0" "L:$LIST:0" "$CRYPT_ENCRYPT" "$N1" $((-0x1000))
+fault_end "$F_OUT_OF_RANGE" "stream offset + size overflows"
+fault_begin
+c_crypt 0x2000 "2:$((2 * MiB - 0x1000))" "L:$LIST:0" "$CRYPT_ENCRYPT" "$N1" 0
+fault_end "$F_OUT_OF_RANGE" "ENCRYPT past the end of segment 2"
+fault_begin
+emit "$(hdr "$OP_TRANSFER_ENCRYPTED" 10)" 0x1000 2 0 0 0 "$LIST" 0 "$CRYPT_ENCRYPT" "$N1"
+fault_end "$F_BAD_PACKET" "TRANSFER_ENCRYPTED of 10 qwords"
+fault_begin
+write_list $((LIST + 0x4000)) 0x7000000000
+c_crypt 0x1000 "L:$((LIST + 0x4000)):0" "2:0x70000" "$CRYPT_DECRYPT" "$N1" 0
+fault_end "$F_DMA" "DECRYPT from a page in unassigned memory"
+
+# 5. The key survives a system reset (0xcf9, as in the reset checks):
+# encrypt before, decrypt after into VRAM that never held the plaintext.
+ring_reset
+c_crypt 0x2000 "2:0" "L:$((LIST + 0x3000)):0" "$CRYPT_ENCRYPT" "$N4" 0x2000
+run 16
+expect_idle "ENCRYPT before the system reset"
+expect_ne "readq ${CD[0]}" "$(ptw 0)" "before the reset: the first word is ciphertext"
+q "outb 0xcf9 0x6"
+for _ in $(seq 80); do q "readl $RAM"; done
+cfg_expect 0x04 0x00100000 "crypt: the system reset happened (PCI command register cleared)"
+map_bars
+bus_master
+expect_reg "$REG_RING_CTRL" 0 "after the reset: the ring is disabled"
+ring_enable "$RING0" $((64 << 10))
+window "$MiB"
+c_crypt 0x2000 "L:$((LIST + 0x3000)):0" "2:0x70000" "$CRYPT_DECRYPT" "$N4" 0x2000
+run 16
+expect_idle "DECRYPT after the system reset"
+expect_pt 0x70000 0 1 511 512 1022 1023 "DECRYPT after the system reset (the key survived)"
+session "crypt" -device "wddmseg,addr=0x4,vis-size=1M,invis-size=3M,x-batch-bytes=1M,layout=$CRYPT_LAYOUT" \
+	-d guest_errors -D "$TMP/guest.log"
+expect_log "$TMP/guest.log" "copy engine fault $F_PROTECTION .*: ENCRYPT: the source segment lacks VprSupported or EncryptedPagingSupported" 2 \
+	"crypt: a protection fault logs why (ENCRYPT from a segment that is not protected)"
+expect_log "$TMP/guest.log" "copy engine fault $F_PROTECTION .*: DECRYPT: the source is not a page list" 2 \
+	"crypt: a protection fault logs why (DECRYPT from VRAM or an aperture)"
 
 # ---- display controller ------------------------------------------------------
 # Vblank timing runs on the virtual clock, which only clock_step moves under
@@ -1893,6 +2176,151 @@ except subprocess.TimeoutExpired:
 err = open(f'{tmp}/dst2.err').read()
 check(rc not in (None, 0) and 'aperture page tables of another size' in err,
       'a destination with other aperture page tables refuses the state')
+EOF
+
+# ---- encrypted paging across migration -------------------------------------
+# The key migrates: a 16 MiB ENCRYPT out of a protected segment is stopped
+# halfway (x-batch-bytes=4K: 1 KiB a bottom-half run), migrated, resumed
+# on the destination (so the last words of the command, mode, nonce and
+# stream offset, migrated too), and decrypted there. A device that did not
+# come from the source (its own key) cannot decrypt that ciphertext.
+
+py_checks crypt-migration 6 <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+from qtestlib import *  # noqa: F401,F403 (written by write_pylib)
+
+DEV = ('wddmseg,addr=0x4,x-batch-bytes=4K,'
+       'layout=0:0|0:0:64M:64M:0x484|64M:-:64M:64M:0x50000')
+state = f'{tmp}/crypt-migration.state'
+MiB = 1 << 20
+SEG2 = 64 * MiB                         # GPU address of segment 2
+RING, WB = RAM + 0x10000, RAM + 0x20000
+LIST, CT = 0x200000, 0x1000000          # page list, 16 MiB of pages
+SIZE, NONCE = 16 * MiB, 0x5eed5eed12345678
+PATTERN = 0x5eed1234
+SPECIAL = {0: 0x0123456789abcdef, 8: 0xfedcba9876543210,
+           8 * MiB: 0x1111222233334444, SIZE - 8: 0x5555666677778888}
+tail = 0
+
+
+def plain(off):
+    return SPECIAL.get(off, PATTERN << 32 | PATTERN)
+
+
+def readq(q, a):
+    r = q.cmd('readq 0x%x' % a)
+    return int(r[1], 16) if r[0] == 'OK' else None
+
+
+def vram_readq(q, off):
+    # Segment 2 offset off, through the BAR4 window.
+    base = (SEG2 + off) & ~(MiB - 1)
+    q.writel(BAR0 + 0x20, base & 0xffffffff)
+    q.writel(BAR0 + 0x24, base >> 32)
+    return readq(q, BAR4 + SEG2 + off - base)
+
+
+def vram_writeq(q, off, v):
+    base = (SEG2 + off) & ~(MiB - 1)
+    q.writel(BAR0 + 0x20, base & 0xffffffff)
+    q.writel(BAR0 + 0x24, base >> 32)
+    q.writeq(BAR4 + SEG2 + off - base, v)
+
+
+def setup(q, ring=True):
+    global tail
+    q.cfg(0x10, BAR0)
+    q.cfg(0x20, BAR4)
+    q.cfg(0x04, 6)
+    if ring:
+        q.writel(BAR0 + 0x200, RING)
+        q.writel(BAR0 + 0x204, 0)
+        q.writel(BAR0 + 0x208, 0x1000)
+        q.writel(BAR0 + 0x214, 1)
+        tail = 0
+
+
+def emit(q, *words):
+    global tail
+    for w in words:
+        q.writeq(RING + tail, w & (1 << 64) - 1)
+        tail += 8
+
+
+def run(q):
+    q.writel(BAR0 + 0x210, tail)
+    return wait(lambda: q.readl(BAR0 + 0x20c) == tail)
+
+
+def crypt(q, size, src, dst, mode, stream):
+    emit(q, 9 | 11 << 16, size, *src, *dst, mode, NONCE, stream)
+
+
+def page_list(q, at, pages):
+    q.cmd('write 0x%x 0x%x 0x%s' % (at, 8 * len(pages), ''.join(
+        p.to_bytes(8, 'little').hex() for p in pages)))
+
+
+# Source: 16 MiB of plaintext in segment 2, then an ENCRYPT stopped
+# halfway.
+p, q, m = start('csrc', DEV)
+setup(q)
+page_list(q, LIST, [CT + 4096 * i for i in range(SIZE // 4096)])
+emit(q, 2 | 6 << 16, SIZE, PATTERN, 2, 0, 0)       # FILL
+run(q)
+for off, v in SPECIAL.items():
+    vram_writeq(q, off, v)
+crypt(q, SIZE, (2, 0, 0), (0, LIST, 0), 1, 0)
+emit(q, 8 | 4 << 16, 1, WB, 0)                      # FENCE 1
+q.writel(BAR0 + 0x210, tail)
+# Stop as soon as the first ciphertext is there (polled without sleeping:
+# the whole ENCRYPT takes about 0.1 s).
+for _ in range(20000):
+    if readq(q, CT) != 0:
+        break
+m.cmd('stop')
+check(q.readl(BAR0 + 0x21c) == 0 and q.readl(BAR0 + 0x20c) == 0x30 and
+      readq(q, CT) not in (0, plain(0)) and readq(q, CT + SIZE - 8) == 0,
+      'the source stops halfway through a 16 MiB ENCRYPT')
+m.cmd('migrate', uri=f'exec:cat > {state}')
+done = wait(lambda: m.cmd('query-migrate')['return'].get('status')
+            in ('completed', 'failed'))
+check(done and m.cmd('query-migrate')['return']['status'] == 'completed',
+      'the stopped source migrates to a file')
+p.kill()
+p.wait()
+
+# Destination: resume, then decrypt elsewhere in segment 2.
+p, q, m = start('cdst', DEV, ['-incoming', 'defer'])
+m.cmd('migrate-incoming', uri=f'exec:cat {state}')
+check(wait(lambda: m.cmd('query-status')['return']['status'] == 'paused'),
+      'the destination loads the state, paused like the source')
+m.cmd('cont')
+check(wait(lambda: q.readl(BAR0 + 0x20c) == tail) and
+      q.readl(BAR0 + 0x21c) == 0 and q.readl(BAR0 + 0x228) == 1 and
+      readq(q, CT + SIZE - 8) not in (0, plain(SIZE - 8)),
+      'the ENCRYPT resumes on the destination and completes (mode, nonce '
+      'and stream offset migrated)')
+ct_page = bytes.fromhex(q.cmd('read 0x%x 0x1000' % CT)[1][2:])
+crypt(q, SIZE, (0, LIST, 0), (2, 32 * MiB, 0), 2, 0)
+ok = run(q) and q.readl(BAR0 + 0x21c) == 0
+for off in (0, 8, 4 * MiB, 8 * MiB, SIZE - 8):
+    ok = ok and vram_readq(q, 32 * MiB + off) == plain(off)
+check(ok, 'DECRYPT on the destination gives the plaintext back (the key '
+      'migrated)')
+p.kill()
+p.wait()
+
+# Another device, with its own key: the first page does not decrypt.
+p, q, m = start('cother', DEV)
+setup(q)
+q.cmd('write 0x%x 0x1000 0x%s' % (CT, ct_page.hex()))
+page_list(q, LIST, [CT])
+crypt(q, 0x1000, (0, LIST, 0), (2, 0, 0), 2, 0)
+ok = run(q) and q.readl(BAR0 + 0x21c) == 0
+check(ok and vram_readq(q, 0) != plain(0) and vram_readq(q, 8) != plain(8),
+      'another device (its own key) does not decrypt that ciphertext')
 EOF
 
 # ---- display (screendump) ----------------------------------------------------

@@ -49,6 +49,12 @@
  * the engine with a latched fault code and an ERROR interrupt. The engine
  * runs only while the VM runs, and resumes when it does (migration).
  *
+ * Encrypted paging (1.4): TRANSFER_ENCRYPTED moves between VRAM of a
+ * VprSupported + EncryptedPagingSupported segment and a page list, XORing
+ * the bytes with a SipHash-2-4 key stream (wddmseg_crypt()), always
+ * through the bounce buffer under the BQL. The 128-bit key is drawn at
+ * realize, never readable, kept by reset and migrated.
+ *
  * Display controller (1.3): one scanout, double buffered. The guest writes
  * a pending configuration and commits it; a QEMU_CLOCK_VIRTUAL timer,
  * armed only while the scanout is enabled, makes the vblanks at exact
@@ -64,6 +70,7 @@
 #include "qemu/ctype.h"
 #include "qemu/cutils.h"
 #include "qemu/error-report.h"
+#include "qemu/guest-random.h"
 #include "qemu/host-utils.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
@@ -103,7 +110,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(WddmsegState, WDDMSEG)
 /* Copy engine: ring size limits (bytes), and the largest command. */
 #define WDDMSEG_RING_MIN        (4 * KiB)
 #define WDDMSEG_RING_MAX        (1 * MiB)
-#define WDDMSEG_CMD_MAX_QWORDS  WDDMSEG_TRANSFER_QWORDS
+#define WDDMSEG_CMD_MAX_QWORDS  WDDMSEG_TRANSFER_ENCRYPTED_QWORDS
+/* The words of s->cmd that VMState version 3 and 4 streams carry. */
+#define WDDMSEG_CMD_V4_QWORDS   WDDMSEG_TRANSFER_QWORDS
 
 /* One bottom-half run: at most this many commands, x-batch-bytes moved. */
 #define WDDMSEG_BATCH_CMDS      64
@@ -119,6 +128,16 @@ OBJECT_DECLARE_SIMPLE_TYPE(WddmsegState, WDDMSEG)
 
 /* What one MAP/UNMAP page table entry counts against x-batch-bytes. */
 #define WDDMSEG_APT_ENTRY_COST  64
+
+/*
+ * What one byte of TRANSFER_ENCRYPTED counts against x-batch-bytes: the
+ * key stream (one SipHash-2-4 per 8 bytes) costs several times a copy, and
+ * the whole piece runs under the BQL.
+ */
+#define WDDMSEG_CRYPT_COST      4
+
+/* The device's TRANSFER_ENCRYPTED key (SipHash-2-4 takes 128 bits). */
+#define WDDMSEG_KEY_QWORDS      2
 
 /* System-to-system copies and FILL patterns go through this buffer. */
 #define WDDMSEG_BOUNCE_SIZE     (64 * KiB)
@@ -254,6 +273,12 @@ struct WddmsegState {
     uint64_t vram_alloc;        /* backing RAM: >= vram_size, BAR2, BAR4 */
     uint64_t bar_size;          /* BAR2 size */
     WddmsegLayout layout;
+    /*
+     * TRANSFER_ENCRYPTED key (SipHash k0, k1): random, drawn at realize,
+     * never readable, kept across resets, migrated (a migrated key
+     * replaces the destination's own).
+     */
+    uint64_t key[WDDMSEG_KEY_QWORDS];
 
     /*
      * Aperture page tables, sized at realize: one array holding the table
@@ -1262,6 +1287,8 @@ static int wddmseg_cmd_qwords(unsigned int op)
         return WDDMSEG_APERTURE_QWORDS;
     case WDDMSEG_OP_FENCE:
         return WDDMSEG_FENCE_QWORDS;
+    case WDDMSEG_OP_TRANSFER_ENCRYPTED:
+        return WDDMSEG_TRANSFER_ENCRYPTED_QWORDS;
     }
     return -1;
 }
@@ -1652,6 +1679,195 @@ static uint32_t wddmseg_fill(WddmsegState *s, const WddmsegLoc *dst,
 }
 
 /*
+ * SipHash-2-4 (Aumasson and Bernstein) of a 16-byte message, the two
+ * little-endian words m0 and m1, under the 128-bit key k0, k1.
+ */
+#define WDDMSEG_SIP_ROUND(v0, v1, v2, v3) do { \
+        (v0) += (v1);                          \
+        (v1) = rol64((v1), 13);                \
+        (v1) ^= (v0);                          \
+        (v0) = rol64((v0), 32);                \
+        (v2) += (v3);                          \
+        (v3) = rol64((v3), 16);                \
+        (v3) ^= (v2);                          \
+        (v0) += (v3);                          \
+        (v3) = rol64((v3), 21);                \
+        (v3) ^= (v0);                          \
+        (v2) += (v1);                          \
+        (v1) = rol64((v1), 17);                \
+        (v1) ^= (v2);                          \
+        (v2) = rol64((v2), 32);                \
+    } while (0)
+
+static uint64_t wddmseg_siphash16(const uint64_t *key, uint64_t m0,
+                                  uint64_t m1)
+{
+    /* The initial state: "somepseudorandomlygeneratedbytes". */
+    uint64_t v0 = key[0] ^ 0x736f6d6570736575ULL;
+    uint64_t v1 = key[1] ^ 0x646f72616e646f6dULL;
+    uint64_t v2 = key[0] ^ 0x6c7967656e657261ULL;
+    uint64_t v3 = key[1] ^ 0x7465646279746573ULL;
+    /* The last block: no bytes left over, the length (16) in the top byte. */
+    const uint64_t m[3] = { m0, m1, (uint64_t)16 << 56 };
+    unsigned int i, r;
+
+    for (i = 0; i < ARRAY_SIZE(m); i++) {
+        v3 ^= m[i];
+        for (r = 0; r < 2; r++) {               /* c = 2 */
+            WDDMSEG_SIP_ROUND(v0, v1, v2, v3);
+        }
+        v0 ^= m[i];
+    }
+    v2 ^= 0xff;
+    for (r = 0; r < 4; r++) {                   /* d = 4 */
+        WDDMSEG_SIP_ROUND(v0, v1, v2, v3);
+    }
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/*
+ * XOR n bytes with the key stream of nonce from stream byte at on: word k
+ * of the stream is SipHash-2-4(key, nonce || k), little endian. Any
+ * alignment of at and n (a piece of a page list location that does not
+ * start 8-byte aligned in its page ends mid-word).
+ */
+static void wddmseg_crypt_xor(WddmsegState *s, uint8_t *buf, uint64_t n,
+                              uint64_t nonce, uint64_t at)
+{
+    uint64_t i = 0, ks;
+    unsigned int b;
+
+    while (i < n) {
+        ks = wddmseg_siphash16(s->key, nonce, (at + i) / 8);
+        b = (at + i) % 8;
+        if (!b && n - i >= 8) {
+            stq_le_p(buf + i, ldq_le_p(buf + i) ^ ks);
+            i += 8;
+            continue;
+        }
+        for (; b < 8 && i < n; b++, i++) {
+            buf[i] ^= ks >> (8 * b);
+        }
+    }
+}
+
+/*
+ * TRANSFER_ENCRYPTED: check the command, and which side is the protected
+ * VRAM. The locations are parsed (and range-checked) as for TRANSFER
+ * first; then ENCRYPT needs VRAM of a VprSupported and
+ * EncryptedPagingSupported segment as the source and a page list as the
+ * destination, DECRYPT the reverse.
+ */
+static uint32_t wddmseg_crypt_check(WddmsegState *s, WddmsegLoc *src,
+                                    WddmsegLoc *dst, const char **why)
+{
+    const uint32_t need = DXGK_SEGFLAG_VPR_SUPPORTED |
+                          DXGK_SEGFLAG_ENCRYPTED_PAGING_SUPPORTED;
+    const uint64_t *c = s->cmd;
+    uint64_t size = c[1], mode = c[8], stream = c[10];
+    bool encrypt = mode == WDDMSEG_CRYPT_ENCRYPT;
+    const uint64_t *vram_w = encrypt ? &c[2] : &c[5];
+    const WddmsegLoc *vram = encrypt ? src : dst;
+    const WddmsegLoc *pages = encrypt ? dst : src;
+    uint32_t code;
+
+    if (mode != WDDMSEG_CRYPT_ENCRYPT && mode != WDDMSEG_CRYPT_DECRYPT) {
+        *why = "encrypted transfer: mode is not exactly ENCRYPT or DECRYPT";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (size % sizeof(uint64_t) || stream % sizeof(uint64_t)) {
+        *why = "encrypted transfer: size or stream offset not a multiple "
+               "of 8";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (stream + size < stream) {
+        *why = "encrypted transfer: stream offset + size overflows";
+        return WDDMSEG_FAULT_OUT_OF_RANGE;
+    }
+    code = wddmseg_cmd_loc(s, &c[2], size, &s->cache[0], src, why);
+    if (!code) {
+        code = wddmseg_cmd_loc(s, &c[5], size, &s->cache[1], dst, why);
+    }
+    if (code) {
+        return code;
+    }
+    /* A VRAM location has a valid segment id: wddmseg_cmd_loc() saw to it. */
+    if (vram->kind != WDDMSEG_LOC_VRAM) {
+        *why = encrypt ? "ENCRYPT: the source is not VRAM of a segment" :
+                         "DECRYPT: the destination is not VRAM of a segment";
+        return WDDMSEG_FAULT_PROTECTION;
+    }
+    if ((s->layout.segs[vram_w[0] - 1].flags & need) != need) {
+        *why = encrypt ? "ENCRYPT: the source segment lacks VprSupported or "
+                         "EncryptedPagingSupported" :
+                         "DECRYPT: the destination segment lacks "
+                         "VprSupported or EncryptedPagingSupported";
+        return WDDMSEG_FAULT_PROTECTION;
+    }
+    if (pages->kind != WDDMSEG_LOC_PAGES) {
+        *why = encrypt ? "ENCRYPT: the destination is not a page list" :
+                         "DECRYPT: the source is not a page list";
+        return WDDMSEG_FAULT_PROTECTION;
+    }
+    return WDDMSEG_FAULT_NONE;
+}
+
+/*
+ * TRANSFER_ENCRYPTED: byte i of the range goes from src to dst XORed with
+ * byte stream offset + i of the key stream, resuming at cmd_done, within
+ * *budget (WDDMSEG_CRYPT_COST a byte). Every piece goes through the
+ * bounce buffer under the BQL: the key stream is applied there.
+ */
+static uint32_t wddmseg_crypt(WddmsegState *s, const WddmsegLoc *src,
+                              const WddmsegLoc *dst, uint64_t *budget,
+                              bool *done, const char **why)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint64_t size = src->size, nonce = s->cmd[9], stream = s->cmd[10];
+    WddmsegSpan a, b;
+    uint64_t n, pos;
+    uint32_t code;
+
+    while (s->cmd_done < size) {
+        pos = s->cmd_done;
+        n = MIN(MIN(size - pos, *budget / WDDMSEG_CRYPT_COST),
+                WDDMSEG_BOUNCE_SIZE);
+        if (!n) {
+            return WDDMSEG_FAULT_NONE;
+        }
+        code = wddmseg_span(s, src, pos, n, &a, why);
+        if (code) {
+            return code;
+        }
+        n = a.len;
+        code = wddmseg_span(s, dst, pos, n, &b, why);
+        if (code) {
+            return code;
+        }
+        n = b.len;
+
+        if (a.vram) {
+            memcpy(s->bounce, s->vram_ptr + a.addr, n);
+        } else if (pci_dma_read(pdev, a.addr, s->bounce, n) != MEMTX_OK) {
+            *why = "encrypted transfer: system memory read failed";
+            return WDDMSEG_FAULT_DMA;
+        }
+        wddmseg_crypt_xor(s, s->bounce, n, nonce, stream + pos);
+        if (b.vram) {
+            memcpy(s->vram_ptr + b.addr, s->bounce, n);
+            memory_region_set_dirty(&s->vram, b.addr, n);
+        } else if (pci_dma_write(pdev, b.addr, s->bounce, n) != MEMTX_OK) {
+            *why = "encrypted transfer: system memory write failed";
+            return WDDMSEG_FAULT_DMA;
+        }
+        s->cmd_done += n;
+        *budget -= n * WDDMSEG_CRYPT_COST;
+    }
+    *done = true;
+    return WDDMSEG_FAULT_NONE;
+}
+
+/*
  * MAP_APERTURE / UNMAP_APERTURE: entries [OffsetInPages, +NumberOfPages)
  * of an aperture segment's table, from a page list or all one dummy page.
  */
@@ -1789,6 +2005,9 @@ static uint32_t wddmseg_exec(WddmsegState *s, uint64_t *budget, bool *done,
             return code;
         }
         break;
+    case WDDMSEG_OP_TRANSFER_ENCRYPTED:
+        code = wddmseg_crypt_check(s, &src, &dst, why);
+        return code ? code : wddmseg_crypt(s, &src, &dst, budget, done, why);
     default:
         /* Only a corrupt migration stream gets here. */
         *why = "unknown opcode";
@@ -2639,6 +2858,9 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
     }
     msix_vector_use(pdev, 0);
 
+    /* The TRANSFER_ENCRYPTED key, for the life of the device. */
+    qemu_guest_getrandom_nofail(s->key, sizeof(s->key));
+
     s->bh = qemu_bh_new_guarded(wddmseg_engine_run, s,
                                 &DEVICE(s)->mem_reentrancy_guard);
     s->bounce = g_malloc(WDDMSEG_BOUNCE_SIZE + 8);
@@ -2708,6 +2930,12 @@ static void wddmseg_reset(DeviceState *dev)
     wddmseg_scanout_reset(s);
     msix_unuse_all_vectors(PCI_DEVICE(s));
     msix_vector_use(PCI_DEVICE(s), 0);
+
+    /*
+     * The TRANSFER_ENCRYPTED key stays: pages a driver encrypted out of a
+     * protected segment before a reset (S3, a system reset) must still
+     * decrypt after it.
+     */
 }
 
 static int wddmseg_post_load(void *opaque, int version_id)
@@ -2733,6 +2961,11 @@ static int wddmseg_post_load(void *opaque, int version_id)
                      why ? ": " : "", why ? why : "");
         return -EINVAL;
     }
+    /* A version 3 or 4 stream has no cmd tail (its command has none). */
+    if (version_id < 5) {
+        memset(&s->cmd[WDDMSEG_CMD_V4_QWORDS], 0,
+               sizeof(s->cmd) - WDDMSEG_CMD_V4_QWORDS * sizeof(s->cmd[0]));
+    }
     /* The engine runs again when the VM does (wddmseg_vm_state_change). */
     s->cache[0].count = 0;
     s->cache[1].count = 0;
@@ -2752,6 +2985,21 @@ static int wddmseg_post_load(void *opaque, int version_id)
     wddmseg_vblank_arm(s);
     s->view_valid = false;
     return 0;
+}
+
+/*
+ * s->cmd past its first WDDMSEG_CMD_V4_QWORDS words, from VMState version
+ * _v on: VMSTATE_SUB_ARRAY() would name it "cmd" a second time.
+ */
+#define WDDMSEG_VMSTATE_CMD_TAIL(_v) {                                  \
+    .name = "cmd_tail",                                                 \
+    .version_id = (_v),                                                 \
+    .num = WDDMSEG_CMD_MAX_QWORDS - WDDMSEG_CMD_V4_QWORDS,              \
+    .info = &vmstate_info_uint64,                                       \
+    .size = sizeof(uint64_t),                                           \
+    .flags = VMS_ARRAY,                                                 \
+    .offset = vmstate_offset_sub_array(WddmsegState, cmd, uint64_t,     \
+                                       WDDMSEG_CMD_V4_QWORDS),          \
 }
 
 static const VMStateDescription vmstate_wddmseg_scanout = {
@@ -2780,10 +3028,20 @@ static const VMStateDescription vmstate_wddmseg_scanout = {
  * configurations, the status, and the vblank timing as its epoch on the
  * (migrated) virtual clock, from which the destination re-arms its timer.
  * A version 3 stream loads with the scanout disabled, as after a reset.
+ *
+ * Version 5 (device 1.4) adds TRANSFER_ENCRYPTED: the key, which must
+ * migrate (pages encrypted on the source decrypt only with it; it replaces
+ * the key the destination drew at realize), and the last words of s->cmd,
+ * which grew from WDDMSEG_CMD_V4_QWORDS to the 11 words of the new
+ * command. Versioned fields rather than a subsection, as for version 4:
+ * the first WDDMSEG_CMD_V4_QWORDS words stay where they were, so a version
+ * 3 or 4 stream still loads (keeping the destination's own key: a 1.3
+ * device encrypted nothing, and its command is at most 8 words), while an
+ * older QEMU refuses a version 5 stream instead of dropping the key.
  */
 static const VMStateDescription vmstate_wddmseg = {
     .name = "wddmseg",
-    .version_id = 4,
+    .version_id = 5,
     .minimum_version_id = 3,
     .post_load = wddmseg_post_load,
     .fields = (VMStateField[]) {
@@ -2814,7 +3072,7 @@ static const VMStateDescription vmstate_wddmseg = {
         VMSTATE_BOOL(hung, WddmsegState),
         VMSTATE_BOOL(inject_fault, WddmsegState),
         VMSTATE_BOOL(cmd_active, WddmsegState),
-        VMSTATE_UINT64_ARRAY(cmd, WddmsegState, WDDMSEG_CMD_MAX_QWORDS),
+        VMSTATE_UINT64_SUB_ARRAY(cmd, WddmsegState, 0, WDDMSEG_CMD_V4_QWORDS),
         VMSTATE_UINT64(cmd_done, WddmsegState),
         VMSTATE_STRUCT(sc_pending, WddmsegState, 4,
                          vmstate_wddmseg_scanout, WddmsegScanout),
@@ -2826,6 +3084,8 @@ static const VMStateDescription vmstate_wddmseg = {
         VMSTATE_UINT32_V(vblank_count, WddmsegState, 4),
         VMSTATE_INT64_V(vblank_epoch, WddmsegState, 4),
         VMSTATE_UINT64_V(vblank_frames, WddmsegState, 4),
+        VMSTATE_UINT64_ARRAY_V(key, WddmsegState, WDDMSEG_KEY_QWORDS, 5),
+        WDDMSEG_VMSTATE_CMD_TAIL(5),
         VMSTATE_END_OF_LIST()
     },
 };
