@@ -1101,20 +1101,25 @@ out:
 	return ret;
 }
 
-/* The error of a signalled fence of @resv (a failed engine job), or 0. */
+/*
+ * The error of a signalled fence of @resv (a failed engine job), or 0.
+ * Under the lock: the unlocked iterator skips signalled fences.
+ */
 static int wddmseg_resv_error(struct dma_resv *resv)
 {
 	struct dma_resv_iter cursor;
 	struct dma_fence *fence;
-	int err = 0, st;
+	int err, st;
 
-	dma_resv_iter_begin(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP);
-	dma_resv_for_each_fence_unlocked(&cursor, fence) {
+	err = dma_resv_lock_interruptible(resv, NULL);
+	if (err)
+		return err;
+	dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, fence) {
 		st = dma_fence_get_status(fence);
 		if (st < 0)
 			err = st;
 	}
-	dma_resv_iter_end(&cursor);
+	dma_resv_unlock(resv);
 	return err;
 }
 

@@ -420,7 +420,7 @@ static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
 {
 	struct drm_device *drm = &eng->wdev->drm;
 	struct wddmseg_fence *f, *first;
-	u32 code, head, start, len, shift;
+	u32 code, head, start, len, shift, again;
 	unsigned long flags;
 	bool replay = true;
 	u8 *copy;
@@ -430,6 +430,9 @@ static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
 	head = readl(eng->mmio + WDDMSEG_REG_FAULT_HEAD);
 	writel(WDDMSEG_RING_CTRL_RESET, eng->mmio + WDDMSEG_REG_RING_CTRL);
 	eng->resets++;
+	/* The test hook applies to this reset's replay only. */
+	again = eng->inject_again;
+	eng->inject_again = 0;
 
 	wddmseg_engine_retire(eng);
 
@@ -486,10 +489,8 @@ static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
 
 	wddmseg_engine_hw_start(eng);
-	if (eng->inject_again) {
-		writel(eng->inject_again, eng->mmio + WDDMSEG_REG_INJECT);
-		eng->inject_again = 0;
-	}
+	if (again)
+		writel(again, eng->mmio + WDDMSEG_REG_INJECT);
 	wddmseg_engine_doorbell(eng);
 	mod_delayed_work(system_wq, &eng->watchdog,
 			 msecs_to_jiffies(fence_timeout_ms));

@@ -1135,11 +1135,15 @@ static void wddmseg_evict_flags(struct ttm_buffer_object *tbo,
 				   placement);
 }
 
-/* Evicting some allocations would break their protection. */
+/*
+ * Evicting some allocations would break their protection. A released one
+ * waiting for its delayed destroy has no content left: TTM frees it.
+ */
 static bool wddmseg_eviction_valuable(struct ttm_buffer_object *tbo,
 				      const struct ttm_place *place)
 {
-	if (wddmseg_is_bo(tbo) && !wddmseg_bo_evictable(to_wddmseg_bo(tbo)))
+	if (wddmseg_is_bo(tbo) && !tbo->deleted &&
+	    !wddmseg_bo_evictable(to_wddmseg_bo(tbo)))
 		return false;
 	return ttm_bo_eviction_valuable(tbo, place);
 }
