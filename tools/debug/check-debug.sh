@@ -297,8 +297,8 @@ covered() {
 mapfile -t rules < <(sed -n '/^Adapter rules/,/^Flags WDDM describes/p' "$RST" |
 	sed -n 's/^\([a-z0-9][a-z0-9-]*\)  .*/\1/p' | grep -vx 'rule' | sort -u)
 covered probe-time 'wddmseg_caps|wddmseg_segment|wddmseg_table' ${rules[@]+"${rules[@]}"}
-# the list after "Refusals are logged ... (``wddmseg_alloc.c``):"
-mapfile -t rules < <(sed -n '/a rule name (``wddmseg_alloc.c``)/,/^$/p' "$RST" | tail -n +2 |
+# the list after "Refusals are logged ... (``wddmseg_alloc_rules.c``):"
+mapfile -t rules < <(sed -n '/a rule name (``wddmseg_alloc_rules.c``)/,/^$/p' "$RST" | tail -n +2 |
 	tr ',' '\n' | tr -d ' .' | grep -E '^[a-z0-9-]+$' | sort -u)
 covered allocation wddmseg_alloc ${rules[@]+"${rules[@]}"}
 count "$dc"

@@ -225,7 +225,7 @@ static struct recipe *recipe_add(struct dev *d, const char *name,
 	return r;
 }
 
-/* Recipes valid for the device's table (wddmseg_alloc.c's rules). */
+/* Recipes valid for the device's table (wddmseg_alloc_rules.c's rules). */
 static void build_recipes(struct dev *d)
 {
 	uint32_t all = 0, all_evict = 0, id;

@@ -18,9 +18,6 @@
 #include "wddmseg_hw.h"
 #include "wddmseg_trace.h"
 
-/* Bytes per engine job, so that each job's page lists fit the arena. */
-#define WDDMSEG_BLIT_CHUNK	SZ_8M
-
 static bool wddmseg_blit_range_ok(struct drm_gem_object *obj, u64 off,
 				  u64 size)
 {
@@ -83,72 +80,6 @@ static int wddmseg_blit_prepare(struct wddmseg_device *wdev,
 	return ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
 }
 
-static struct dma_fence *
-wddmseg_blit_queue(struct wddmseg_device *wdev,
-		   const struct drm_wddmseg_submit_blit *a,
-		   struct drm_gem_object *src, struct drm_gem_object *dst)
-{
-	struct wddmseg_engine *eng = &wdev->engine;
-	struct dma_fence *last = NULL, *f;
-	const u32 list_bytes = (WDDMSEG_BLIT_CHUNK / PAGE_SIZE + 1) *
-			       (PAGE_SIZE >> WDDMSEG_HW_PAGE_SHIFT) * 8;
-	u64 done, n;
-	int ret = 0;
-
-	mutex_lock(&eng->lock);
-	if (!eng->ready) {
-		mutex_unlock(&eng->lock);
-		return ERR_PTR(-ENODEV);
-	}
-	for (done = 0; done < a->size; done += n) {
-		struct ttm_buffer_object *dtbo = &gem_to_wddmseg_bo(dst)->tbo;
-		u64 cmd[WDDMSEG_TRANSFER_QWORDS];
-		struct wddmseg_loc s, d;
-		struct wddmseg_job job;
-		u32 arena = 0, q;
-
-		n = min_t(u64, WDDMSEG_BLIT_CHUNK, a->size - done);
-		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd),
-					     (src ? 2 : 1) * list_bytes, &job);
-		if (ret)
-			break;
-		wddmseg_res_loc(wdev, dtbo, dtbo->resource, a->dst_offset + done,
-				n, &job, &arena, &d);
-		if (src) {
-			struct ttm_buffer_object *stbo =
-				&gem_to_wddmseg_bo(src)->tbo;
-
-			wddmseg_res_loc(wdev, stbo, stbo->resource,
-					a->src_offset + done, n, &job, &arena, &s);
-			q = wddmseg_encode_transfer(cmd, n, &s, &d);
-			trace_wddmseg_paging_op("blit-transfer", s.segment_id,
-						d.segment_id, n, eng->seqno + 1);
-		} else {
-			q = wddmseg_encode_fill(cmd, n, a->pattern, &d);
-			trace_wddmseg_paging_op("blit-fill", d.segment_id,
-						d.segment_id, n, eng->seqno + 1);
-		}
-		wddmseg_engine_emit(eng, &job, cmd, q);
-		f = wddmseg_engine_commit(eng, &job);
-		if (IS_ERR(f)) {
-			ret = PTR_ERR(f);
-			break;
-		}
-		dma_fence_put(last);
-		last = f;
-	}
-	mutex_unlock(&eng->lock);
-
-	if (ret) {
-		if (last) {
-			dma_fence_wait(last, false);
-			dma_fence_put(last);
-		}
-		return ERR_PTR(ret);
-	}
-	return last;
-}
-
 static int wddmseg_blit_fence_fd(struct dma_fence *fence)
 {
 	struct sync_file *sync;
@@ -200,8 +131,8 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	}
 	ret = wddmseg_blit_check(drm, a, objs[1], objs[0]);
 	if (!ret && objs[1])
-		ret = wddmseg_bo_check_copy(gem_to_wddmseg_bo(objs[1]),
-					    gem_to_wddmseg_bo(objs[0]));
+		ret = wddmseg_protect_check_copy(gem_to_wddmseg_bo(objs[1]),
+						 gem_to_wddmseg_bo(objs[0]));
 	if (ret)
 		goto out_put;
 
@@ -218,7 +149,7 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	if (ret)
 		goto out_unlock;
 
-	fence = wddmseg_blit_queue(wdev, a, objs[1], objs[0]);
+	fence = wddmseg_migrate_blit(wdev, a, objs[1], objs[0]);
 	if (IS_ERR(fence)) {
 		ret = PTR_ERR(fence);
 		goto out_unlock;

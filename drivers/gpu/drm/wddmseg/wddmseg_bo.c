@@ -179,7 +179,7 @@ int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
  * they have room, else system memory. The busy list is system memory only,
  * so that an eviction never evicts in turn. A HardwareProtected
  * allocation goes into system memory only sealed (wddmseg_protect.c);
- * TTM does not pick one it cannot seal (wddmseg_bo_evictable()), and for
+ * TTM does not pick one it cannot seal (wddmseg_protect_evictable()), and for
  * the evictions TTM does without asking (device teardown) it gets no
  * system place, so its content is dropped rather than copied out.
  */
@@ -200,7 +200,7 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
 			continue;
 		wddmseg_place(bo, &bo->evict_places[n++], id, 0);
 	}
-	if (wddmseg_bo_hw_protected(bo) && !wddmseg_bo_may_seal(bo, from)) {
+	if (wddmseg_bo_hw_protected(bo) && !wddmseg_protect_may_seal(bo, from)) {
 		placement->placement = bo->evict_places;
 		placement->num_placement = n;
 		placement->busy_placement = NULL;
@@ -299,7 +299,7 @@ void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
 
 	if (bo->group >= 0)
 		atomic64_sub(size, &bo->owner->resident[bo->group]);
-	bo->group = new_id ? wddmseg_budget_group(&wdev->desc.seg[new_id - 1]) : -1;
+	bo->group = new_id ? wddmseg_segment_budget_group(&wdev->desc.seg[new_id - 1]) : -1;
 	if (bo->group >= 0)
 		atomic64_add(size, &bo->owner->resident[bo->group]);
 }
@@ -399,7 +399,7 @@ static vm_fault_t wddmseg_gem_fault(struct vm_fault *vmf)
 	if (ret)
 		return ret;
 
-	if (wddmseg_bo_check_cpu_access(to_wddmseg_bo(tbo), "fault")) {
+	if (wddmseg_protect_check_cpu(to_wddmseg_bo(tbo), "fault")) {
 		ret = VM_FAULT_SIGBUS;
 	} else if (drm_dev_enter(drm, &idx)) {
 		ret = wddmseg_bo_fault_migrate(to_wddmseg_bo(tbo));
@@ -431,7 +431,7 @@ static int wddmseg_gem_vm_access(struct vm_area_struct *vma,
 	struct ttm_buffer_object *tbo = vma->vm_private_data;
 	int ret;
 
-	ret = wddmseg_bo_check_cpu_access(to_wddmseg_bo(tbo), "access");
+	ret = wddmseg_protect_check_cpu(to_wddmseg_bo(tbo), "access");
 	if (ret)
 		return ret;
 	if (write && !(vma->vm_flags & VM_WRITE)) {
@@ -577,7 +577,7 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 
 	/* A kernel mapping is a CPU path too (fbdev, dma-buf importers). */
 	if (wddmseg_bo_protected(bo))
-		return wddmseg_bo_check_cpu_access(bo, "vmap");
+		return wddmseg_protect_check_cpu(bo, "vmap");
 	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret)
 		return ret;
@@ -612,7 +612,7 @@ static void wddmseg_gem_vunmap(struct drm_gem_object *obj,
 static int wddmseg_gem_mmap(struct drm_gem_object *obj,
 			    struct vm_area_struct *vma)
 {
-	int ret = wddmseg_bo_check_cpu_access(gem_to_wddmseg_bo(obj), "mmap");
+	int ret = wddmseg_protect_check_cpu(gem_to_wddmseg_bo(obj), "mmap");
 
 	return ret ? ret : drm_gem_ttm_mmap(obj, vma);
 }
@@ -620,7 +620,7 @@ static int wddmseg_gem_mmap(struct drm_gem_object *obj,
 static struct dma_buf *wddmseg_gem_prime_export(struct drm_gem_object *obj,
 						int flags)
 {
-	int ret = wddmseg_bo_check_export(gem_to_wddmseg_bo(obj));
+	int ret = wddmseg_protect_check_export(gem_to_wddmseg_bo(obj));
 
 	return ret ? ERR_PTR(ret) : drm_gem_prime_export(obj, flags);
 }
@@ -881,7 +881,7 @@ int wddmseg_ioctl_gem_mmap_offset(struct drm_device *drm, void *data,
 	if (!bo)
 		return -ENOENT;
 
-	ret = wddmseg_bo_check_cpu_access(bo, "gem_mmap_offset");
+	ret = wddmseg_protect_check_cpu(bo, "gem_mmap_offset");
 	if (!ret)
 		args->offset = drm_vma_node_offset_addr(&bo->tbo.base.vma_node);
 	drm_gem_object_put(&bo->tbo.base);
@@ -908,7 +908,7 @@ int wddmseg_dumb_map_offset(struct drm_file *file, struct drm_device *drm,
 
 	if (!bo)
 		return -ENOENT;
-	ret = wddmseg_bo_check_cpu_access(bo, "map_dumb");
+	ret = wddmseg_protect_check_cpu(bo, "map_dumb");
 	drm_gem_object_put(&bo->tbo.base);
 	return ret ? ret : drm_gem_ttm_dumb_map_offset(file, drm, handle, offset);
 }
@@ -994,7 +994,7 @@ static int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard)
 		return ret;
 	if (bo->tbo.pin_count) {
 		ret = -EBUSY;
-	} else if (!id && !discard && wddmseg_bo_check_evict(bo)) {
+	} else if (!id && !discard && wddmseg_protect_check_evict(bo)) {
 		ret = -EACCES;
 	} else {
 		/* Moving to system memory on request is an eviction too. */
@@ -1174,7 +1174,7 @@ int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
 		const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
 		struct wddmseg_mgr *mgr = wdev->mgr[id - 1];
 
-		if (wddmseg_budget_group(seg) != group)
+		if (wddmseg_segment_budget_group(seg) != group)
 			continue;
 		args->budget += seg->commit_limit;
 		spin_lock(&mgr->lock);

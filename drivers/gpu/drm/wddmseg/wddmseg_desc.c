@@ -92,6 +92,63 @@ u64 wddmseg_bank_end(const struct wddmseg_segment_desc *seg, u32 j)
 	return seg->bank_end[j];
 }
 
+/**
+ * wddmseg_segment_cpu_visible - whether the CPU may map a segment directly
+ * @wdev: device
+ * @segment_id: segment id; WDDMSEG_SEGMENT_SYSTEM counts as visible
+ *
+ * Memory segments are visible when their flags say CpuVisible (validation
+ * checked they lie in BAR2); apertures are, since their backing store is
+ * system pages.
+ */
+bool wddmseg_segment_cpu_visible(struct wddmseg_device *wdev, u32 segment_id)
+{
+	const struct wddmseg_segment_desc *seg;
+
+	if (segment_id == WDDMSEG_SEGMENT_SYSTEM)
+		return true;
+	seg = &wdev->desc.seg[segment_id - 1];
+	return wddmseg_segment_is_aperture(seg) ||
+	       (seg->flags & DXGK_SEGFLAG_CPU_VISIBLE);
+}
+
+/**
+ * wddmseg_segment_budget_group - WDDM budget group a segment is accounted to
+ * @seg: descriptor
+ *
+ * Return: WDDMSEG_BUDGET_LOCAL or WDDMSEG_BUDGET_NON_LOCAL.
+ */
+int wddmseg_segment_budget_group(const struct wddmseg_segment_desc *seg)
+{
+	if (seg->flags & DXGK_SEGFLAG_LOCAL_BUDGET_GROUP)
+		return WDDMSEG_BUDGET_LOCAL;
+	if (seg->flags & DXGK_SEGFLAG_NON_LOCAL_BUDGET_GROUP)
+		return WDDMSEG_BUDGET_NON_LOCAL;
+	return wddmseg_segment_is_aperture(seg) ? WDDMSEG_BUDGET_NON_LOCAL :
+						  WDDMSEG_BUDGET_LOCAL;
+}
+
+/**
+ * wddmseg_segment_seals - can the device page protected content of a
+ *	segment through system memory encrypted
+ * @wdev: device
+ * @segment_id: segment id, 0 (system memory) included
+ *
+ * Return: true for a VprSupported segment with EncryptedPagingSupported
+ * on a device that has TRANSFER_ENCRYPTED (1.4).
+ */
+bool wddmseg_segment_seals(struct wddmseg_device *wdev, u32 segment_id)
+{
+	const u32 both = DXGK_SEGFLAG_VPR_SUPPORTED |
+			 DXGK_SEGFLAG_ENCRYPTED_PAGING_SUPPORTED;
+
+	if (segment_id == WDDMSEG_SEGMENT_SYSTEM ||
+	    WDDMSEG_VERSION_MINOR(wdev->desc.hw_version) <
+	    WDDMSEG_VERSION_MINOR_ENCRYPTED)
+		return false;
+	return (wdev->desc.seg[segment_id - 1].flags & both) == both;
+}
+
 static __printf(4, 5) int
 wddmseg_violate(struct wddmseg_violation *v, u32 segment_id, const char *rule,
 		const char *fmt, ...)
@@ -163,6 +220,10 @@ static int wddmseg_validate_caps(const struct wddmseg_adapter_desc *d,
 		    DXGK_VIDMMCAP_IO_MMU_SUPPORTED))
 		return wddmseg_violate(v, 0, "caps-gpu-va",
 				       "VirtualAddressingSupported, GpuMmuSupported and IoMmuSupported describe GPU virtual addressing, which this driver does not implement (caps 0x%08x)",
+				       caps);
+	if ((caps & DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED) && !d->isolated)
+		return wddmseg_violate(v, 0, "caps-iommu-required",
+				       "IoMmuSecureModeRequired, but no IOMMU translates the device's DMA (caps 0x%08x)",
 				       caps);
 	if (d->paging_node >= d->num_engines)
 		return wddmseg_violate(v, 0, "caps-paging-node",

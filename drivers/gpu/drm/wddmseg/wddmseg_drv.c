@@ -104,13 +104,13 @@ static int wddmseg_load_segments(struct wddmseg_device *wdev)
 	struct pci_dev *pdev = to_pci_dev(wdev->drm.dev);
 	struct wddmseg_adapter_desc *d = &wdev->desc;
 	struct wddmseg_violation v;
-	bool isolated;
 	int ret;
 
 	wddmseg_desc_read(wdev->mmio, d);
 	d->bar_start = pci_resource_start(pdev, WDDMSEG_BAR_VRAM);
 	d->bar_size = pci_resource_len(pdev, WDDMSEG_BAR_VRAM);
 
+	d->isolated = wddmseg_iommu_isolated(&pdev->dev);
 	ret = wddmseg_desc_validate(d, &v);
 	if (ret) {
 		if (v.segment_id)
@@ -122,14 +122,7 @@ static int wddmseg_load_segments(struct wddmseg_device *wdev)
 		return ret;
 	}
 
-	isolated = wddmseg_iommu_isolated(&pdev->dev);
-	if ((d->vidmm_caps & DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED) &&
-	    !isolated) {
-		drm_err(&wdev->drm, "adapter: rule caps-iommu-required: IoMmuSecureModeRequired, but no IOMMU translates the device's DMA (caps 0x%08x)\n",
-			d->vidmm_caps);
-		return -EINVAL;
-	}
-	d->caps = wddmseg_caps_honoured(d->vidmm_caps, isolated);
+	d->caps = wddmseg_caps_honoured(d->vidmm_caps, d->isolated);
 
 	drm_dbg_driver(&wdev->drm, "%u segments, caps 0x%08x (honoured 0x%08x), paging node %u\n",
 		       d->segment_count, d->vidmm_caps, d->caps, d->paging_node);

@@ -66,6 +66,8 @@ struct wddmseg_segment_desc {
  * @bar_size: size of that window
  * @seg: descriptors; the first min(@segment_count, WDDMSEG_MAX_SEGMENTS)
  *	entries are valid, entry i is segment id i + 1
+ * @isolated: a translating IOMMU isolates the device's DMA (set by the
+ *	probe before validation; IoMmuSecureModeRequired needs it)
  * @caps: the subset of @vidmm_caps the driver honours (what QUERY_ADAPTER
  *	reports), set at probe
  *
@@ -82,6 +84,7 @@ struct wddmseg_adapter_desc {
 	u64 bar_start;
 	u64 bar_size;
 	struct wddmseg_segment_desc seg[WDDMSEG_MAX_SEGMENTS];
+	bool isolated;
 	u32 caps;
 };
 
@@ -113,7 +116,7 @@ struct wddmseg_violation {
  *
  * Memory segments and aperture segments share this manager: both are a
  * linear range of pages; an aperture's pages are bound to system pages in
- * the device's aperture page table (see wddmseg_ttm.c).
+ * the device's aperture page table (see wddmseg_vram.c, wddmseg_migrate.c).
  */
 struct wddmseg_mgr {
 	struct ttm_resource_manager manager;
@@ -146,7 +149,6 @@ struct wddmseg_file {
  * @mmio: BAR0
  * @lock: serializes submissions (reserve, emit, commit) and recovery
  * @ready: the engine runs; otherwise moves fall back to the CPU
- * @wedged: unused for now: recovery always restarts the engine
  * @ring: command ring (coherent DMA memory)
  * @ring_dma: its DMA address
  * @ring_tail: next free byte offset (what the doorbell says)
@@ -174,7 +176,6 @@ struct wddmseg_engine {
 	void __iomem *mmio;
 	struct mutex lock;	/* submissions and recovery */
 	bool ready;
-	bool wedged;
 	__le64 *ring;
 	dma_addr_t ring_dma;
 	u32 ring_tail;
@@ -314,6 +315,9 @@ struct wddmseg_device {
 	atomic64_t seal_nonce;
 };
 
+/* The device's page (aperture entries, page lists): 4 KiB. */
+#define WDDMSEG_HW_PAGE_SIZE	BIT(WDDMSEG_HW_PAGE_SHIFT)
+
 /* Bytes one ReadPhysical/WritePhysical job of access_memory moves at most. */
 #define WDDMSEG_ACCESS_BOUNCE	SZ_16K
 
@@ -363,7 +367,7 @@ struct wddmseg_kept;
  * @evictions: times evicted
  * @moves: times its content moved
  * @kept: system pages kept from its last stay in system memory or an
- *	aperture while it is in VRAM, for the next eviction (wddmseg_ttm.c);
+ *	aperture while it is in VRAM, for the next eviction (wddmseg_kept.c);
  *	protected by &wddmseg_device.kept_lock
  * @sealed: HardwareProtected: its system pages hold its content encrypted
  *	by the device (TRANSFER_ENCRYPTED); the way back decrypts. Changed
@@ -405,6 +409,45 @@ static inline struct wddmseg_bo *gem_to_wddmseg_bo(struct drm_gem_object *obj)
 	return container_of(obj, struct wddmseg_bo, tbo.base);
 }
 
+#define WDDMSEG_ALLOC_ANY_PROTECTED	(WDDMSEG_ALLOC_PROTECTED | \
+					 WDDMSEG_ALLOC_HARDWARE_PROTECTED)
+
+/* Protected or HardwareProtected: see wddmseg_protect.c. */
+static inline bool wddmseg_bo_protected(const struct wddmseg_bo *bo)
+{
+	return bo->flags & WDDMSEG_ALLOC_ANY_PROTECTED;
+}
+
+/* HardwareProtected: its content stays in VprSupported segments. */
+static inline bool wddmseg_bo_hw_protected(const struct wddmseg_bo *bo)
+{
+	return bo->flags & WDDMSEG_ALLOC_HARDWARE_PROTECTED;
+}
+
+/**
+ * struct wddmseg_tt - system pages of an allocation
+ * @ttm: the TTM page array (and DMA addresses)
+ * @user_pages: ExistingSysMem: the user pages pinned at creation, else NULL
+ * @bo: the allocation it was created for
+ * @keep: set by the move callback only around the TTM cleanup that frees
+ *	this ttm_tt because the allocation moved into VRAM: unpopulate keeps
+ *	the pages (and their arrays) for @bo
+ * @keep_fence: the copy that still reads the pages while they are kept,
+ *	or NULL; nobody frees them before it signals
+ */
+struct wddmseg_tt {
+	struct ttm_tt ttm;
+	struct page **user_pages;
+	struct wddmseg_bo *bo;
+	bool keep;
+	struct dma_fence *keep_fence;
+};
+
+static inline struct wddmseg_tt *to_wddmseg_tt(struct ttm_tt *tt)
+{
+	return container_of(tt, struct wddmseg_tt, ttm);
+}
+
 /* wddmseg_drv.c */
 void wddmseg_irq_mask_update(struct wddmseg_device *wdev, u32 clear, u32 set);
 
@@ -413,10 +456,13 @@ void wddmseg_desc_read(void __iomem *mmio, struct wddmseg_adapter_desc *desc);
 int wddmseg_desc_validate(const struct wddmseg_adapter_desc *desc,
 			  struct wddmseg_violation *v);
 bool wddmseg_segment_is_aperture(const struct wddmseg_segment_desc *seg);
+bool wddmseg_segment_cpu_visible(struct wddmseg_device *wdev, u32 segment_id);
+int wddmseg_segment_budget_group(const struct wddmseg_segment_desc *seg);
+bool wddmseg_segment_seals(struct wddmseg_device *wdev, u32 segment_id);
 u64 wddmseg_bank_end(const struct wddmseg_segment_desc *seg, u32 j);
 u32 wddmseg_caps_honoured(u32 caps, bool isolated);
 
-/* wddmseg_alloc.c */
+/* wddmseg_alloc_rules.c */
 int wddmseg_alloc_validate(const struct wddmseg_adapter_desc *desc,
 			   const struct drm_wddmseg_gem_create *args,
 			   u64 max_size, struct wddmseg_violation *v);
@@ -459,18 +505,65 @@ void wddmseg_engine_inject(struct wddmseg_engine *eng, u32 what, bool again);
 int wddmseg_mgr_init(struct wddmseg_device *wdev, u32 segment_id);
 void wddmseg_mgr_fini(struct wddmseg_device *wdev, u32 segment_id);
 u32 wddmseg_mem_type_segment(struct wddmseg_device *wdev, u32 mem_type);
+struct wddmseg_mgr *wddmseg_mgr_res(struct wddmseg_device *wdev,
+				    struct ttm_resource *res);
+bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
+				 struct ttm_resource *res);
 
 /* wddmseg_ttm.c */
 int wddmseg_ttm_init(struct wddmseg_device *wdev);
-bool wddmseg_engine_usable(struct wddmseg_device *wdev);
 void wddmseg_ttm_fini(struct wddmseg_device *wdev);
+
+/* wddmseg_kept.c */
+int wddmseg_kept_init(struct wddmseg_device *wdev);
+void wddmseg_kept_fini(struct wddmseg_device *wdev);
 void wddmseg_bo_drop_kept(struct wddmseg_bo *bo);
-bool wddmseg_segment_cpu_visible(struct wddmseg_device *wdev, u32 segment_id);
-int wddmseg_budget_group(const struct wddmseg_segment_desc *seg);
-void wddmseg_res_loc(struct wddmseg_device *wdev, struct ttm_buffer_object *tbo,
-		     struct ttm_resource *res, u64 off, u64 len,
-		     struct wddmseg_job *job, u32 *arena_off,
-		     struct wddmseg_loc *loc);
+bool wddmseg_kept_stash(struct wddmseg_device *wdev, struct wddmseg_tt *wtt);
+bool wddmseg_kept_reuse(struct wddmseg_device *wdev, struct wddmseg_tt *wtt);
+void wddmseg_kept_mark(struct ttm_buffer_object *tbo, bool keep,
+		       struct dma_fence *fence);
+
+/* wddmseg_vram.c */
+void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
+			     struct ttm_resource *res, struct ttm_tt *ttm);
+void wddmseg_vram_io(struct wddmseg_device *wdev, bool visible, u64 vram_off,
+		     void *buf, size_t len, bool to_vram);
+void wddmseg_vram_page_io(struct wddmseg_device *wdev,
+			  struct ttm_buffer_object *tbo, struct ttm_resource *res,
+			  pgoff_t i, void *buf, bool to_res);
+
+/* wddmseg_migrate.c */
+bool wddmseg_migrate_uses_engine(struct wddmseg_device *wdev);
+int wddmseg_migrate_move(struct wddmseg_device *wdev,
+			 struct ttm_buffer_object *tbo,
+			 struct ttm_resource *new_mem, bool clear, u32 crypt,
+			 u64 nonce, struct dma_fence **fence);
+struct dma_fence *wddmseg_migrate_discard(struct wddmseg_device *wdev,
+					  struct wddmseg_mgr *mgr,
+					  struct ttm_resource *res);
+struct dma_fence *wddmseg_migrate_clear(struct wddmseg_device *wdev,
+					struct wddmseg_mgr *mgr,
+					struct ttm_resource *res,
+					const char *what);
+int wddmseg_migrate_access(struct wddmseg_device *wdev,
+			   struct ttm_buffer_object *tbo,
+			   struct wddmseg_mgr *mgr, u64 gpu_addr, void *buf,
+			   int len, bool write);
+struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
+				       const struct drm_wddmseg_submit_blit *a,
+				       struct drm_gem_object *src,
+				       struct drm_gem_object *dst);
+int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
+			     struct ttm_buffer_object *tbo,
+			     struct ttm_resource *new_mem,
+			     struct ttm_operation_ctx *ctx);
+
+/* wddmseg_params.c */
+extern bool wddmseg_use_engine;
+extern unsigned int wddmseg_keep_sysmem_mb;
+extern unsigned int wddmseg_fence_timeout_ms;
+extern unsigned int wddmseg_fence_spin_us;
+extern bool wddmseg_fbdev;
 
 /* wddmseg_bo.c */
 extern const struct drm_gem_object_funcs wddmseg_gem_funcs;
@@ -508,23 +601,20 @@ int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
 				    struct ttm_operation_ctx *ctx);
 
 /* wddmseg_protect.c */
-bool wddmseg_bo_protected(const struct wddmseg_bo *bo);
-bool wddmseg_bo_hw_protected(const struct wddmseg_bo *bo);
-int wddmseg_bo_check_cpu_access(struct wddmseg_bo *bo, const char *path);
-int wddmseg_bo_check_export(struct wddmseg_bo *bo);
-int wddmseg_bo_check_copy(struct wddmseg_bo *src, struct wddmseg_bo *dst);
-bool wddmseg_segment_seals(struct wddmseg_device *wdev, u32 segment_id);
-bool wddmseg_bo_may_seal(struct wddmseg_bo *bo, u32 from);
-int wddmseg_bo_check_evict(struct wddmseg_bo *bo);
-bool wddmseg_bo_evictable(struct wddmseg_bo *bo);
-u64 wddmseg_seal_nonce(struct wddmseg_device *wdev);
+int wddmseg_protect_check_cpu(struct wddmseg_bo *bo, const char *path);
+int wddmseg_protect_check_export(struct wddmseg_bo *bo);
+int wddmseg_protect_check_copy(struct wddmseg_bo *src, struct wddmseg_bo *dst);
+bool wddmseg_protect_may_seal(struct wddmseg_bo *bo, u32 from);
+int wddmseg_protect_check_evict(struct wddmseg_bo *bo);
+bool wddmseg_protect_evictable(struct wddmseg_bo *bo);
+u64 wddmseg_protect_nonce(struct wddmseg_device *wdev);
 void wddmseg_protect_init(struct wddmseg_device *wdev);
 
 /* wddmseg_blit.c */
 int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 			      struct drm_file *file);
 
-/* wddmseg_ioctl.c */
+/* wddmseg_query.c */
 int wddmseg_ioctl_query_adapter(struct drm_device *drm, void *data,
 				struct drm_file *file);
 int wddmseg_ioctl_query_segment(struct drm_device *drm, void *data,

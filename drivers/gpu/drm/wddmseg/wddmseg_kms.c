@@ -51,10 +51,6 @@
 #include "wddmseg_drv.h"
 #include "wddmseg_hw.h"
 
-static bool fbdev = true;
-module_param(fbdev, bool, 0444);
-MODULE_PARM_DESC(fbdev, "fbdev emulation on the scanout (console on the display; pins a framebuffer in a DirectFlip segment while shown) [default=on]");
-
 #define WDDMSEG_KMS_IRQS	(WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR)
 #define WDDMSEG_PREFERRED_W	1024
 #define WDDMSEG_PREFERRED_H	768
@@ -833,7 +829,7 @@ int wddmseg_kms_init(struct wddmseg_device *wdev)
  */
 void wddmseg_kms_register(struct wddmseg_device *wdev)
 {
-	if (wdev->kms.present && fbdev)
+	if (wdev->kms.present && wddmseg_fbdev)
 		drm_fbdev_generic_setup(&wdev->drm, 32);
 }
 

@@ -216,3 +216,34 @@ u32 wddmseg_mem_type_segment(struct wddmseg_device *wdev, u32 mem_type)
 			return i + 1;
 	return WDDMSEG_SEGMENT_SYSTEM;
 }
+
+/**
+ * wddmseg_mgr_res - the segment manager of a resource
+ * @wdev: device
+ * @res: resource
+ *
+ * Return: its manager, or NULL for system memory.
+ */
+struct wddmseg_mgr *wddmseg_mgr_res(struct wddmseg_device *wdev,
+				    struct ttm_resource *res)
+{
+	u32 id = wddmseg_mem_type_segment(wdev, res->mem_type);
+
+	return id ? wdev->mgr[id - 1] : NULL;
+}
+
+/**
+ * wddmseg_mgr_res_is_aperture - whether a resource is an aperture range
+ * @wdev: device
+ * @res: resource
+ *
+ * Return: true when @res lies in an aperture segment (its pages are
+ * system pages bound through the aperture page table).
+ */
+bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
+				 struct ttm_resource *res)
+{
+	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
+
+	return mgr && wddmseg_segment_is_aperture(mgr->desc);
+}

@@ -65,33 +65,8 @@
 #include "wddmseg_drv.h"
 #include "wddmseg_hw.h"
 
-#define WDDMSEG_ALLOC_ANY_PROTECTED	(WDDMSEG_ALLOC_PROTECTED | \
-					 WDDMSEG_ALLOC_HARDWARE_PROTECTED)
-
 /**
- * wddmseg_bo_protected - whether an allocation's content is protected
- * @bo: allocation
- *
- * Return: true for Protected and HardwareProtected allocations.
- */
-bool wddmseg_bo_protected(const struct wddmseg_bo *bo)
-{
-	return bo->flags & WDDMSEG_ALLOC_ANY_PROTECTED;
-}
-
-/**
- * wddmseg_bo_hw_protected - whether an allocation is HardwareProtected
- * @bo: allocation
- *
- * Return: true when its content must stay in VprSupported segments.
- */
-bool wddmseg_bo_hw_protected(const struct wddmseg_bo *bo)
-{
-	return bo->flags & WDDMSEG_ALLOC_HARDWARE_PROTECTED;
-}
-
-/**
- * wddmseg_bo_check_cpu_access - may the CPU map an allocation's content
+ * wddmseg_protect_check_cpu - may the CPU map an allocation's content
  * @bo: allocation
  * @path: what asks (GEM mmap, dumb map, fault, ...), for the log
  *
@@ -101,7 +76,7 @@ bool wddmseg_bo_hw_protected(const struct wddmseg_bo *bo)
  *
  * Return: 0, -EACCES (protected-map) or -EINVAL (cpu-visible).
  */
-int wddmseg_bo_check_cpu_access(struct wddmseg_bo *bo, const char *path)
+int wddmseg_protect_check_cpu(struct wddmseg_bo *bo, const char *path)
 {
 	struct drm_device *drm = bo->tbo.base.dev;
 
@@ -120,7 +95,7 @@ int wddmseg_bo_check_cpu_access(struct wddmseg_bo *bo, const char *path)
 }
 
 /**
- * wddmseg_bo_check_export - may an allocation become a dma-buf
+ * wddmseg_protect_check_export - may an allocation become a dma-buf
  * @bo: allocation
  *
  * A dma-buf can be mapped by its importer and by any process it reaches:
@@ -128,7 +103,7 @@ int wddmseg_bo_check_cpu_access(struct wddmseg_bo *bo, const char *path)
  *
  * Return: 0 or -EACCES (protected-export).
  */
-int wddmseg_bo_check_export(struct wddmseg_bo *bo)
+int wddmseg_protect_check_export(struct wddmseg_bo *bo)
 {
 	if (!wddmseg_bo_protected(bo))
 		return 0;
@@ -138,7 +113,7 @@ int wddmseg_bo_check_export(struct wddmseg_bo *bo)
 }
 
 /**
- * wddmseg_bo_check_copy - may a blit copy @src's content into @dst
+ * wddmseg_protect_check_copy - may a blit copy @src's content into @dst
  * @src: source allocation
  * @dst: destination allocation
  *
@@ -148,7 +123,7 @@ int wddmseg_bo_check_export(struct wddmseg_bo *bo)
  *
  * Return: 0 or -EACCES (protected-copy).
  */
-int wddmseg_bo_check_copy(struct wddmseg_bo *src, struct wddmseg_bo *dst)
+int wddmseg_protect_check_copy(struct wddmseg_bo *src, struct wddmseg_bo *dst)
 {
 	bool ok = true;
 
@@ -164,49 +139,28 @@ int wddmseg_bo_check_copy(struct wddmseg_bo *src, struct wddmseg_bo *dst)
 }
 
 /**
- * wddmseg_segment_seals - can the device page protected content of a
- *	segment through system memory encrypted
- * @wdev: device
- * @segment_id: segment id, 0 (system memory) included
- *
- * Return: true for a VprSupported segment with EncryptedPagingSupported
- * on a device that has TRANSFER_ENCRYPTED (1.4).
- */
-bool wddmseg_segment_seals(struct wddmseg_device *wdev, u32 segment_id)
-{
-	const u32 both = DXGK_SEGFLAG_VPR_SUPPORTED |
-			 DXGK_SEGFLAG_ENCRYPTED_PAGING_SUPPORTED;
-
-	if (segment_id == WDDMSEG_SEGMENT_SYSTEM ||
-	    WDDMSEG_VERSION_MINOR(wdev->desc.hw_version) <
-	    WDDMSEG_VERSION_MINOR_ENCRYPTED)
-		return false;
-	return (wdev->desc.seg[segment_id - 1].flags & both) == both;
-}
-
-/**
- * wddmseg_bo_may_seal - may a HardwareProtected allocation be evicted out
+ * wddmseg_protect_may_seal - may a HardwareProtected allocation be evicted out
  *	of a segment into system memory now
  * @bo: HardwareProtected allocation
  * @from: segment it is in
  *
  * Return: true when @from encrypts paging and the copy engine runs.
  */
-bool wddmseg_bo_may_seal(struct wddmseg_bo *bo, u32 from)
+bool wddmseg_protect_may_seal(struct wddmseg_bo *bo, u32 from)
 {
 	struct wddmseg_device *wdev = bdev_to_wddmseg(bo->tbo.bdev);
 
-	return wddmseg_segment_seals(wdev, from) && wddmseg_engine_usable(wdev);
+	return wddmseg_segment_seals(wdev, from) && wddmseg_migrate_uses_engine(wdev);
 }
 
 /**
- * wddmseg_bo_check_evict - may an explicit eviction (GEM_EVICT) move an
+ * wddmseg_protect_check_evict - may an explicit eviction (GEM_EVICT) move an
  *	allocation into system memory
  * @bo: allocation, reserved
  *
  * Return: 0 or -EACCES (hardware-protected-evict).
  */
-int wddmseg_bo_check_evict(struct wddmseg_bo *bo)
+int wddmseg_protect_check_evict(struct wddmseg_bo *bo)
 {
 	struct wddmseg_device *wdev = bdev_to_wddmseg(bo->tbo.bdev);
 	u32 from;
@@ -215,7 +169,7 @@ int wddmseg_bo_check_evict(struct wddmseg_bo *bo)
 	if (!wddmseg_bo_hw_protected(bo) || bo->sealed)
 		return 0;
 	from = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
-	if (!from || wddmseg_bo_may_seal(bo, from))
+	if (!from || wddmseg_protect_may_seal(bo, from))
 		return 0;
 	drm_dbg(&wdev->drm, "evict: rule hardware-protected-evict: segment %u %s: HardwareProtected content leaves a VprSupported segment only encrypted\n",
 		from, wddmseg_segment_seals(wdev, from) ?
@@ -225,7 +179,7 @@ int wddmseg_bo_check_evict(struct wddmseg_bo *bo)
 }
 
 /**
- * wddmseg_bo_evictable - may TTM evict an allocation under memory pressure
+ * wddmseg_protect_evictable - may TTM evict an allocation under memory pressure
  * @bo: allocation
  *
  * A HardwareProtected allocation that cannot be sealed into system memory
@@ -233,25 +187,25 @@ int wddmseg_bo_check_evict(struct wddmseg_bo *bo)
  *
  * Return: false when evicting @bo would break its protection.
  */
-bool wddmseg_bo_evictable(struct wddmseg_bo *bo)
+bool wddmseg_protect_evictable(struct wddmseg_bo *bo)
 {
 	struct wddmseg_device *wdev = bdev_to_wddmseg(bo->tbo.bdev);
 
 	if (!wddmseg_bo_hw_protected(bo) || !bo->tbo.resource)
 		return true;
-	return wddmseg_bo_may_seal(bo, wddmseg_mem_type_segment(wdev,
+	return wddmseg_protect_may_seal(bo, wddmseg_mem_type_segment(wdev,
 								 bo->tbo.resource->mem_type));
 }
 
 /**
- * wddmseg_seal_nonce - a nonce for one encrypted eviction
+ * wddmseg_protect_nonce - a nonce for one encrypted eviction
  * @wdev: device
  *
  * Never the same twice on a device: a random start, then a counter.
  *
  * Return: the nonce.
  */
-u64 wddmseg_seal_nonce(struct wddmseg_device *wdev)
+u64 wddmseg_protect_nonce(struct wddmseg_device *wdev)
 {
 	return atomic64_inc_return(&wdev->seal_nonce);
 }

@@ -303,6 +303,21 @@ static void bad_cached_alone(struct drm_wddmseg_gem_create *a)
 	a->flags = WDDMSEG_ALLOC_CACHED;
 }
 
+static void bad_evict_past_80(struct drm_wddmseg_gem_create *a)
+{
+	/* 960 KiB with the 1 MiB aperture in the eviction set */
+	a->supported_segments |= SEG(3);
+	a->eviction_segments = SEG(3);
+	a->size = SZ_1M - SZ_64K;
+}
+
+static void ok_evict_80(struct drm_wddmseg_gem_create *a)
+{
+	a->supported_segments |= SEG(3);
+	a->eviction_segments = SEG(3);
+	a->size = SZ_512K + SZ_256K;
+}
+
 static void bad_history_alone(struct drm_wddmseg_gem_create *a)
 {
 	a->flags = WDDMSEG_ALLOC_HISTORY_BUFFER | WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND;
@@ -571,14 +586,80 @@ static const struct alloc_case alloc_cases[] = {
 	  bad_ptr_unaligned },
 	{ "user-ptr: size not page aligned", "user-ptr", -EINVAL,
 	  bad_ptr_size_unaligned },
+	{ "eviction-80: 960 KiB evicted through a 1 MiB aperture",
+	  "eviction-80", -EINVAL, bad_evict_past_80 },
+	{ "valid: 768 KiB evicted through a 1 MiB aperture", NULL, 0,
+	  ok_evict_80 },
 	{ "reserved: reserved field", "reserved", -EINVAL, bad_reserved },
 	{ "reserved: handle set on input", "reserved", -EINVAL, bad_handle },
 };
 
 KUNIT_ARRAY_PARAM(alloc, alloc_cases, alloc_case_name);
 
+/* --- with a cache-coherent aperture -------------------------------------- */
+
+static void coherent_history(struct drm_wddmseg_gem_create *a)
+{
+	a->flags = WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_CACHED |
+		   WDDMSEG_ALLOC_HISTORY_BUFFER;
+	a->supported_segments = SEG(1) | SEG(3);
+	a->eviction_segments = SEG(3);
+}
+
+static void coherent_history_uncached(struct drm_wddmseg_gem_create *a)
+{
+	coherent_history(a);
+	a->flags &= ~WDDMSEG_ALLOC_CACHED;
+}
+
+static void coherent_history_more(struct drm_wddmseg_gem_create *a)
+{
+	coherent_history(a);
+	a->flags |= WDDMSEG_ALLOC_FROM_END_OF_SEGMENT;
+}
+
+static const struct alloc_case coherent_cases[] = {
+	{ "valid: HistoryBuffer, CpuVisible and Cached", NULL, 0,
+	  coherent_history },
+	{ "history-buffer: without Cached", "history-buffer", -EINVAL,
+	  coherent_history_uncached },
+	{ "history-buffer: with another flag", "history-buffer", -EINVAL,
+	  coherent_history_more },
+};
+
+KUNIT_ARRAY_PARAM(coherent, coherent_cases, alloc_case_name);
+
+/* The same checks on an adapter whose aperture is CacheCoherent. */
+static void coherent_rules(struct kunit *test)
+{
+	const struct alloc_case *c = test->param_value;
+	struct wddmseg_adapter_desc *d;
+	struct drm_wddmseg_gem_create a;
+	struct wddmseg_violation v = { };
+	int ret;
+
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
+	base_adapter(d);
+	d->seg[2].flags |= DXGK_SEGFLAG_CACHE_COHERENT;
+	KUNIT_ASSERT_EQ(test, wddmseg_desc_validate(d, &v), 0);
+
+	base_request(&a);
+	c->mutate(&a);
+	ret = wddmseg_alloc_validate(d, &a, TEST_MAX_SIZE, &v);
+	if (!c->rule) {
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "refused: rule %s: %s",
+				    v.rule, v.detail);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, ret, c->err);
+	if (ret)
+		KUNIT_EXPECT_STREQ(test, v.rule, c->rule);
+}
+
 static struct kunit_case alloc_test_cases[] = {
 	KUNIT_CASE_PARAM(alloc_rules, alloc_gen_params),
+	KUNIT_CASE_PARAM(coherent_rules, coherent_gen_params),
 	{}
 };
 

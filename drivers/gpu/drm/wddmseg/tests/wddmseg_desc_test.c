@@ -157,6 +157,13 @@ static void caps_iommu_secure(struct wddmseg_adapter_desc *d)
 {
 	d->vidmm_caps = DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |
 			DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED;
+	d->isolated = true;
+}
+
+static void caps_iommu_required_unisolated(struct wddmseg_adapter_desc *d)
+{
+	d->vidmm_caps = DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |
+			DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED;
 }
 
 /* every capability a consistent adapter may have at once, but GPU VA */
@@ -168,6 +175,7 @@ static void caps_all_consistent(struct wddmseg_adapter_desc *d)
 			  DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
 			  DXGK_VIDMMCAP_GPU_MMU_SUPPORTED |
 			  DXGK_VIDMMCAP_IO_MMU_SUPPORTED);
+	d->isolated = true;
 }
 
 static void caps_last_paging_node(struct wddmseg_adapter_desc *d)
@@ -245,8 +253,8 @@ static const struct desc_case caps_cases[] = {
 	{ "valid: OutOfOrderLock", NULL, 0, caps_out_of_order_lock },
 	{ "valid: all three cross-adapter tiers", NULL, 0,
 	  caps_cross_adapter_tiers },
-	{ "valid: IoMmu secure mode supported and required", NULL, 0,
-	  caps_iommu_secure },
+	{ "valid: IoMmu secure mode supported and required behind an IOMMU",
+	  NULL, 0, caps_iommu_secure },
 	{ "valid: every consistent capability at once", NULL, 0,
 	  caps_all_consistent },
 	{ "valid: PagingNode is the last of 4 engines", NULL, 0,
@@ -273,6 +281,8 @@ static const struct desc_case caps_cases[] = {
 	  caps_va_gpummu },
 	{ "caps-gpu-va: VirtualAddressing with IoMmu", "caps-gpu-va", 0,
 	  caps_va_iommu },
+	{ "caps-iommu-required: secure mode required, no IOMMU",
+	  "caps-iommu-required", 0, caps_iommu_required_unisolated },
 	{ "caps-paging-node: node 1 of 1 engine", "caps-paging-node", 0,
 	  caps_node_missing },
 	{ "caps-paging-node: no engine at all", "caps-paging-node", 0,

@@ -4,7 +4,7 @@
  * GEM_INFO, GEM_MMAP_OFFSET and CPU mappings, MAKE_RESIDENT, EVICT,
  * GEM_WAIT, QUERY_BUDGET, the usage counters of QUERY_SEGMENT, dumb
  * buffers, ExistingSysMem, residency events, and every refusal of
- * wddmseg_alloc.c with its errno. Content is checked byte by byte through
+ * wddmseg_alloc_rules.c with its errno. Content is checked byte by byte through
  * CPU mappings and, where debugfs has the "peek" port, as the GPU sees it.
  *
  * The devices come from the expectation file of the VM harness
@@ -16,7 +16,7 @@
  *
  * When /sys/module/drm/parameters/debug is writable, the refusal tests turn
  * on drm.debug=0x2 and check in /dev/kmsg that each refusal names the
- * expected rule of wddmseg_alloc.c.
+ * expected rule of wddmseg_alloc_rules.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1723,7 +1723,7 @@ TEST_F(alloc, gem_wait)
 }
 
 /* ---------------------------------------------------------------- */
-/* Refusals, with the rule names of wddmseg_alloc.c when drm.debug works */
+/* Refusals, with the rule names of wddmseg_alloc_rules.c when drm.debug works */
 
 struct rulelog {
 	int kmsg;			/* -1: rule names are not checked */
@@ -1940,7 +1940,7 @@ static unsigned int build_refusals(FIXTURE_DATA(alloc) *self,
 }
 
 /*
- * Every refusal rule of wddmseg_alloc.c, with its errno: -EINVAL for what
+ * Every refusal rule of wddmseg_alloc_rules.c, with its errno: -EINVAL for what
  * WDDM forbids or the adapter cannot hold, -EOPNOTSUPP for valid WDDM the
  * driver does not implement. Nothing is allocated by a refused request.
  */

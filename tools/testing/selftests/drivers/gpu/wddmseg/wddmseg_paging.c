@@ -2,7 +2,7 @@
 /*
  * wddmseg paging operations that only exist through real allocations:
  *
- * - ReadPhysical / WritePhysical: TTM's access_memory (wddmseg_ttm.c).
+ * - ReadPhysical / WritePhysical: TTM's access_memory (wddmseg_ttm.c, wddmseg_migrate.c).
  *   /proc/self/mem reads and writes of a mapped allocation that lives in
  *   CPU-invisible VRAM return and store the exact bytes, at unaligned
  *   offsets and across pages, without touching the mapping and without

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * wddmseg: the concepts, as DOC: blocks pulled into
+ * Documentation/gpu/wddmseg.rst, so that prose and code cannot drift.
+ * This header declares nothing.
+ */
+#ifndef WDDMSEG_DOC_H
+#define WDDMSEG_DOC_H
+
+/**
+ * DOC: Overview
+ *
+ * The driver reads the device's WDDM segment table (``wddmseg_desc.c``),
+ * refuses a table that breaks a WDDM rule, and turns each segment into a
+ * TTM memory type with its own resource manager (``wddmseg_mgr.c``,
+ * ``wddmseg_ttm.c``). Allocations are GEM objects backed by TTM buffer
+ * objects (``wddmseg_bo.c``), placed by WDDM allocation flags and segment
+ * sets (``wddmseg_alloc_rules.c`` checks a request first). Content moves
+ * as WDDM paging operations (``wddmseg_paging.c`` encodes them) on the
+ * device's copy engine (``wddmseg_engine.c``: ring, fences, recovery),
+ * and ``wddmseg_migrate.c`` is the one way into it, with the CPU fallback
+ * (``wddmseg_vram.c``) behind the same calls. ``wddmseg_kept.c`` keeps the
+ * system pages of allocations in VRAM for their next eviction,
+ * ``wddmseg_protect.c`` decides where protected content may go,
+ * ``wddmseg_blit.c`` serves SUBMIT_BLIT, ``wddmseg_query.c`` the query
+ * ioctls and ``wddmseg_kms.c`` the display. ``wddmseg_params.c`` holds
+ * every module parameter.
+ */
+
+/**
+ * DOC: Life of an allocation
+ *
+ * From DRM_IOCTL_WDDMSEG_GEM_CREATE to the interrupt that signals the
+ * fence of its first move, function by function:
+ *
+ * 1. wddmseg_ioctl_gem_create() (``wddmseg_bo.c``) checks the request with
+ *    wddmseg_alloc_validate() (``wddmseg_alloc_rules.c``: every rule has a
+ *    name, logged with drm_dbg).
+ * 2. wddmseg_bo_create() makes the GEM object and the TTM buffer object in
+ *    system memory (ttm_bo_init_reserved(), no content yet), then
+ *    wddmseg_bo_placement() turns the preferred and supported segments into
+ *    a ttm_placement and wddmseg_bo_validate() calls ttm_bo_validate().
+ * 3. TTM asks the segment's manager for room (wddmseg_mgr_alloc() in
+ *    ``wddmseg_mgr.c``, a drm_mm under CommitLimit), evicting least
+ *    recently used allocations through wddmseg_evict_flags() and
+ *    wddmseg_eviction_valuable() if needed, and calls the move callback.
+ * 4. wddmseg_bo_move() (``wddmseg_ttm.c``) decides what the move is:
+ *    wddmseg_bo_move_engine() asks wddmseg_bo_move_crypt() whether the
+ *    content must travel encrypted, populates the ttm_tt, and calls
+ *    wddmseg_migrate_move() (``wddmseg_migrate.c``).
+ * 5. wddmseg_migrate_move() takes the engine lock, reserves ring and arena
+ *    space (wddmseg_engine_reserve()), describes system pages as page lists
+ *    in the arena (WDDM's MDLs), encodes Fill (content that never existed),
+ *    Transfer, TRANSFER_ENCRYPTED, MapApertureSegment or
+ *    UnmapApertureSegment (wddmseg_encode_*() in ``wddmseg_paging.c``),
+ *    copies them into the ring (wddmseg_engine_emit()) and ends the job
+ *    with a FENCE command in wddmseg_engine_commit(), which writes the new
+ *    tail to RING_TAIL: the doorbell.
+ * 6. The device (``tools/qemu/``) runs the commands in a bottom half, off
+ *    the vCPU, writes the job's seqno to the writeback slot and raises
+ *    IRQ_FENCE.
+ * 7. Back in the move callback, TTM gets the job's fence
+ *    (ttm_bo_move_accel_cleanup(), or wddmseg_bo_cleanup_from_pages() for
+ *    moves out of pages) and the ioctl returns: the move is pipelined.
+ * 8. wddmseg_engine_irq() reads IRQ_STATUS and wddmseg_engine_retire()
+ *    signals every fence whose seqno the writeback has reached, freeing
+ *    their ring and arena space.
+ * 9. Waiters (GEM_WAIT's dma_resv_wait_timeout(), TTM's ttm_bo_wait_ctx(),
+ *    a CPU fault) wake up, after polling the writeback for a moment in
+ *    wddmseg_fence_wait(). A job that hangs or faults is the watchdog's:
+ *    wddmseg_engine_recover() resets the engine and replays it once.
+ */
+
+/**
+ * DOC: Locking
+ *
+ * Every lock, what it protects, and the order they nest in (outermost
+ * first). Leaves take no other lock of the driver.
+ *
+ * ============================= ======================================
+ * lock                          protects
+ * ============================= ======================================
+ * allocation reservation        the allocation's placement, ttm_tt,
+ * (dma_resv)                    @sealed, @kept pointer changes by the
+ *                               move; outermost; several are taken
+ *                               with a ww ticket (blits)
+ * &wddmseg_device.access_lock   the ReadPhysical/WritePhysical bounce
+ *                               buffer and @access_fence; under a
+ *                               reservation, before the engine lock
+ * &wddmseg_engine.lock          submissions (reserve, emit, commit)
+ *                               and recovery; taken only in
+ *                               ``wddmseg_engine.c`` and
+ *                               ``wddmseg_migrate.c``, under a
+ *                               reservation or none (the watchdog)
+ * &wddmseg_engine.fence_lock    the pending list, the ring's and the
+ *                               arena's free offsets, fence signalling;
+ *                               leaf, irqsave (the interrupt handler)
+ * &wddmseg_device.window_lock   the BAR4 window and its base; leaf
+ * &wddmseg_device.apt_lock      select-then-access register sequences
+ *                               (APT, PEEK); leaf
+ * &wddmseg_device.kept_lock     the kept-pages list and count, every
+ *                               allocation's @kept; leaf (the shrinker
+ *                               takes it without a reservation)
+ * &wddmseg_mgr.lock             a segment's drm_mm and committed
+ *                               pages; leaf
+ * &wddmseg_device.irq_lock      IRQ_MASK; leaf, irqsave
+ * &wddmseg_kms.lock             the pending flip event and the COMMIT
+ *                               write; leaf, irqsave
+ * drm_device.event_lock         residency and flip events; leaf,
+ *                               irqsave
+ * ============================= ======================================
+ *
+ * So: reservation -> access_lock -> engine lock -> fence_lock, and
+ * reservation -> window_lock / apt_lock / kept_lock / a manager's lock.
+ * Functions whose comment says the caller holds a lock assert it with
+ * lockdep_assert_held() or dma_resv_assert_held().
+ */
+
+#endif /* WDDMSEG_DOC_H */

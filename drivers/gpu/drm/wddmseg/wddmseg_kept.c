@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Kept system pages: an allocation that moves into VRAM keeps the system
+ * pages of its last stay in system memory or an aperture, for its next
+ * eviction, and gives them back under memory pressure (a shrinker).
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+
+#include <drm/ttm/ttm_pool.h>
+#include <drm/ttm/ttm_tt.h>
+
+#include "wddmseg_drv.h"
+
+/**
+ * struct wddmseg_kept - system pages an allocation left behind in VRAM
+ * @link: in &wddmseg_device.kept_list
+ * @bo: the allocation
+ * @num_pages: number of pages
+ * @caching: their caching
+ * @pages: the pages, still DMA-mapped: the page array of the ttm_tt they
+ *	came from (TTM allocates it with @dma_address behind it, as one block)
+ * @dma_address: their DMA addresses
+ * @fence: the copy out of the pages, which may still run, or NULL
+ *
+ * TTM frees the ttm_tt of an allocation that moves into VRAM, and gives a
+ * new one when it moves out again; with TTM's page pool every round trip
+ * then clears all pages once (the pool clears pages it takes back) and
+ * the copy overwrites them again. The pages are kept here instead, up to
+ * keep_sysmem_mb in total, and go back to the pool when the allocation is
+ * destroyed or under memory pressure (wddmseg_kept_scan()). They only
+ * back the same allocation again, and only a ttm_tt that TTM does not ask
+ * to be zeroed, i.e. one the move fills completely: the stale bytes are
+ * the allocation's own older content at worst. The arrays go along with
+ * the pages, so keeping and reusing them copies nothing.
+ *
+ * The move into VRAM does not wait for its copy out of these pages
+ * (wddmseg_bo_cleanup_from_pages()): whoever gives them back to the pool
+ * waits for @fence first. Reuse needs no wait: the pages go back to the
+ * same allocation, whose reservation holds the fence, and the engine runs
+ * the next move after this one.
+ */
+struct wddmseg_kept {
+	struct list_head link;
+	struct wddmseg_bo *bo;
+	pgoff_t num_pages;
+	enum ttm_caching caching;
+	struct page **pages;
+	dma_addr_t *dma_address;
+	struct dma_fence *fence;
+};
+
+/* Unlink @bo's kept pages; the caller owns them then. */
+static struct wddmseg_kept *wddmseg_kept_take(struct wddmseg_device *wdev,
+					      struct wddmseg_bo *bo)
+{
+	struct wddmseg_kept *k;
+
+	spin_lock(&wdev->kept_lock);
+	k = bo->kept;
+	if (k) {
+		bo->kept = NULL;
+		list_del(&k->link);
+		wdev->kept_pages -= k->num_pages;
+	}
+	spin_unlock(&wdev->kept_lock);
+	return k;
+}
+
+/*
+ * Give kept pages back to TTM's pool (which unmaps them) once the copy
+ * out of them is done, and free their arrays.
+ */
+static void wddmseg_kept_free(struct wddmseg_device *wdev,
+			      struct wddmseg_kept *k)
+{
+	struct ttm_tt tt = {
+		.pages = k->pages,
+		.dma_address = k->dma_address,
+		.num_pages = k->num_pages,
+		.caching = k->caching,
+	};
+
+	if (k->fence) {
+		dma_fence_wait(k->fence, false);
+		dma_fence_put(k->fence);
+	}
+	ttm_pool_free(&wdev->bdev.pool, &tt);
+	kvfree(k->pages);
+	kfree(k);
+}
+
+/* Does @tt hold its arrays as one block, page array first (TTM's layout)? */
+static bool wddmseg_tt_arrays_joined(const struct ttm_tt *tt)
+{
+	return tt->pages &&
+	       tt->dma_address == (dma_addr_t *)(tt->pages + tt->num_pages);
+}
+
+/**
+ * wddmseg_bo_drop_kept - free the system pages an allocation kept
+ * @bo: allocation being destroyed
+ */
+void wddmseg_bo_drop_kept(struct wddmseg_bo *bo)
+{
+	struct wddmseg_kept *k;
+
+	/* Nobody else sets it; the shrinker may clear it under the lock. */
+	if (!READ_ONCE(bo->kept))
+		return;
+	k = wddmseg_kept_take(bdev_to_wddmseg(bo->tbo.bdev), bo);
+	if (k)
+		wddmseg_kept_free(bdev_to_wddmseg(bo->tbo.bdev), k);
+}
+
+/*
+ * Unpopulate of a ttm_tt marked @keep: park its pages, taking its arrays
+ * along (the ttm_tt is destroyed next and frees none then). False: no
+ * room.
+ */
+bool wddmseg_kept_stash(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
+{
+	struct ttm_tt *tt = &wtt->ttm;
+	struct wddmseg_kept *k;
+	bool ok = false;
+
+	if (tt->num_pages > ((unsigned long)READ_ONCE(wddmseg_keep_sysmem_mb) <<
+			     (20 - PAGE_SHIFT)) || !wddmseg_tt_arrays_joined(tt))
+		return false;
+	k = kmalloc(sizeof(*k), GFP_KERNEL | __GFP_NOWARN);
+	if (!k)
+		return false;
+	k->bo = wtt->bo;
+	k->num_pages = tt->num_pages;
+	k->caching = tt->caching;
+	k->pages = tt->pages;
+	k->dma_address = tt->dma_address;
+	k->fence = NULL;
+
+	spin_lock(&wdev->kept_lock);
+	if (!wtt->bo->kept && wdev->kept_pages + tt->num_pages <=
+	    ((unsigned long)READ_ONCE(wddmseg_keep_sysmem_mb) << (20 - PAGE_SHIFT))) {
+		k->fence = dma_fence_get(wtt->keep_fence);
+		wtt->bo->kept = k;
+		list_add_tail(&k->link, &wdev->kept_list);
+		wdev->kept_pages += k->num_pages;
+		ok = true;
+	}
+	spin_unlock(&wdev->kept_lock);
+	if (!ok) {
+		kfree(k);
+		return false;
+	}
+	tt->pages = NULL;
+	tt->dma_address = NULL;
+	return true;
+}
+
+/*
+ * Populate from the pages the allocation kept, if it kept a matching set
+ * and TTM does not need zeroed pages. Other kept pages are freed.
+ */
+bool wddmseg_kept_reuse(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
+{
+	struct ttm_tt *tt = &wtt->ttm;
+	struct wddmseg_kept *k;
+
+	if (!wtt->bo || !READ_ONCE(wtt->bo->kept))
+		return false;
+	k = wddmseg_kept_take(wdev, wtt->bo);
+	if (!k)
+		return false;
+	if (k->num_pages != tt->num_pages || k->caching != tt->caching ||
+	    (tt->page_flags & (TTM_TT_FLAG_ZERO_ALLOC | TTM_TT_FLAG_SWAPPED)) ||
+	    !wddmseg_tt_arrays_joined(tt)) {
+		wddmseg_kept_free(wdev, k);
+		return false;
+	}
+	/* The new ttm_tt's (empty) arrays give way to the kept ones. */
+	kvfree(tt->pages);
+	tt->pages = k->pages;
+	tt->dma_address = k->dma_address;
+	dma_fence_put(k->fence);
+	kfree(k);
+	return true;
+}
+
+/*
+ * Mark @tbo's ttm_tt: keep its pages if TTM unpopulates it now; @fence
+ * (or NULL) is a copy that may still read them.
+ */
+void wddmseg_kept_mark(struct ttm_buffer_object *tbo, bool keep,
+		       struct dma_fence *fence)
+{
+	struct wddmseg_tt *wtt;
+
+	if (!tbo->ttm)
+		return;
+	wtt = to_wddmseg_tt(tbo->ttm);
+	wtt->keep = keep;
+	wtt->keep_fence = fence;
+}
+
+static unsigned long wddmseg_kept_count(struct shrinker *shrink,
+					struct shrink_control *sc)
+{
+	struct wddmseg_device *wdev =
+		container_of(shrink, struct wddmseg_device, kept_shrinker);
+	unsigned long n = READ_ONCE(wdev->kept_pages);
+
+	return n ? n : SHRINK_EMPTY;
+}
+
+/*
+ * Free up to @max kept pages, oldest first; returns how many. Without
+ * @wait it stops at pages a copy still reads: reclaim must not wait for
+ * the engine, whose recovery allocates memory.
+ */
+static unsigned long wddmseg_kept_shrink(struct wddmseg_device *wdev,
+					 unsigned long max, bool wait)
+{
+	unsigned long freed = 0;
+	struct wddmseg_kept *k;
+
+	while (freed < max) {
+		spin_lock(&wdev->kept_lock);
+		k = list_first_entry_or_null(&wdev->kept_list,
+					     struct wddmseg_kept, link);
+		if (k && !wait && k->fence &&
+		    !dma_fence_is_signaled(k->fence))
+			k = NULL;
+		if (k) {
+			k->bo->kept = NULL;
+			list_del(&k->link);
+			wdev->kept_pages -= k->num_pages;
+		}
+		spin_unlock(&wdev->kept_lock);
+		if (!k)
+			break;
+		freed += k->num_pages;
+		wddmseg_kept_free(wdev, k);
+	}
+	return freed;
+}
+
+/* Memory pressure: give kept pages back. */
+static unsigned long wddmseg_kept_scan(struct shrinker *shrink,
+				       struct shrink_control *sc)
+{
+	struct wddmseg_device *wdev =
+		container_of(shrink, struct wddmseg_device, kept_shrinker);
+	unsigned long freed = wddmseg_kept_shrink(wdev, sc->nr_to_scan,
+						  false);
+
+	return freed ? freed : SHRINK_STOP;
+}
+
+/**
+ * wddmseg_kept_init - start keeping pages: the list and its shrinker
+ * @wdev: device whose TTM device is initialized
+ *
+ * Return: 0 or a negative errno.
+ */
+int wddmseg_kept_init(struct wddmseg_device *wdev)
+{
+	spin_lock_init(&wdev->kept_lock);
+	INIT_LIST_HEAD(&wdev->kept_list);
+	wdev->kept_pages = 0;
+	wdev->kept_shrinker.count_objects = wddmseg_kept_count;
+	wdev->kept_shrinker.scan_objects = wddmseg_kept_scan;
+	wdev->kept_shrinker.seeks = DEFAULT_SEEKS;
+	return register_shrinker(&wdev->kept_shrinker, "drm-wddmseg:%s",
+				 wdev->drm.unique);
+}
+
+/**
+ * wddmseg_kept_fini - give every kept page back
+ * @wdev: device; normally its allocations are gone and took their pages
+ */
+void wddmseg_kept_fini(struct wddmseg_device *wdev)
+{
+	unregister_shrinker(&wdev->kept_shrinker);
+	wddmseg_kept_shrink(wdev, ULONG_MAX, true);
+}

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Migration: the one way into the copy engine (like xe_migrate.c).
+ *
+ * Every paging operation the driver issues goes through here: the
+ * Transfer/Fill/Map/Unmap jobs of a TTM move, DiscardContent, the wipe of
+ * released VRAM, ReadPhysical/WritePhysical for access_memory and the
+ * blits of SUBMIT_BLIT. Nothing else takes the engine's lock. Without an
+ * engine (use_engine=0, or the engine did not start) moves and accesses
+ * fall back to the CPU (wddmseg_migrate_cpu_copy(), wddmseg_vram.c).
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include <drm/drm_gem.h>
+#include <drm/ttm/ttm_tt.h>
+
+#include "wddmseg_drv.h"
+#include "wddmseg_hw.h"
+#include "wddmseg_trace.h"
+
+/* Bytes per blit job, so that each job's page lists fit the arena. */
+#define WDDMSEG_BLIT_CHUNK	SZ_8M
+
+/* Pages per engine job: each job's page lists must fit the arena. */
+#define WDDMSEG_MOVE_CHUNK_PAGES	(SZ_8M >> PAGE_SHIFT)
+
+/**
+ * wddmseg_migrate_uses_engine - whether moves go through the copy engine now
+ * @wdev: device
+ *
+ * Return: false with use_engine=0 or while the engine does not run.
+ */
+bool wddmseg_migrate_uses_engine(struct wddmseg_device *wdev)
+{
+	return READ_ONCE(wddmseg_use_engine) && READ_ONCE(wdev->engine.ready);
+}
+
+/*
+ * wddmseg_res_loc - where bytes of a resource are, for a paging command
+ * @wdev: device
+ * @tbo: buffer object whose ttm_tt backs @res if @res is not VRAM
+ * @res: resource
+ * @off: byte offset in @res
+ * @len: bytes
+ * @job: engine job whose arena receives a page list
+ * @arena_off: in/out: where in the job's arena the list goes
+ * @loc: filled in
+ *
+ * VRAM is a segment offset; system pages (system memory or an aperture
+ * placement) are a page list written to the arena (WDDM's MDL) with the
+ * byte offset into its first page.
+ */
+static void wddmseg_res_loc(struct wddmseg_device *wdev,
+			    struct ttm_buffer_object *tbo,
+			    struct ttm_resource *res, u64 off, u64 len,
+			    struct wddmseg_job *job, u32 *arena_off,
+			    struct wddmseg_loc *loc)
+{
+	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
+	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	pgoff_t i, first = off >> PAGE_SHIFT;
+	pgoff_t n = DIV_ROUND_UP(offset_in_page(off) + len, PAGE_SIZE);
+	__le64 *list;
+	u32 j, k = 0;
+
+	if (mgr && !mgr->manager.use_tt) {
+		loc->segment_id = mgr->segment_id;
+		loc->addr = ((u64)res->start << PAGE_SHIFT) + off;
+		loc->offset = 0;
+		return;
+	}
+
+	list = (__le64 *)(job->arena + *arena_off);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < sub; j++)
+			list[k++] = cpu_to_le64(tbo->ttm->dma_address[first + i] +
+						j * WDDMSEG_HW_PAGE_SIZE);
+	loc->segment_id = WDDMSEG_SEGMENT_SYSTEM;
+	loc->addr = job->arena_dma + *arena_off;
+	loc->offset = offset_in_page(off);
+	*arena_off += k * sizeof(*list);
+}
+
+/**
+ * wddmseg_migrate_move - the paging buffer of one TTM move, on the engine
+ * @wdev: device
+ * @tbo: buffer object; its current resource is the source
+ * @new_mem: destination resource
+ * @clear: the source never had content: Fill with zeroes instead
+ * @crypt: 0, or WDDMSEG_CRYPT_ENCRYPT/DECRYPT: TRANSFER_ENCRYPTED
+ * @nonce: the encryption's nonce (with @crypt)
+ * @fence: the last job's fence
+ *
+ * Jobs of at most 8 MiB: Transfer (or Fill), MapApertureSegment for a new
+ * aperture placement, UnmapApertureSegment for an old one; an encrypted
+ * Transfer carries each job's offset in the allocation. The engine runs
+ * jobs in order. On failure after some jobs were queued, waits for them.
+ *
+ * Return: 0, -ENODEV without an engine (use wddmseg_migrate_cpu_move()),
+ * or a negative errno.
+ */
+int wddmseg_migrate_move(struct wddmseg_device *wdev,
+			 struct ttm_buffer_object *tbo,
+			 struct ttm_resource *new_mem, bool clear, u32 crypt,
+			 u64 nonce, struct dma_fence **fence)
+{
+	struct wddmseg_engine *eng = &wdev->engine;
+	struct ttm_resource *old_mem = tbo->resource;
+	struct wddmseg_mgr *old_mgr = wddmseg_mgr_res(wdev, old_mem);
+	struct wddmseg_mgr *new_mgr = wddmseg_mgr_res(wdev, new_mem);
+	bool old_tt = !old_mgr || old_mgr->manager.use_tt;
+	bool new_tt = !new_mgr || new_mgr->manager.use_tt;
+	bool old_apt = wddmseg_mgr_res_is_aperture(wdev, old_mem);
+	bool new_apt = wddmseg_mgr_res_is_aperture(wdev, new_mem);
+	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	struct dma_fence *last = NULL;
+	pgoff_t first, n;
+	int ret = 0;
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return -ENODEV;
+	}
+
+	for (first = 0; first < new_mem->num_pages; first += n) {
+		u64 cmd[WDDMSEG_TRANSFER_ENCRYPTED_QWORDS +
+			2 * WDDMSEG_APERTURE_QWORDS];
+		struct wddmseg_loc src, dst;
+		struct wddmseg_job job;
+		u32 q = 0, arena = 0, lists, dst_list = 0;
+		struct dma_fence *f;
+
+		n = min_t(pgoff_t, WDDMSEG_MOVE_CHUNK_PAGES,
+			  new_mem->num_pages - first);
+		lists = (old_tt && !clear && !new_tt) + new_tt;
+		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd),
+					     lists * n * sub * 8, &job);
+		if (ret)
+			break;
+
+		if (!(old_tt && new_tt)) {
+			if (!clear)
+				wddmseg_res_loc(wdev, tbo, old_mem,
+						(u64)first << PAGE_SHIFT,
+						(u64)n << PAGE_SHIFT, &job,
+						&arena, &src);
+			dst_list = arena;
+			wddmseg_res_loc(wdev, tbo, new_mem,
+					(u64)first << PAGE_SHIFT,
+					(u64)n << PAGE_SHIFT, &job, &arena, &dst);
+			if (clear)
+				q += wddmseg_encode_fill(cmd + q,
+							 (u64)n << PAGE_SHIFT, 0,
+							 &dst);
+			else if (crypt)
+				q += wddmseg_encode_transfer_encrypted(cmd + q,
+								       (u64)n << PAGE_SHIFT,
+								       &src, &dst, crypt, nonce,
+								       (u64)first << PAGE_SHIFT);
+			else
+				q += wddmseg_encode_transfer(cmd + q,
+							     (u64)n << PAGE_SHIFT,
+							     &src, &dst);
+		} else if (new_apt) {
+			wddmseg_res_loc(wdev, tbo, new_mem,
+					(u64)first << PAGE_SHIFT,
+					(u64)n << PAGE_SHIFT, &job, &arena, &dst);
+		}
+		trace_wddmseg_paging_op(old_tt && new_tt ? "aperture" :
+					clear ? "fill" :
+					crypt == WDDMSEG_CRYPT_ENCRYPT ? "transfer-encrypt" :
+					crypt ? "transfer-decrypt" : "transfer",
+					old_mgr ? old_mgr->segment_id : 0,
+					new_mgr ? new_mgr->segment_id : 0,
+					(u64)n << PAGE_SHIFT, eng->seqno + 1);
+		if (new_apt)
+			q += wddmseg_encode_map_aperture(cmd + q,
+							 new_mgr->segment_id,
+							 new_mgr->desc->flags &
+							 DXGK_SEGFLAG_CACHE_COHERENT,
+							 (new_mem->start + first) * sub,
+							 n * sub,
+							 job.arena_dma + dst_list);
+		if (old_apt)
+			q += wddmseg_encode_unmap_aperture(cmd + q,
+							   old_mgr->segment_id,
+							   (old_mem->start + first) * sub,
+							   n * sub, eng->dummy_dma);
+		wddmseg_engine_emit(eng, &job, cmd, q);
+
+		f = wddmseg_engine_commit(eng, &job);
+		if (IS_ERR(f)) {
+			ret = PTR_ERR(f);
+			break;
+		}
+		dma_fence_put(last);
+		last = f;
+	}
+	mutex_unlock(&eng->lock);
+
+	if (ret && last) {
+		/* Part of the move is queued: let it finish, then fail. */
+		dma_fence_wait(last, false);
+		dma_fence_put(last);
+		return ret;
+	}
+	*fence = last;
+	return ret;
+}
+
+/**
+ * wddmseg_migrate_discard - DiscardContent of a VRAM resource
+ * @wdev: device
+ * @mgr: its segment
+ * @res: the resource
+ *
+ * DiscardContent, then a Fill of zeroes over the range (VRAM an
+ * allocation gives up is wiped, as on release), in one engine job.
+ *
+ * Return: the job's fence, ERR_PTR(-ENODEV) without an engine, or another
+ * ERR_PTR.
+ */
+struct dma_fence *wddmseg_migrate_discard(struct wddmseg_device *wdev,
+					  struct wddmseg_mgr *mgr,
+					  struct ttm_resource *res)
+{
+	struct wddmseg_engine *eng = &wdev->engine;
+	u64 cmd[WDDMSEG_DISCARD_QWORDS + WDDMSEG_FILL_QWORDS];
+	u64 size = (u64)res->num_pages << PAGE_SHIFT;
+	struct dma_fence *fence;
+	struct wddmseg_loc loc;
+	struct wddmseg_job job;
+	u32 q;
+	int ret;
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(-ENODEV);
+	}
+	ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd), 0, &job);
+	if (ret) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(ret);
+	}
+	loc.segment_id = mgr->segment_id;
+	loc.addr = (u64)res->start << PAGE_SHIFT;
+	loc.offset = 0;
+	q = wddmseg_encode_discard(cmd, size, &loc);
+	q += wddmseg_encode_fill(cmd + q, size, 0, &loc);
+	trace_wddmseg_paging_op("discard", mgr->segment_id, 0, size,
+				eng->seqno + 1);
+	wddmseg_engine_emit(eng, &job, cmd, q);
+	fence = wddmseg_engine_commit(eng, &job);
+	mutex_unlock(&eng->lock);
+	return fence;
+}
+
+/**
+ * wddmseg_migrate_clear - Fill a VRAM resource with zeroes
+ * @wdev: device
+ * @mgr: its segment
+ * @res: the resource
+ * @what: name of the paging operation for the trace ("wipe")
+ *
+ * Return: the job's fence, ERR_PTR(-ENODEV) without an engine, or another
+ * ERR_PTR.
+ */
+struct dma_fence *wddmseg_migrate_clear(struct wddmseg_device *wdev,
+					struct wddmseg_mgr *mgr,
+					struct ttm_resource *res,
+					const char *what)
+{
+	struct wddmseg_engine *eng = &wdev->engine;
+	u64 cmd[WDDMSEG_FILL_QWORDS];
+	u64 size = (u64)res->num_pages << PAGE_SHIFT;
+	struct dma_fence *fence;
+	struct wddmseg_loc dst;
+	struct wddmseg_job job;
+	int ret;
+	u32 q;
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(-ENODEV);
+	}
+	ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd), 0, &job);
+	if (ret) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(ret);
+	}
+	dst.segment_id = mgr->segment_id;
+	dst.addr = (u64)res->start << PAGE_SHIFT;
+	dst.offset = 0;
+	q = wddmseg_encode_fill(cmd, size, 0, &dst);
+	trace_wddmseg_paging_op(what, mgr->segment_id, mgr->segment_id, size,
+				eng->seqno + 1);
+	wddmseg_engine_emit(eng, &job, cmd, q);
+	fence = wddmseg_engine_commit(eng, &job);
+	mutex_unlock(&eng->lock);
+	return fence;
+}
+
+/*
+ * One ReadPhysical (VRAM -> bounce buffer) or WritePhysical (bounce buffer
+ * -> VRAM) of @len bytes at GPU address @gpu_addr, waited for. The engine
+ * runs jobs in order, so moves already queued for the allocation come
+ * first; a job that hangs is the watchdog's (reset, replay, -EIO), so the
+ * wait ends. Caller holds access_lock. -ENODEV: no engine, use the CPU.
+ */
+static int wddmseg_migrate_physical(struct wddmseg_device *wdev,
+				    u32 segment_id, u64 gpu_addr, void *buf,
+				    u32 len, bool write)
+{
+	struct wddmseg_engine *eng = &wdev->engine;
+	u64 cmd[WDDMSEG_PHYSICAL_QWORDS];
+	struct dma_fence *fence;
+	struct wddmseg_job job;
+	long ret;
+	u32 q;
+
+	lockdep_assert_held(&wdev->access_lock);
+	/* An interrupted access may still own the bounce buffer. */
+	if (wdev->access_fence) {
+		dma_fence_wait(wdev->access_fence, false);
+		dma_fence_put(wdev->access_fence);
+		wdev->access_fence = NULL;
+	}
+	if (write)
+		memcpy(wdev->access_bounce, buf, len);
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return -ENODEV;
+	}
+	ret = wddmseg_engine_reserve(eng, WDDMSEG_PHYSICAL_QWORDS, 0, &job);
+	if (ret) {
+		mutex_unlock(&eng->lock);
+		return ret;
+	}
+	if (write)
+		q = wddmseg_encode_write_physical(cmd, len, gpu_addr,
+						  wdev->access_bounce_dma);
+	else
+		q = wddmseg_encode_read_physical(cmd, len, gpu_addr,
+						 wdev->access_bounce_dma);
+	trace_wddmseg_paging_op(write ? "write_physical" : "read_physical",
+				write ? 0 : segment_id, write ? segment_id : 0,
+				len, eng->seqno + 1);
+	wddmseg_engine_emit(eng, &job, cmd, q);
+	fence = wddmseg_engine_commit(eng, &job);
+	mutex_unlock(&eng->lock);
+	if (IS_ERR(fence))
+		return PTR_ERR(fence);
+
+	ret = dma_fence_wait(fence, true);
+	if (ret) {
+		/* Interrupted: keep the bounce buffer until the job is done. */
+		wdev->access_fence = fence;
+		return ret;
+	}
+	ret = fence->error;
+	dma_fence_put(fence);
+	if (ret)
+		return ret;
+	if (!write)
+		memcpy(buf, wdev->access_bounce, len);
+	return 0;
+}
+
+/**
+ * wddmseg_migrate_access - ReadPhysical/WritePhysical of VRAM for the CPU
+ * @wdev: device
+ * @tbo: the reserved allocation whose VRAM it is
+ * @mgr: its segment, a memory segment
+ * @gpu_addr: GPU address of the first byte
+ * @buf: the CPU's side
+ * @len: bytes
+ * @write: direction
+ *
+ * Through the copy engine and the DMA bounce buffer (any VRAM, visible or
+ * not), in jobs of WDDMSEG_ACCESS_BOUNCE bytes; without an engine, once
+ * queued moves are done, through BAR2 or the BAR4 window.
+ *
+ * Return: the bytes copied (fewer than @len up to an error) or a negative
+ * errno.
+ */
+int wddmseg_migrate_access(struct wddmseg_device *wdev,
+			   struct ttm_buffer_object *tbo,
+			   struct wddmseg_mgr *mgr, u64 gpu_addr, void *buf,
+			   int len, bool write)
+{
+	int done = 0, ret = -ENODEV;
+
+	dma_resv_assert_held(tbo->base.resv);
+	if (wdev->access_bounce && wddmseg_migrate_uses_engine(wdev)) {
+		mutex_lock(&wdev->access_lock);
+		while (done < len) {
+			u32 n = min_t(u32, len - done, WDDMSEG_ACCESS_BOUNCE);
+
+			ret = wddmseg_migrate_physical(wdev, mgr->segment_id,
+						       gpu_addr + done,
+						       buf + done, n, write);
+			if (ret)
+				break;
+			done += n;
+		}
+		mutex_unlock(&wdev->access_lock);
+	}
+	if (ret == -ENODEV) {
+		/* The CPU copies at once: let queued moves finish first. */
+		ret = ttm_bo_wait(tbo, true, false);
+		if (!ret) {
+			wddmseg_vram_io(wdev, mgr->desc->flags &
+					DXGK_SEGFLAG_CPU_VISIBLE,
+					gpu_addr + done, buf + done,
+					len - done, write);
+			done = len;
+		}
+	}
+	return done ? done : ret;
+}
+
+/**
+ * wddmseg_migrate_blit - SUBMIT_BLIT's copy or fill on the engine
+ * @wdev: device
+ * @a: the checked request
+ * @src: source allocation (reserved, its pages populated), NULL to fill
+ * @dst: destination allocation (reserved, its pages populated)
+ *
+ * In jobs of WDDMSEG_BLIT_CHUNK bytes, behind earlier engine work.
+ *
+ * Return: the last job's fence, or an ERR_PTR (-ENODEV without engine).
+ */
+struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
+				       const struct drm_wddmseg_submit_blit *a,
+				       struct drm_gem_object *src,
+				       struct drm_gem_object *dst)
+{
+	struct wddmseg_engine *eng = &wdev->engine;
+	struct dma_fence *last = NULL, *f;
+	const u32 list_bytes = (WDDMSEG_BLIT_CHUNK / PAGE_SIZE + 1) *
+			       (PAGE_SIZE >> WDDMSEG_HW_PAGE_SHIFT) * 8;
+	u64 done, n;
+	int ret = 0;
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(-ENODEV);
+	}
+	for (done = 0; done < a->size; done += n) {
+		struct ttm_buffer_object *dtbo = &gem_to_wddmseg_bo(dst)->tbo;
+		u64 cmd[WDDMSEG_TRANSFER_QWORDS];
+		struct wddmseg_loc s, d;
+		struct wddmseg_job job;
+		u32 arena = 0, q;
+
+		n = min_t(u64, WDDMSEG_BLIT_CHUNK, a->size - done);
+		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd),
+					     (src ? 2 : 1) * list_bytes, &job);
+		if (ret)
+			break;
+		wddmseg_res_loc(wdev, dtbo, dtbo->resource, a->dst_offset + done,
+				n, &job, &arena, &d);
+		if (src) {
+			struct ttm_buffer_object *stbo =
+				&gem_to_wddmseg_bo(src)->tbo;
+
+			wddmseg_res_loc(wdev, stbo, stbo->resource,
+					a->src_offset + done, n, &job, &arena, &s);
+			q = wddmseg_encode_transfer(cmd, n, &s, &d);
+			trace_wddmseg_paging_op("blit-transfer", s.segment_id,
+						d.segment_id, n, eng->seqno + 1);
+		} else {
+			q = wddmseg_encode_fill(cmd, n, a->pattern, &d);
+			trace_wddmseg_paging_op("blit-fill", d.segment_id,
+						d.segment_id, n, eng->seqno + 1);
+		}
+		wddmseg_engine_emit(eng, &job, cmd, q);
+		f = wddmseg_engine_commit(eng, &job);
+		if (IS_ERR(f)) {
+			ret = PTR_ERR(f);
+			break;
+		}
+		dma_fence_put(last);
+		last = f;
+	}
+	mutex_unlock(&eng->lock);
+
+	if (ret) {
+		if (last) {
+			dma_fence_wait(last, false);
+			dma_fence_put(last);
+		}
+		return ERR_PTR(ret);
+	}
+	return last;
+}
+
+/**
+ * wddmseg_migrate_cpu_copy - a move's Transfer (or Fill) by the CPU
+ * @wdev: device
+ * @tbo: idle buffer object; its current resource is the source
+ * @new_mem: destination resource
+ * @ctx: TTM operation context, for populating the ttm_tt
+ *
+ * The fallback without a copy engine: one page at a time through a bounce
+ * page so that any pair of domains works, window-to-window included;
+ * content that never existed is written as zeroes.
+ *
+ * Return: 0 or a negative errno.
+ */
+int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
+			     struct ttm_buffer_object *tbo,
+			     struct ttm_resource *new_mem,
+			     struct ttm_operation_ctx *ctx)
+{
+	struct ttm_resource *old_mem = tbo->resource;
+	struct wddmseg_mgr *old_mgr = wddmseg_mgr_res(wdev, old_mem);
+	bool old_tt = !old_mgr || old_mgr->manager.use_tt;
+	struct ttm_tt *ttm = tbo->ttm;
+	bool clear;
+	void *bounce;
+	pgoff_t i;
+	int ret;
+
+	/* Content that lives in pages nobody populated is all zeroes. */
+	clear = old_tt && (!ttm || !ttm_tt_is_populated(ttm));
+
+	/* Either side may be the ttm_tt (system memory or an aperture). */
+	if (ttm && !clear) {
+		ret = ttm_tt_populate(&wdev->bdev, ttm, ctx);
+		if (ret)
+			return ret;
+	}
+
+	bounce = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
+
+	for (i = 0; i < new_mem->num_pages; i++) {
+		if (!clear)
+			wddmseg_vram_page_io(wdev, tbo, old_mem, i, bounce, false);
+		wddmseg_vram_page_io(wdev, tbo, new_mem, i, bounce, true);
+		cond_resched();
+	}
+
+	kfree(bounce);
+	return 0;
+}

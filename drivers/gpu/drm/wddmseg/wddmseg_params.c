@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Module parameters, all in one place (Documentation/gpu/wddmseg.rst,
+ * "Module parameters"). The names are the sysfs names under
+ * /sys/module/wddmseg/parameters/; the variables are read with READ_ONCE
+ * where they may change at run time (mode 0644).
+ */
+
+#include <linux/moduleparam.h>
+
+#include "wddmseg_drv.h"
+
+bool wddmseg_use_engine = true;
+module_param_named(use_engine, wddmseg_use_engine, bool, 0644);
+MODULE_PARM_DESC(use_engine,
+		 "Move memory with the copy engine (default) or, if 0, with the CPU");
+
+unsigned int wddmseg_keep_sysmem_mb = 256;
+module_param_named(keep_sysmem_mb, wddmseg_keep_sysmem_mb, uint, 0644);
+MODULE_PARM_DESC(keep_sysmem_mb,
+		 "MiB of system pages allocations in VRAM may keep for their next eviction (default 256, 0 = off)");
+
+unsigned int wddmseg_fence_timeout_ms = 5000;
+module_param_named(fence_timeout_ms, wddmseg_fence_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(fence_timeout_ms,
+		 "Paging fence timeout before the engine is reset (default 5000)");
+
+unsigned int wddmseg_fence_spin_us = 500;
+module_param_named(fence_spin_us, wddmseg_fence_spin_us, uint, 0644);
+MODULE_PARM_DESC(fence_spin_us,
+		 "Microseconds a waiter polls a paging fence's writeback before sleeping until the interrupt (default 500, 0: never)");
+
+bool wddmseg_fbdev = true;
+module_param_named(fbdev, wddmseg_fbdev, bool, 0444);
+MODULE_PARM_DESC(fbdev, "fbdev emulation on the scanout (console on the display; pins a framebuffer in a DirectFlip segment while shown) [default=on]");

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The CPU's way to VRAM and apertures, without the copy engine:
+ * CPU-visible VRAM through BAR2, the rest through the movable BAR4 window,
+ * aperture page-table entries through the APT registers. The CPU-copy
+ * fallback of wddmseg_migrate.c and access_memory use these.
+ */
+
+#include <linux/highmem.h>
+#include <linux/io.h>
+#include <linux/mutex.h>
+
+#include <drm/ttm/ttm_tt.h>
+
+#include "wddmseg_drv.h"
+#include "wddmseg_hw.h"
+
+/* Aperture page table: point pages of an aperture resource at @ttm or 0. */
+void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
+			     struct ttm_resource *res, struct ttm_tt *ttm)
+{
+	u32 id = wddmseg_mem_type_segment(wdev, res->mem_type);
+	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	u64 hw_page = (u64)res->start * sub;
+	pgoff_t i;
+	u32 j;
+
+	mutex_lock(&wdev->apt_lock);
+	writel(id, wdev->mmio + WDDMSEG_REG_APT_SEGMENT);
+	for (i = 0; i < res->num_pages; i++) {
+		for (j = 0; j < sub; j++, hw_page++) {
+			u64 addr = ttm ? ttm->dma_address[i] +
+					 j * WDDMSEG_HW_PAGE_SIZE : 0;
+
+			writel(hw_page, wdev->mmio + WDDMSEG_REG_APT_PAGE);
+			writel(lower_32_bits(addr),
+			       wdev->mmio + WDDMSEG_REG_APT_ADDR_LO);
+			writel(upper_32_bits(addr),
+			       wdev->mmio + WDDMSEG_REG_APT_ADDR_HI);
+		}
+	}
+	mutex_unlock(&wdev->apt_lock);
+}
+
+/*
+ * CPU access to @len bytes of VRAM at @vram_off, any alignment: BAR2 for
+ * CPU-visible segments, the BAR4 window for the others (moved as often as
+ * the range needs). @to_vram gives the direction.
+ */
+void wddmseg_vram_io(struct wddmseg_device *wdev, bool visible, u64 vram_off,
+		     void *buf, size_t len, bool to_vram)
+{
+	void __iomem *p;
+	size_t n;
+	u64 base;
+
+	if (visible) {
+		p = wdev->vram_bar + vram_off;
+		if (to_vram)
+			memcpy_toio(p, buf, len);
+		else
+			memcpy_fromio(buf, p, len);
+		return;
+	}
+
+	mutex_lock(&wdev->window_lock);
+	while (len) {
+		base = round_down(vram_off, WDDMSEG_WINDOW_SIZE);
+		n = min_t(u64, len, base + WDDMSEG_WINDOW_SIZE - vram_off);
+		if (base != wdev->window_base) {
+			writel(lower_32_bits(base),
+			       wdev->mmio + WDDMSEG_REG_WINDOW_BASE_LO);
+			writel(upper_32_bits(base),
+			       wdev->mmio + WDDMSEG_REG_WINDOW_BASE_HI);
+			wdev->window_base = base;
+		}
+		p = wdev->window + (vram_off - base);
+		if (to_vram)
+			memcpy_toio(p, buf, n);
+		else
+			memcpy_fromio(buf, p, n);
+		vram_off += n;
+		buf += n;
+		len -= n;
+	}
+	mutex_unlock(&wdev->window_lock);
+}
+
+/**
+ * wddmseg_vram_page_io - copy page @i of a resource to or from @buf
+ * @wdev: device
+ * @tbo: buffer object whose ttm_tt backs @res if @res is not VRAM
+ * @res: resource
+ * @i: page index in @res
+ * @buf: PAGE_SIZE bytes
+ * @to_res: direction
+ */
+void wddmseg_vram_page_io(struct wddmseg_device *wdev,
+			  struct ttm_buffer_object *tbo, struct ttm_resource *res,
+			  pgoff_t i, void *buf, bool to_res)
+{
+	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
+	void *vaddr;
+
+	if (!mgr || mgr->manager.use_tt) {
+		vaddr = kmap_local_page(tbo->ttm->pages[i]);
+		if (to_res)
+			memcpy(vaddr, buf, PAGE_SIZE);
+		else
+			memcpy(buf, vaddr, PAGE_SIZE);
+		kunmap_local(vaddr);
+		return;
+	}
+
+	wddmseg_vram_io(wdev, mgr->desc->flags & DXGK_SEGFLAG_CPU_VISIBLE,
+			mgr->desc->base_address +
+			((u64)(res->start + i) << PAGE_SHIFT),
+			buf, PAGE_SIZE, to_res);
+}
