@@ -162,4 +162,14 @@ bash tools/vm/kms-check.sh --name kms --out "$BUILD/kms" \
 	>"$OUT/kms.tap" 2>&1
 count "$OUT/kms.tap"
 
+# The WDDM fidelity table of the rst: every flag, capability and paging
+# operation has a row, every implemented or refused one a test that passed
+# above, every other one a reason (tools/lint/fidelity.py).
+log "fidelity table"
+python3 tools/lint/fidelity.py Documentation/gpu/wddmseg.rst \
+	drivers/gpu/drm/wddmseg/wddmseg_hw.h include/uapi/drm/wddmseg_drm.h \
+	"$OUT" >"$OUT/fidelity.tap.tmp" 2>&1
+mv "$OUT/fidelity.tap.tmp" "$OUT/fidelity.tap"
+count "$OUT/fidelity.tap"
+
 summary
