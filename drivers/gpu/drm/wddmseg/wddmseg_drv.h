@@ -361,6 +361,10 @@ struct wddmseg_kept;
  * @residency_event: pending notification for the creating file
  *	(ExplicitResidencyNotification), protected by the DRM event_lock
  * @residency_seq: notifications sent so far
+ * @residency_pending: the placement changed since the last notification
+ *	was committed (wddmseg_bo_residency_commit()); under the reservation
+ * @residency_segment: where it changed to
+ * @residency_offset: the offset there
  * @evicting: an explicit eviction (GEM_EVICT) is moving the allocation
  * @discarding: that eviction has WDDMSEG_EVICT_DISCARD: DiscardContent
  *	instead of a Transfer, the content is dropped
@@ -390,6 +394,9 @@ struct wddmseg_bo {
 	struct ttm_place evict_places[WDDMSEG_MAX_SEGMENTS + 1];
 	struct wddmseg_residency_event *residency_event;
 	u64 residency_seq;
+	bool residency_pending;
+	u32 residency_segment;
+	u64 residency_offset;
 	bool evicting;
 	bool discarding;
 	atomic64_t evictions;
@@ -573,6 +580,7 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from_segment,
 				struct ttm_placement *placement);
 void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
 		      struct ttm_resource *new, bool evict);
+void wddmseg_bo_residency_commit(struct wddmseg_bo *bo);
 int wddmseg_open(struct drm_device *drm, struct drm_file *file);
 void wddmseg_postclose(struct drm_device *drm, struct drm_file *file);
 int wddmseg_dumb_create(struct drm_file *file, struct drm_device *drm,

@@ -243,9 +243,9 @@ static int wddmseg_bo_move_discard(struct wddmseg_device *wdev,
 	return ret;
 }
 
-static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
-			   struct ttm_operation_ctx *ctx,
-			   struct ttm_resource *new_mem, struct ttm_place *hop)
+static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
+			       struct ttm_operation_ctx *ctx,
+			       struct ttm_resource *new_mem)
 {
 	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
@@ -311,6 +311,18 @@ static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 		wddmseg_kept_mark(tbo, false, NULL);
 	}
 	return 0;
+}
+
+/* TTM's move callback; residency notifications follow the move's fence. */
+static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
+			   struct ttm_operation_ctx *ctx,
+			   struct ttm_resource *new_mem, struct ttm_place *hop)
+{
+	int ret = wddmseg_bo_move_one(tbo, evict, ctx, new_mem);
+
+	if (wddmseg_is_bo(tbo))
+		wddmseg_bo_residency_commit(to_wddmseg_bo(tbo));
+	return ret;
 }
 
 static void wddmseg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)

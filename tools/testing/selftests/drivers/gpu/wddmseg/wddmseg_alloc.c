@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "wddmseg_harness.h"
 #include "wddmseg_gem.h"
 
 #define SEG_VIS		1	/* default layout: CPU-visible VRAM */
@@ -117,7 +118,7 @@ FIXTURE_TEARDOWN(alloc)
 }
 
 #define NEED_DEF() do {							\
-	if (_metadata->skip)	/* setup skipped */			\
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped */			\
 		return;							\
 	if (!self->def)							\
 		SKIP(return, "no device with the default layout in %s",	\
@@ -227,7 +228,7 @@ TEST_F(alloc, create_each_segment)
 	uint32_t h, h2;
 	int fd, ret;
 
-	if (_metadata->skip)
+	if (HARNESS_SETUP_SKIPPED(_metadata))
 		return;
 	for (i = 0; i < self->nr_devs; i++) {
 		const struct gem_dev *d = &self->dev[i];
@@ -466,7 +467,7 @@ TEST_F_TIMEOUT(alloc, eviction_skips_pitch_aligned, 60)
 	uint64_t chunk;
 	int fd;
 
-	if (_metadata->skip)
+	if (HARNESS_SETUP_SKIPPED(_metadata))
 		return;
 	for (i = 0; i < self->nr_devs && !d; i++) {
 		const struct layout *l = &self->dev[i].exp.layout;
@@ -557,7 +558,7 @@ TEST_F_TIMEOUT(alloc, banks, 60)
 	uint64_t start, end, size;
 	int fd, ret;
 
-	if (_metadata->skip)
+	if (HARNESS_SETUP_SKIPPED(_metadata))
 		return;
 	for (i = 0; i < self->nr_devs; i++) {
 		const struct gem_dev *d = &self->dev[i];
@@ -1284,7 +1285,7 @@ TEST_F(alloc, budget)
 	uint32_t id, h;
 	int fd, fd2, ret;
 
-	if (_metadata->skip)
+	if (HARNESS_SETUP_SKIPPED(_metadata))
 		return;
 	for (i = 0; i < self->nr_devs; i++) {
 		const struct gem_dev *d = &self->dev[i];
@@ -1640,9 +1641,10 @@ static int read_residency_event(int fd, struct drm_wddmseg_event_residency *e,
 }
 
 /*
- * ExplicitResidencyNotification (with AccessedPhysically): every change of
- * segment queues one event on the creating file, with the handle, the new
- * segment and offset, and a sequence counting from 1; no move, no event.
+ * ExplicitResidencyNotification (with AccessedPhysically): the first
+ * commit and every change of segment queue one event on the creating
+ * file, with the handle, the new segment and offset, and a sequence
+ * counting from 1; no move, no event.
  */
 TEST_F(alloc, residency_notification)
 {
@@ -1663,8 +1665,17 @@ TEST_F(alloc, residency_notification)
 	NEED_DEF();
 	h = create_ok(_metadata, self->fd, &a);
 	ASSERT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h));
+	/* the first commit */
+	info_of(_metadata, self->fd, h, &info);
+	ret = read_residency_event(self->fd, &e, 1000);
+	ASSERT_EQ(0, ret) TH_LOG("no event for the first commit: %s",
+				 strerror(-ret));
+	EXPECT_EQ(h, e.handle);
+	EXPECT_EQ(SEG_VIS, e.segment_id);
+	EXPECT_EQ(info.offset, e.offset);
+	EXPECT_EQ(1u, e.sequence);
 	EXPECT_EQ(-ETIME, read_residency_event(self->fd, &e, 0))
-		TH_LOG("an event for the creation itself");
+		TH_LOG("a second event for the creation");
 	for (i = 0; i < ARRAY_SIZE(path); i++) {
 		move_ok(_metadata, self->fd, h, path[i]);
 		info_of(_metadata, self->fd, h, &info);
@@ -1676,7 +1687,7 @@ TEST_F(alloc, residency_notification)
 		EXPECT_EQ(h, e.handle);
 		EXPECT_EQ(path[i], e.segment_id);
 		EXPECT_EQ(info.offset, e.offset);
-		EXPECT_EQ(i + 1, e.sequence);
+		EXPECT_EQ(i + 2, e.sequence);
 	}
 	/* no move, no event */
 	move_ok(_metadata, self->fd, h, 0);
@@ -1688,7 +1699,7 @@ TEST_F(alloc, residency_notification)
 	move_ok(_metadata, self->fd, h, SEG_INV);
 	EXPECT_EQ(-ETIME, read_residency_event(ret, &e, 100));
 	EXPECT_EQ(0, read_residency_event(self->fd, &e, 1000));
-	EXPECT_EQ(ARRAY_SIZE(path) + 1, e.sequence);
+	EXPECT_EQ(ARRAY_SIZE(path) + 2, e.sequence);
 	gem_close(self->fd, h);
 }
 
@@ -2008,7 +2019,7 @@ TEST_F(alloc, create_refusals_segment_kinds)
 	uint32_t h;
 	int fd, ret;
 
-	if (_metadata->skip)
+	if (HARNESS_SETUP_SKIPPED(_metadata))
 		return;
 	for (i = 0; i < self->nr_devs; i++) {
 		const struct gem_dev *d = &self->dev[i];
@@ -2073,7 +2084,7 @@ TEST_F(alloc, eviction_through_aperture_80_percent)
 	uint32_t h;
 	int fd, ret;
 
-	if (_metadata->skip)
+	if (HARNESS_SETUP_SKIPPED(_metadata))
 		return;
 	for (i = 0; i < self->nr_devs; i++) {
 		const struct gem_dev *d = &self->dev[i];

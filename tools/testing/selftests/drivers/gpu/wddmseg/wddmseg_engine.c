@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -649,6 +650,46 @@ TEST_F_TIMEOUT(engine, inject_hang, 60)
 TEST_F_TIMEOUT(engine, inject_fault, 60)
 {
 	inject_recovery(_metadata, self, "fault");
+}
+
+/*
+ * 6a. ExplicitResidencyNotification reports a move once it has completed,
+ * not when it is queued: with the engine held by an injected hang the
+ * move is queued (MAKE_RESIDENT returns) but no event arrives; once the
+ * watchdog has reset the engine and the replayed move is done, it does.
+ */
+TEST_F_TIMEOUT(engine, residency_event_after_the_move, 60)
+{
+	struct gem_args a = {
+		.size = SZ_1M,
+		.flags = WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION |
+			 WDDMSEG_ALLOC_ACCESSED_PHYSICALLY,
+		.supported = BIT(SEG_VIS) | BIT(SEG_INV),
+		.preferred = { SEG_VIS },
+	};
+	struct drm_wddmseg_event_residency e;
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	char path[96];
+	uint32_t h;
+
+	NEED_INJECT(path, "1500", NULL);
+	ASSERT_EQ(0, gem_create(self->fd, &a, &h));
+	ASSERT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+	/* the first commit's event */
+	ASSERT_EQ(1, poll(&pfd, 1, 2000));
+	ASSERT_EQ((ssize_t)sizeof(e), read(self->fd, &e, sizeof(e)));
+	EXPECT_EQ(SEG_VIS, e.segment_id);
+
+	ASSERT_EQ(0, file_write(path, "hang"));
+	ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
+	EXPECT_EQ(0, poll(&pfd, 1, 300))
+		TH_LOG("residency event while the move cannot have run");
+	EXPECT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+	ASSERT_EQ(1, poll(&pfd, 1, 2000)) TH_LOG("no event after the move");
+	ASSERT_EQ((ssize_t)sizeof(e), read(self->fd, &e, sizeof(e)));
+	EXPECT_EQ(SEG_INV, e.segment_id);
+	EXPECT_EQ(2u, e.sequence);
+	gem_close(self->fd, h);
 }
 
 /*

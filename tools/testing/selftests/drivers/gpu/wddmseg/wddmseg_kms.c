@@ -35,6 +35,7 @@
 #include <xf86drmMode.h>
 
 #include "kselftest_harness.h"
+#include "wddmseg_harness.h"
 #include "wddmseg_gem.h"
 
 #define DRM_UT_KMS	0x4
@@ -69,7 +70,7 @@ FIXTURE(kms) {
 GEM_SKIP_WITHOUT_EXPECT();
 
 /* The 6.1 harness runs the body after a SKIP in FIXTURE_SETUP. */
-#define NEED_KMS()	do { if (_metadata->skip) return; } while (0)
+#define NEED_KMS()	do { if (HARNESS_SETUP_SKIPPED(_metadata)) return; } while (0)
 
 /* ---------------------------------------------------------------- */
 /* Properties */

@@ -33,6 +33,7 @@
 #include <drm/wddmseg_drm.h>
 
 #include "kselftest_harness.h"
+#include "wddmseg_harness.h"
 #include "wddmseg_layout.h"
 
 #define EXPECT_PATH_DEFAULT	"/etc/wddmseg/expect"
@@ -345,7 +346,7 @@ TEST_F(wddmseg, drm_nodes)
 	struct wdev *d;
 	unsigned int n;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (n = 0; n < NR_NODES; n++) {
@@ -374,7 +375,7 @@ TEST_F(wddmseg, query_adapter)
 	struct wdev *d;
 	int ret;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		l = &d->exp.layout;
@@ -418,7 +419,7 @@ TEST_F(wddmseg, query_segment)
 	uint64_t cpu;
 	int ret;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (i = 0; i < d->exp.layout.nr_segs; i++) {
@@ -478,7 +479,7 @@ TEST_F(wddmseg, render_node_same)
 	struct wdev *d;
 	int ret;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (n = 0; n < NR_NODES; n++) {
@@ -521,7 +522,7 @@ TEST_F(wddmseg, bank_capacity_zero)
 	struct wdev *d;
 	int ret;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (i = 0; i < d->exp.layout.nr_segs; i++) {
@@ -555,7 +556,7 @@ TEST_F(wddmseg, bank_capacity_short)
 	struct wdev *d;
 	int ret;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (i = 0; i < d->exp.layout.nr_segs; i++) {
@@ -602,7 +603,7 @@ TEST_F(wddmseg, bad_segment_id)
 	struct wdev *d;
 	int ret;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		ids[0] = 0;
@@ -627,7 +628,7 @@ TEST_F(wddmseg, adapter_reserved)
 	struct wdev *d;
 	int ret;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (i = 0; i < ARRAY_SIZE(a.reserved); i++) {
@@ -656,7 +657,7 @@ TEST_F(wddmseg, segment_reserved)
 	struct wdev *d;
 	int ret;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		if (!d->exp.layout.nr_segs)
@@ -707,7 +708,7 @@ TEST_F(wddmseg, adapter_output_fields)
 	__u64 v64;
 	int ret;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (i = 0; i < ARRAY_SIZE(fields); i++) {
@@ -741,7 +742,7 @@ TEST_F(wddmseg, banks_efault)
 	char *map;
 	int ret;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	/* page 0 read-write, page 1 read-only, page 2 inaccessible */
 	map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE,
@@ -872,7 +873,7 @@ TEST_F(wddmseg, debugfs_segments)
 {
 	struct wdev *d;
 
-	if (_metadata->skip)	/* setup skipped; old harnesses still run us */
+	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
 		return;
 	if (!debugfs_ready())
 		SKIP(return, "debugfs is not available at " DEBUGFS_DIR);

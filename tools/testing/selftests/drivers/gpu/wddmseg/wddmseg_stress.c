@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "wddmseg_harness.h"
 #include "wddmseg_gem.h"
 
 #define NR_PROCS	3
@@ -315,7 +316,7 @@ TEST_F_TIMEOUT(stress, three_processes, 280)
 	double t0 = now_seconds();
 	int status;
 
-	if (_metadata->skip)
+	if (HARNESS_SETUP_SKIPPED(_metadata))
 		return;
 	if (!self->d)
 		SKIP(return, "no device with the default layout in %s",
