@@ -1059,7 +1059,10 @@ TEST_F_TIMEOUT(alloc, content_survives_moves, 180)
 
 /*
  * New allocations are zero-filled: an allocation written with 0xff and
- * freed leaves nothing behind for the next one at the same place.
+ * freed leaves nothing behind for the next one at the same place. The
+ * release wipes VRAM; an eviction does not (the content is copied out),
+ * so the second half evicts instead of closing: only the Fill a new
+ * allocation gets when it is created keeps the old bytes out then.
  */
 TEST_F_TIMEOUT(alloc, zero_filled, 60)
 {
@@ -1106,6 +1109,45 @@ TEST_F_TIMEOUT(alloc, zero_filled, 60)
 			       seg_name[id], bad, first,
 			       ((uint8_t *)p)[first]);
 		munmap(p, size);
+		ASSERT_EQ(0, gem_close(self->fd, h));
+	}
+
+	for (i = 0; i < 2; i++) {
+		uint32_t id = places[i], h2;
+
+		ASSERT_EQ(0, gem_create_in(self->fd, size,
+					   WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+					   id, &h));
+		p = map_ok(_metadata, self->fd, h, size);
+		bytes_fill(p, size, 0xff);
+		munmap(p, size);
+		move_ok(_metadata, self->fd, h, id);
+		info_of(_metadata, self->fd, h, &info);
+		off_a = info.offset;
+		/* out of VRAM without a wipe: the bytes stay where they were */
+		move_ok(_metadata, self->fd, h, 0);
+		ASSERT_EQ(0, gem_wait(self->fd, h, 5000000000LL));
+
+		ASSERT_EQ(0, gem_create_in(self->fd, size,
+					   WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+					   id, &h2));
+		info_of(_metadata, self->fd, h2, &info);
+		ASSERT_EQ(id, info.segment_id);
+		if (info.offset != off_a)
+			TH_LOG("%s: new allocation at 0x%llx, the evicted one was at 0x%" PRIx64,
+			       seg_name[id], (unsigned long long)info.offset,
+			       off_a);
+		p = map_ok(_metadata, self->fd, h2, size);
+		bad = bytes_check(p, size, 0, &first);
+		EXPECT_EQ(0u, bad)
+			TH_LOG("%s: %" PRIu64 " bytes of what an evicted allocation left show in a new one, first at 0x%" PRIx64,
+			       seg_name[id], bad, first);
+		munmap(p, size);
+		/* and the evicted one kept its content */
+		p = map_ok(_metadata, self->fd, h, size);
+		EXPECT_EQ(0u, bytes_check(p, size, 0xff, &first));
+		munmap(p, size);
+		ASSERT_EQ(0, gem_close(self->fd, h2));
 		ASSERT_EQ(0, gem_close(self->fd, h));
 	}
 }

@@ -223,12 +223,17 @@ static long gpu_check(FIXTURE_DATA(engine) *self, uint64_t gpu,
 	int ret;
 
 	for (off = 0; off < size; off += SZ_1M) {
-		uint64_t at[2] = { off, off + SZ_1M - 64 };
+		uint64_t at[3] = { off, off + SZ_1M - 64, size - 64 };
 		unsigned int k;
 
-		/* every MiB start, plus both edges of each 8 MiB job */
-		for (k = 0; k < 2; k++) {
-			if (k == 1 && (off + SZ_1M) % SZ_8M && off + SZ_1M != size)
+		/*
+		 * every MiB start, both edges of each 8 MiB job, and the
+		 * last 64 bytes (a move that drops its last page)
+		 */
+		for (k = 0; k < 3; k++) {
+			if (k == 1 && ((off + SZ_1M) % SZ_8M || off + SZ_1M > size))
+				continue;
+			if (k == 2 && off + SZ_1M < size)
 				continue;
 			ret = gem_peek(self->dbg, gpu + at[k], words, &faults);
 			if (ret)
@@ -316,7 +321,10 @@ static long gpu_stale(FIXTURE_DATA(engine) *self, uint64_t gpu,
 
 /*
  * seg1 -> seg2 -> seg3 -> system -> seg1 with the pattern written in seg1;
- * checks the GPU view in the aperture, and returns the final bytes in @out.
+ * checks the GPU view in invisible VRAM and in the aperture (where the
+ * range the allocation lands in held other bytes before: its first stay
+ * there), and returns the final bytes in @out. The CPU fallback
+ * (use_engine=0) is checked the same way.
  */
 static void round_trip(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(engine) *self, uint32_t h, uint64_t size,
@@ -335,8 +343,16 @@ static void round_trip(struct __test_metadata *_metadata,
 		MOVE_OK(h, path[i]);
 		ASSERT_EQ(0, gem_info(self->fd, h, &info));
 		EXPECT_EQ(moves + i + 1, info.move_count);
-		if (path[i] == SEG_APT && !access(PARAM_DIR, F_OK) &&
-		    engine_debugfs(self)) {
+		if (path[i] == SEG_INV && engine_debugfs(self)) {
+			long gbad = gpu_check(self, self->base[SEG_INV] + info.offset,
+					      size, seed, &first);
+
+			ASSERT_LE(0, gbad) TH_LOG("peek: %s", strerror(-gbad));
+			EXPECT_EQ(0, gbad)
+				TH_LOG("invisible VRAM: GPU sees %ld wrong words, first at 0x%" PRIx64,
+				       gbad, first);
+		} else if (path[i] == SEG_APT && !access(PARAM_DIR, F_OK) &&
+			   engine_debugfs(self)) {
 			long gbad = gpu_check(self, self->base[SEG_APT] + info.offset,
 					      size, seed, &first);
 

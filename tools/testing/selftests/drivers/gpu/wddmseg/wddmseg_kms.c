@@ -506,6 +506,7 @@ TEST_F(kms, modeset_dumb)
 	static const struct { uint32_t fourcc, bpp; } fmt[] = {
 		{ DRM_FORMAT_XRGB8888, 32 }, { DRM_FORMAT_RGB565, 16 },
 	};
+	struct drm_wddmseg_query_segment qs0, qs1;
 	struct plane_cfg p;
 	uint64_t first = 0;
 	unsigned int i;
@@ -526,6 +527,8 @@ TEST_F(kms, modeset_dumb)
 		p = full_plane(f->fb_id, PREF_W, PREF_H);
 		ASSERT_EQ(0, commit_on(self, self->mode_blob, &p,
 				       DRM_MODE_ATOMIC_TEST_ONLY));
+		placement_of(self->fd, f->handle, &seg, &pinned);
+		ASSERT_EQ(0, query_segment(self->fd, seg, &qs0));
 		ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
 
 		placement_of(self->fd, f->handle, &seg, &pinned);
@@ -535,10 +538,18 @@ TEST_F(kms, modeset_dumb)
 		EXPECT_TRUE(pinned) TH_LOG("scanout buffer not pinned");
 		EXPECT_EQ(0u, pattern_check(map, f->size, 0x4b4d5300 + i, &first))
 			TH_LOG("content changed at byte %" PRIu64, first);
+		ASSERT_EQ(0, query_segment(self->fd, seg, &qs1));
+		EXPECT_EQ(qs0.pinned_bytes + ((f->size + 4095) & ~4095ULL),
+			  qs1.pinned_bytes)
+			TH_LOG("segment %u: pinned_bytes while shown", seg);
 
 		ASSERT_EQ(0, commit_off(self));
 		placement_of(self->fd, f->handle, &seg, &pinned);
 		EXPECT_FALSE(pinned) TH_LOG("still pinned after the scanout went off");
+		/* the unpin gives the pinned bytes back */
+		ASSERT_EQ(0, query_segment(self->fd, seg, &qs1));
+		EXPECT_EQ(qs0.pinned_bytes, qs1.pinned_bytes)
+			TH_LOG("segment %u: pinned_bytes after the unpin", seg);
 		munmap(map, f->size);
 		kfb_free(self->fd, f);
 	}
