@@ -2500,12 +2500,22 @@ for _ in range(300):
 for reg, v in ((0x314, 1), (0x320, 64), (0x324, 32), (0x328, 256),
                (0x32c, 1), (0x330, 60000), (0x310, 1), (0x334, 1)):
     q.writel(bar0 + reg, v)
-t0, c0 = time.monotonic(), q.readl(bar0 + 0x34c)
-time.sleep(2)
-c1, t1 = q.readl(bar0 + 0x34c), time.monotonic()
-rate = (c1 - c0) / (t1 - t0)
+# Each read of VBLANK_COUNT happens somewhere between the timestamps taken
+# around it: on a loaded host a qtest round trip can take a good part of a
+# second, so the rate is known only within [lo, hi]. 60 Hz must be
+# possible (within 10%), and the measurement tight enough to mean it.
+ta0 = time.monotonic()
+c0 = q.readl(bar0 + 0x34c)
+tb0 = time.monotonic()
+time.sleep(3)
+ta1 = time.monotonic()
+c1 = q.readl(bar0 + 0x34c)
+tb1 = time.monotonic()
+lo = (c1 - c0) / (tb1 - ta0)
+hi = (c1 - c0) / max(ta1 - tb0, 1e-3)
 check(bar0 and q.readl(bar0 + 0x338) == 1, 'the firmware mapped BAR0, the scanout is on')
-check(50 <= rate <= 70, 'about 60 vblanks a second at 60 Hz (%.1f)' % rate)
+check(lo <= 66 and hi >= 54 and hi - lo < 30,
+      'about 60 vblanks a second at 60 Hz (between %.1f and %.1f)' % (lo, hi))
 EOF
 
 # ---- malformed layout strings ----------------------------------------------
