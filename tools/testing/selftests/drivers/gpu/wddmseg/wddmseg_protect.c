@@ -418,6 +418,22 @@ TEST_F(protect, hardware_protected_never_mapped_or_blitted_out)
 	}
 }
 
+/* Wait (up to 5 s) until segment @id holds no allocation: 0 or -ETIME. */
+static int segment_drained(int fd, uint32_t id)
+{
+	struct drm_wddmseg_query_segment qs;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (query_segment(fd, id, &qs))
+			return -EIO;
+		if (!qs.usage_bytes)
+			return 0;
+		usleep(100000);
+	}
+	return -ETIME;
+}
+
 /*
  * Out of a VprSupported segment without EncryptedPagingSupported nothing
  * takes HardwareProtected content into system memory: GEM_EVICT is
@@ -472,8 +488,13 @@ TEST_F(protect, hardware_protected_unencrypted_never_evicted)
 	/*
 	 * Created where it cannot fit (the segment is full of another
 	 * HardwareProtected allocation, which nothing evicts): refused, not
-	 * put in system memory.
+	 * put in system memory. First the segment must be empty: a released
+	 * allocation's VRAM may come back a moment after its handle is
+	 * closed (TTM's delayed destroy when the wipe is still running).
 	 */
+	ASSERT_EQ(0, segment_drained(self->vfd, self->seg_vpr))
+		TH_LOG("segment %u still in use 5 s after its last allocation was closed",
+		       self->seg_vpr);
 	ASSERT_EQ(0, gem_create_in(self->vfd, qs.size,
 				   WDDMSEG_ALLOC_HARDWARE_PROTECTED,
 				   self->seg_vpr, &big));
