@@ -22,11 +22,13 @@ log() { echo "check: $*"; }
 # count FILE: add the TAP results of FILE to the totals and echo them.
 # Results nested by the kselftest runner ("# ok 3 ...") count one by one;
 # the passing summary line of a whole selftest binary ("ok 1 selftests:
-# ...") does not count again, a failing one does.
+# ...") does not count again, a failing one does. The same for the C
+# qtests: each check is a nested "# ok N - ..." line, glib's own line of
+# a passing test case ("ok 1 /x86_64/wddmseg/...") does not count again.
 count() {
 	local res p f s
 	res=$(grep -E '^(# )*(not )?ok [0-9]+' "$1" |
-		grep -Ev '^ok [0-9]+ selftests: ')
+		grep -Ev '^ok [0-9]+ (selftests: |/x86_64/wddmseg/)')
 	p=$(grep -Ec '^(# )*ok [0-9]+' <<<"$res")
 	s=$(grep -Eci '^(# )*ok [0-9]+.*# *skip' <<<"$res")
 	f=$(grep -Ec '^(# )*not ok [0-9]+' <<<"$res")
@@ -87,10 +89,28 @@ else
 fi >"$OUT/host-check.tap"
 count "$OUT/host-check.tap"
 
-# The device model alone, over QEMU's qtest protocol.
+# The device model alone: the C qtests of tools/qemu/tests/ (libqtest and
+# libqos, built in QEMU's tree by tools/qemu/build.sh), glib's TAP output
+# with one nested "# ok N - ..." line per check. A program that exits
+# non-zero (a failed check, a crash, a bail-out) is one more failure.
 log "qtest"
-bash tools/qemu/qtest-check.sh "$BUILD/qemu/qemu-system-x86_64" \
-	>"$OUT/qtest.tap" 2>&1
+: >"$OUT/qtest.tap"
+qtests=("$BUILD"/qemu/tests/wddmseg-*-test)
+if [ ! -x "${qtests[0]}" ]; then
+	echo "not ok 1 - C qtests: none built in $BUILD/qemu/tests" >>"$OUT/qtest.tap"
+fi
+for t in "${qtests[@]}"; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	QTEST_QEMU_BINARY=$BUILD/qemu/qemu-system-x86_64 timeout 1200 \
+		"$t" --tap -k >"$OUT/$name.tap" 2>"$OUT/$name.log"
+	rc=$?
+	cat "$OUT/$name.tap" >>"$OUT/qtest.tap"
+	if [ $rc -ne 0 ]; then
+		echo "not ok 1 - $name exited with status $rc (see $OUT/$name.log)"
+		tail -n 20 "$OUT/$name.log" | sed 's/^/#| /'
+	fi >>"$OUT/qtest.tap"
+done
 count "$OUT/qtest.tap"
 
 # Valid layouts: one boot, one device per layout; the kselftests compare

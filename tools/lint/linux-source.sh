@@ -8,8 +8,11 @@ set -euo pipefail
 
 BUILD=${1:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 OUT=$BUILD/linux-src
-TARBALL=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
-[ -n "$TARBALL" ] || { echo "linux-source: no /usr/src/linux-source-*.tar.xz" >&2; exit 1; }
+# The 6.1 tarball deps.sh installs, even when a newer linux-source-* is
+# on the machine too: the kselftests are written against 6.1's harness
+# (struct __test_metadata.skip, which later harnesses dropped).
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+[ -f "$TARBALL" ] || { echo "linux-source: no $TARBALL (tools/vm/deps.sh installs it)" >&2; exit 1; }
 
 FILES=(
 	scripts/checkpatch.pl

@@ -9,7 +9,8 @@
 # ninja-build, libglib2.0-dev, libpixman-1-dev, libfdt-dev and deb-src
 # entries). Idempotent: the source package is fetched and configured once,
 # the device sources are copied in when they changed, and ninja rebuilds
-# only what is out of date. The result is BUILD_DIR/qemu/qemu-system-x86_64.
+# only what is out of date. The result is BUILD_DIR/qemu/qemu-system-x86_64
+# and the C qtests of tools/qemu/tests/ in BUILD_DIR/qemu/tests/.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -105,3 +106,57 @@ fi
 # 6. Install.
 copy_if_changed "$OBJ/qemu-system-x86_64" "$OUT/qemu-system-x86_64"
 log "done: $OUT/qemu-system-x86_64"
+
+# 7. The C qtests (tools/qemu/tests/): libqtest/libqos programs, built in
+# QEMU's tests/qtest/ as x86_64 qtests, installed in $OUT/tests/. Their
+# sources and the register header are copied when they changed; the
+# registration in tests/qtest/meson.build is a marked block, rewritten
+# only when the list of tests changed.
+QT=$SRC/tests/qtest
+mkdir -p "$OUT/tests"
+copy_if_changed "$REPO/drivers/gpu/drm/wddmseg/wddmseg_hw.h" "$QT/wddmseg_hw.h"
+tests=()
+for f in "$REPO"/tools/qemu/tests/*.[ch]; do
+	copy_if_changed "$f" "$QT/$(basename "$f")"
+	case $f in *-test.c) tests+=("$(basename "$f" .c)") ;; esac
+done
+{
+	echo "# >>> wddmseg qtests (written by the wddmseg project's tools/qemu/build.sh)"
+	for t in "${tests[@]}"; do
+		echo "qtests_x86_64 += ['$t']"
+		echo "qtests += {'$t': files('wddmseg-qtest.c')}"
+		echo "slow_qtests += {'$t': 600}"
+	done
+	echo "# <<< wddmseg qtests"
+} >"$OUT/qtest-meson.block"
+awk -v block="$OUT/qtest-meson.block" '
+	/^# >>> wddmseg qtests/ { skip = 1; next }
+	/^# <<< wddmseg qtests/ { skip = 0; next }
+	skip { next }
+	/^qtest_executables = \{\}/ { while ((getline l < block) > 0) print l }
+	{ print }
+' "$QT/meson.build" >"$OUT/qtest-meson.build"
+if ! grep -q "^# >>> wddmseg qtests" "$OUT/qtest-meson.build"; then
+	log "FAILED: no 'qtest_executables = {}' line in $QT/meson.build"
+	exit 1
+fi
+copy_if_changed "$OUT/qtest-meson.build" "$QT/meson.build"
+if [ ${#tests[@]} -eq 0 ]; then
+	log "no C qtests in tools/qemu/tests/"
+	exit 0
+fi
+log "building the C qtests: ${tests[*]} (log: $OUT/build-qtests.log)"
+run_logged build-qtests ninja -C "$OBJ" "${tests[@]/#/tests/qtest/}"
+if grep -q "wddmseg[^ ]*: warning:" "$OUT/build-qtests.log"; then
+	log "WARNING: the C qtests compile with warnings:"
+	grep -A3 "wddmseg[^ ]*: warning:" "$OUT/build-qtests.log" | sed 's/^/qemu: | /'
+fi
+for t in "${tests[@]}"; do
+	copy_if_changed "$OBJ/tests/qtest/$t" "$OUT/tests/$t"
+done
+# A test program no longer in tools/qemu/tests/ is not run again.
+for f in "$OUT"/tests/wddmseg-*-test; do
+	[ -e "$f" ] || continue
+	[ -f "$REPO/tools/qemu/tests/$(basename "$f").c" ] || rm -f "$f"
+done
+log "done: ${tests[*]/#/$OUT/tests/}"
