@@ -66,17 +66,37 @@ if [ ! -f "$SRC/configure" ]; then
 	log "source tree in $SRC ($(basename "$unpacked"))"
 fi
 
-# 2. The device model and its register header, every time.
-copy_if_changed "$REPO/tools/qemu/wddmseg.c" "$SRC/hw/display/wddmseg.c"
+# 2. The device model and its register header, every time. The model sits
+# flat in hw/display/, as ati.c, ati_2d.c and ati_int.h do; wddmseg_hw.h is
+# the register contract it shares with the Linux driver.
+DEV_SOURCES=(wddmseg.c)
+DEV_HEADERS=()
+for f in "${DEV_SOURCES[@]}" "${DEV_HEADERS[@]}"; do
+	copy_if_changed "$REPO/tools/qemu/$f" "$SRC/hw/display/$f"
+done
 copy_if_changed "$REPO/drivers/gpu/drm/wddmseg/wddmseg_hw.h" \
 	"$SRC/hw/display/wddmseg_hw.h"
 
-# 3. Build glue, once.
-if ! grep -q "CONFIG_WDDMSEG" "$SRC/hw/display/meson.build"; then
-	echo "softmmu_ss.add(when: 'CONFIG_WDDMSEG', if_true: files('wddmseg.c'))" \
-		>>"$SRC/hw/display/meson.build"
-	log "added wddmseg.c to hw/display/meson.build"
-fi
+# replace_lines FILE PATTERN NEW...: FILE without its lines that match
+# PATTERN (grep -E), followed by the NEW lines, written only if that
+# changes FILE. Keeps glue appended to QEMU's files in step with the list
+# above (a tree configured by an older build.sh gets the new lines), and
+# running it twice changes nothing.
+replace_lines() {
+	local file=$1 pattern=$2 tmp=$1.new.$$
+	shift 2
+	{
+		grep -Ev -- "$pattern" "$file" || true
+		printf '%s\n' "$@"
+	} >"$tmp"
+	copy_if_changed "$tmp" "$file"
+	rm -f "$tmp"
+}
+
+# 3. Build glue: the sources in hw/display/meson.build, the device in Kconfig.
+files=$(printf "'%s', " "${DEV_SOURCES[@]}")
+replace_lines "$SRC/hw/display/meson.build" "CONFIG_WDDMSEG" \
+	"softmmu_ss.add(when: 'CONFIG_WDDMSEG', if_true: files(${files%, }))"
 if ! grep -q "^config WDDMSEG$" "$SRC/hw/display/Kconfig"; then
 	printf '\nconfig WDDMSEG\n    bool\n    default y if PCI_DEVICES\n    depends on PCI && MSI_NONBROKEN\n' \
 		>>"$SRC/hw/display/Kconfig"
