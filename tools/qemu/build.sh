@@ -69,8 +69,8 @@ fi
 # 2. The device model and its register header, every time. The model sits
 # flat in hw/display/, as ati.c, ati_2d.c and ati_int.h do; wddmseg_hw.h is
 # the register contract it shares with the Linux driver.
-DEV_SOURCES=(wddmseg.c)
-DEV_HEADERS=()
+DEV_SOURCES=(wddmseg.c wddmseg-layout.c wddmseg-engine.c wddmseg-display.c)
+DEV_HEADERS=(wddmseg-internal.h)
 for f in "${DEV_SOURCES[@]}" "${DEV_HEADERS[@]}"; do
 	copy_if_changed "$REPO/tools/qemu/$f" "$SRC/hw/display/$f"
 done
