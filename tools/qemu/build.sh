@@ -8,8 +8,10 @@
 # Needs the packages installed by tools/vm/deps.sh (dpkg-dev, meson,
 # ninja-build, libglib2.0-dev, libpixman-1-dev, libfdt-dev and deb-src
 # entries). Idempotent: the source package is fetched and configured once,
-# the device sources are copied in when they changed, and ninja rebuilds
-# only what is out of date. The result is BUILD_DIR/qemu/qemu-system-x86_64.
+# the device sources (tools/qemu/wddmseg*.[ch], wddmseg_hw.h) are copied
+# into hw/display/ and its meson.build and trace-events are brought in step
+# only when that changes them, and ninja rebuilds only what is out of
+# date. The result is BUILD_DIR/qemu/qemu-system-x86_64.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -103,7 +105,29 @@ if ! grep -q "^config WDDMSEG$" "$SRC/hw/display/Kconfig"; then
 	log "added WDDMSEG to hw/display/Kconfig"
 fi
 
-# 4. Configure, once.
+# 4. Trace events. QEMU 7.2 generates trace.h for each directory listed in
+# trace_events_subdirs (top-level meson.build) from its trace-events file:
+# hw/display's becomes trace/trace-hw_display.h, which the "trace.h" every
+# hw/display source includes points at. Rather than edit that list and
+# give the device a directory of its own, tools/qemu/trace-events is
+# appended to hw/display/trace-events between two marker lines, as ati.c's
+# events sit there: no top-level meson.build change, no trace.h shim, and
+# `-trace 'wddmseg_*'` works like any display device's. The block is cut
+# out and appended afresh on every run, and the file is only rewritten
+# when that changes it (which rebuilds the other hw/display sources too).
+te=$SRC/hw/display/trace-events
+te_begin="# wddmseg: tools/qemu/trace-events, appended by tools/qemu/build.sh"
+te_end="# wddmseg: end"
+{
+	sed "\|^$te_begin\$|,\|^$te_end\$|d" "$te"
+	echo "$te_begin"
+	cat "$REPO/tools/qemu/trace-events"
+	echo "$te_end"
+} >"$te.new.$$"
+copy_if_changed "$te.new.$$" "$te"
+rm -f "$te.new.$$"
+
+# 5. Configure, once.
 if [ ! -f "$OBJ/build.ninja" ]; then
 	log "configuring in $OBJ"
 	rm -rf "$OBJ"
@@ -114,7 +138,7 @@ if [ ! -f "$OBJ/build.ninja" ]; then
 		--disable-werror --disable-install-blobs)
 fi
 
-# 5. Build (ninja rebuilds only what changed).
+# 6. Build (ninja rebuilds only what changed).
 log "building qemu-system-x86_64 (log: $OUT/build.log)"
 run_logged build ninja -C "$OBJ" qemu-system-x86_64
 if grep -q "wddmseg[^ ]*: warning:" "$OUT/build.log"; then
@@ -122,6 +146,6 @@ if grep -q "wddmseg[^ ]*: warning:" "$OUT/build.log"; then
 	grep -A3 "wddmseg[^ ]*: warning:" "$OUT/build.log" | sed 's/^/qemu: | /'
 fi
 
-# 6. Install.
+# 7. Install.
 copy_if_changed "$OBJ/qemu-system-x86_64" "$OUT/qemu-system-x86_64"
 log "done: $OUT/qemu-system-x86_64"

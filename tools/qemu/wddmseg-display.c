@@ -21,6 +21,7 @@
 #include "ui/console.h"
 
 #include "wddmseg-internal.h"
+#include "trace.h"
 
 /* What a disabled scanout shows before anything was ever shown. */
 #define WDDMSEG_BLANK_WIDTH                 640
@@ -170,6 +171,7 @@ static void wddmseg_scanout_latch(WddmsegState *s, int64_t when)
     if (err != WDDMSEG_SCANOUT_ERR_NONE) {
         qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: scanout commit refused "
                       "(SCANOUT_ERROR %u): %s\n", err, why);
+        trace_wddmseg_scanout_refused(err, why);
         s->sc_refused = true;
         s->sc_error = err;
         wddmseg_irq_raise(s, WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR);
@@ -177,6 +179,11 @@ static void wddmseg_scanout_latch(WddmsegState *s, int64_t when)
     }
     s->sc_refused = false;
     s->sc_active = s->sc_pending;
+    trace_wddmseg_scanout_latch(s->sc_active.ctrl, s->sc_active.segment,
+                                s->sc_active.offset, s->sc_active.width,
+                                s->sc_active.height, s->sc_active.pitch,
+                                s->sc_active.format,
+                                s->sc_active.refresh_mhz);
     /* A new timing starts at this vblank. */
     s->vblank_epoch = when;
     s->vblank_frames = 0;
@@ -205,6 +212,7 @@ void wddmseg_vblank(void *opaque)
     }
     s->vblank_count += n - s->vblank_frames;
     s->vblank_frames = n;
+    trace_wddmseg_vblank(s->vblank_count, n, s->sc_armed);
     if (s->sc_armed) {
         wddmseg_scanout_latch(s, wddmseg_vblank_time(s, n));
     } else {
@@ -223,6 +231,7 @@ static void wddmseg_scanout_commit(WddmsegState *s, uint32_t val)
     if (!(val & 1)) {
         return;
     }
+    trace_wddmseg_scanout_commit(val, wddmseg_scanout_enabled(&s->sc_active));
     if (wddmseg_scanout_enabled(&s->sc_active)) {
         /* The vblank timer runs: latch at the next vblank. */
         s->sc_armed = true;
@@ -397,6 +406,8 @@ static void wddmseg_view_apply(WddmsegState *s, const WddmsegView *v)
                                                  stride, s->shadow);
         }
     }
+    trace_wddmseg_view(v->enabled, v->vram_off, v->width, v->height,
+                       v->pitch, v->format, s->shadow != NULL);
     dpy_gfx_replace_surface(s->con, ds);
     g_free(old_shadow);
     s->view = *v;

@@ -37,6 +37,7 @@
 #include "sysemu/runstate.h"
 
 #include "wddmseg-internal.h"
+#include "trace.h"
 
 /* Ring size limits (bytes). */
 #define WDDMSEG_RING_MIN        (4 * KiB)
@@ -264,6 +265,9 @@ static void wddmseg_engine_fault(WddmsegState *s, uint32_t code,
     qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: copy engine fault %u at ring "
                   "offset 0x%x (command 0x%" PRIx64 "): %s\n", code,
                   s->ring_head, s->cmd_active ? s->cmd[0] : 0, why);
+    trace_wddmseg_engine_fault(code, s->ring_head,
+                               s->cmd_active ? s->cmd[0] : 0, why,
+                               s->fault_code == WDDMSEG_FAULT_NONE);
     s->cmd_active = false;
     if (s->fault_code != WDDMSEG_FAULT_NONE) {
         return;
@@ -278,6 +282,7 @@ void wddmseg_engine_reset(WddmsegState *s)
 {
     qemu_bh_cancel(s->bh);
     s->engine_gen++;
+    trace_wddmseg_engine_reset(s->engine_gen);
     s->ring_ctrl = 0;
     s->ring_head = 0;
     s->ring_tail = 0;
@@ -505,6 +510,7 @@ static bool wddmseg_memcpy_unlocked(WddmsegState *s, void *to,
     guard->engaged_in_io = engaged;
     s->copy_unlocked = false;
     qemu_cond_broadcast(&s->copy_cond);
+    trace_wddmseg_copy_unlocked(n, s->engine_gen != gen);
     return s->engine_gen == gen;
 }
 
@@ -1042,6 +1048,63 @@ static uint32_t wddmseg_exec(WddmsegState *s, uint64_t *budget, bool *done,
     return WDDMSEG_FAULT_NONE;
 }
 
+/* The opcode of command header hdr, by name. */
+static const char *wddmseg_cmd_name(uint64_t hdr)
+{
+    unsigned int op = WDDMSEG_CMD_OPCODE(hdr);
+    static const char *const names[] = {
+        [WDDMSEG_OP_NOP] = "NOP",
+        [WDDMSEG_OP_TRANSFER] = "TRANSFER",
+        [WDDMSEG_OP_FILL] = "FILL",
+        [WDDMSEG_OP_DISCARD] = "DISCARD",
+        [WDDMSEG_OP_READ_PHYSICAL] = "READ_PHYSICAL",
+        [WDDMSEG_OP_WRITE_PHYSICAL] = "WRITE_PHYSICAL",
+        [WDDMSEG_OP_MAP_APERTURE] = "MAP_APERTURE",
+        [WDDMSEG_OP_UNMAP_APERTURE] = "UNMAP_APERTURE",
+        [WDDMSEG_OP_FENCE] = "FENCE",
+        [WDDMSEG_OP_TRANSFER_ENCRYPTED] = "TRANSFER_ENCRYPTED",
+    };
+
+    return op < ARRAY_SIZE(names) && names[op] ? names[op] : "unknown";
+}
+
+/* The command just fetched, its words decoded, for the trace. */
+static void wddmseg_cmd_trace(WddmsegState *s)
+{
+    const uint64_t *c = s->cmd;
+    unsigned int op = WDDMSEG_CMD_OPCODE(c[0]);
+    const char *name = wddmseg_cmd_name(c[0]);
+
+    trace_wddmseg_cmd_fetch(s->ring_head, name, WDDMSEG_CMD_QWORDS(c[0]));
+    switch (op) {
+    case WDDMSEG_OP_TRANSFER:
+    case WDDMSEG_OP_TRANSFER_ENCRYPTED:
+        trace_wddmseg_cmd_transfer(name, c[1], c[2], c[3], c[4], c[5], c[6],
+                                   c[7]);
+        if (op == WDDMSEG_OP_TRANSFER_ENCRYPTED) {
+            trace_wddmseg_cmd_crypt(c[8], c[9], c[10]);
+        }
+        break;
+    case WDDMSEG_OP_FILL:
+        trace_wddmseg_cmd_fill(c[1], c[3], c[4], c[5], c[2]);
+        break;
+    case WDDMSEG_OP_DISCARD:
+        trace_wddmseg_cmd_discard(c[1], c[2], c[3], c[4]);
+        break;
+    case WDDMSEG_OP_READ_PHYSICAL:
+    case WDDMSEG_OP_WRITE_PHYSICAL:
+        trace_wddmseg_cmd_physical(name, c[1], c[2], c[3]);
+        break;
+    case WDDMSEG_OP_MAP_APERTURE:
+    case WDDMSEG_OP_UNMAP_APERTURE:
+        trace_wddmseg_cmd_aperture(name, c[1], c[2], c[3], c[4]);
+        break;
+    case WDDMSEG_OP_FENCE:
+        trace_wddmseg_cmd_fence(c[1], c[2], c[3]);
+        break;
+    }
+}
+
 /*
  * The bottom half: at most WDDMSEG_BATCH_CMDS commands and x-batch-bytes
  * moved, then reschedule while work remains.
@@ -1054,6 +1117,7 @@ static void wddmseg_engine_batch(WddmsegState *s)
     uint32_t code;
     bool done;
 
+    trace_wddmseg_engine_batch(s->ring_head, s->ring_tail, budget);
     for (n = 0; n < WDDMSEG_BATCH_CMDS && budget; n++) {
         if (!wddmseg_engine_runnable(s)) {
             return;
@@ -1070,6 +1134,7 @@ static void wddmseg_engine_batch(WddmsegState *s)
                 wddmseg_engine_fault(s, code, why);
                 return;
             }
+            wddmseg_cmd_trace(s);
         }
         code = wddmseg_exec(s, &budget, &done, &why);
         if (code == WDDMSEG_COPY_STALE) {
@@ -1081,8 +1146,12 @@ static void wddmseg_engine_batch(WddmsegState *s)
             return;
         }
         if (!done) {
+            trace_wddmseg_cmd_yield(s->ring_head, wddmseg_cmd_name(s->cmd[0]),
+                                    s->cmd_done);
             break;
         }
+        trace_wddmseg_cmd_done(s->ring_head, wddmseg_cmd_name(s->cmd[0]),
+                               s->cmd_done);
         s->ring_head = (s->ring_head +
                         WDDMSEG_CMD_QWORDS(s->cmd[0]) * sizeof(uint64_t)) &
                        (s->ring_size - 1);
@@ -1147,6 +1216,9 @@ static void wddmseg_ring_ctrl_write(WddmsegState *s, uint32_t val)
         wddmseg_engine_reset(s);
     }
     if (!(val & WDDMSEG_RING_CTRL_ENABLE)) {
+        if (s->ring_ctrl & WDDMSEG_RING_CTRL_ENABLE) {
+            trace_wddmseg_ring_disable(s->ring_head, s->ring_tail);
+        }
         s->ring_ctrl = 0;
         return;
     }
@@ -1160,12 +1232,15 @@ static void wddmseg_ring_ctrl_write(WddmsegState *s, uint32_t val)
         return;
     }
     s->ring_ctrl = WDDMSEG_RING_CTRL_ENABLE;
+    trace_wddmseg_ring_enable(s->ring_base, s->ring_size, s->ring_head,
+                              s->ring_tail);
     wddmseg_engine_kick(s);
 }
 
 /* The doorbell. A tail the ring cannot have is a fault. */
 static void wddmseg_ring_tail_write(WddmsegState *s, uint32_t val)
 {
+    trace_wddmseg_doorbell(val, s->ring_head);
     if (val % sizeof(uint64_t) || val >= s->ring_size) {
         wddmseg_engine_fault(s, WDDMSEG_FAULT_BAD_PACKET, "RING_TAIL not a "
                              "multiple of 8 below RING_SIZE");

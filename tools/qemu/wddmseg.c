@@ -58,6 +58,7 @@
 #include "ui/console.h"
 
 #include "wddmseg-internal.h"
+#include "trace.h"
 
 /* Engines (WDDM nodes) the device implements. */
 #define WDDMSEG_NUM_ENGINES     1
@@ -207,6 +208,7 @@ static bool wddmseg_window_valid(WddmsegState *s, uint64_t base)
 /* Point BAR4 at window_base. */
 static void wddmseg_window_apply(WddmsegState *s)
 {
+    trace_wddmseg_window(s->window_base);
     memory_region_transaction_begin();
     memory_region_set_alias_offset(&s->window_bar, s->window_base);
     memory_region_transaction_commit();
@@ -317,6 +319,7 @@ static void wddmseg_apt_write(WddmsegState *s, uint64_t entry)
         s->status |= WDDMSEG_STATUS_APT_ERROR;
         return;
     }
+    trace_wddmseg_apt_write(s->apt_segment, s->apt_page, entry);
     *slot = entry;
 }
 
@@ -446,8 +449,10 @@ static bool wddmseg_ctrl_write(WddmsegState *s, hwaddr addr, uint32_t val)
 static void wddmseg_irq_update(WddmsegState *s)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
+    int level = !msix_enabled(pdev) && (s->irq_status & s->irq_mask);
 
-    pci_set_irq(pdev, !msix_enabled(pdev) && (s->irq_status & s->irq_mask));
+    trace_wddmseg_irq_level(level);
+    pci_set_irq(pdev, level);
 }
 
 /*
@@ -457,9 +462,11 @@ static void wddmseg_irq_update(WddmsegState *s)
 void wddmseg_irq_raise(WddmsegState *s, uint32_t bits)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
+    bool msg = msix_enabled(pdev) && (bits & s->irq_mask);
 
     s->irq_status |= bits;
-    if (msix_enabled(pdev) && (bits & s->irq_mask)) {
+    trace_wddmseg_irq_raise(bits, s->irq_status, s->irq_mask, msg);
+    if (msg) {
         msix_notify(pdev, 0);
     }
     wddmseg_irq_update(s);
@@ -513,6 +520,76 @@ static bool wddmseg_irq_write(WddmsegState *s, hwaddr addr, uint32_t val)
 /* BAR0 dispatch                                                            */
 /* ------------------------------------------------------------------------ */
 
+#define WDDMSEG_REG_NAME(reg) [WDDMSEG_REG_##reg / 4] = #reg
+
+/* Register names, by offset / 4, for the MMIO trace. */
+static const char *const wddmseg_reg_names[] = {
+    WDDMSEG_REG_NAME(ID),
+    WDDMSEG_REG_NAME(VERSION),
+    WDDMSEG_REG_NAME(VIDMM_CAPS),
+    WDDMSEG_REG_NAME(PAGING_NODE),
+    WDDMSEG_REG_NAME(NUM_ENGINES),
+    WDDMSEG_REG_NAME(SEG_COUNT),
+    WDDMSEG_REG_NAME(VRAM_SIZE_LO),
+    WDDMSEG_REG_NAME(VRAM_SIZE_HI),
+    WDDMSEG_REG_NAME(WINDOW_BASE_LO),
+    WDDMSEG_REG_NAME(WINDOW_BASE_HI),
+    WDDMSEG_REG_NAME(APT_SEGMENT),
+    WDDMSEG_REG_NAME(APT_PAGE),
+    WDDMSEG_REG_NAME(APT_ADDR_LO),
+    WDDMSEG_REG_NAME(APT_ADDR_HI),
+    WDDMSEG_REG_NAME(PEEK_ADDR_LO),
+    WDDMSEG_REG_NAME(PEEK_ADDR_HI),
+    WDDMSEG_REG_NAME(PEEK_DATA),
+    WDDMSEG_REG_NAME(STATUS),
+    WDDMSEG_REG_NAME(IRQ_STATUS),
+    WDDMSEG_REG_NAME(IRQ_MASK),
+    WDDMSEG_REG_NAME(RING_BASE_LO),
+    WDDMSEG_REG_NAME(RING_BASE_HI),
+    WDDMSEG_REG_NAME(RING_SIZE),
+    WDDMSEG_REG_NAME(RING_HEAD),
+    WDDMSEG_REG_NAME(RING_TAIL),
+    WDDMSEG_REG_NAME(RING_CTRL),
+    WDDMSEG_REG_NAME(RING_STATUS),
+    WDDMSEG_REG_NAME(FAULT_CODE),
+    WDDMSEG_REG_NAME(FAULT_HEAD),
+    WDDMSEG_REG_NAME(LAST_SEQNO_LO),
+    WDDMSEG_REG_NAME(LAST_SEQNO_HI),
+    WDDMSEG_REG_NAME(INJECT),
+    WDDMSEG_REG_NAME(SCANOUT_MAX_WIDTH),
+    WDDMSEG_REG_NAME(SCANOUT_MAX_HEIGHT),
+    WDDMSEG_REG_NAME(SCANOUT_FORMATS),
+    WDDMSEG_REG_NAME(SCANOUT_CTRL),
+    WDDMSEG_REG_NAME(SCANOUT_SEGMENT),
+    WDDMSEG_REG_NAME(SCANOUT_OFFSET_LO),
+    WDDMSEG_REG_NAME(SCANOUT_OFFSET_HI),
+    WDDMSEG_REG_NAME(SCANOUT_WIDTH),
+    WDDMSEG_REG_NAME(SCANOUT_HEIGHT),
+    WDDMSEG_REG_NAME(SCANOUT_PITCH),
+    WDDMSEG_REG_NAME(SCANOUT_FORMAT),
+    WDDMSEG_REG_NAME(SCANOUT_REFRESH_MHZ),
+    WDDMSEG_REG_NAME(SCANOUT_COMMIT),
+    WDDMSEG_REG_NAME(SCANOUT_STATUS),
+    WDDMSEG_REG_NAME(SCANOUT_ERROR),
+    WDDMSEG_REG_NAME(SCANOUT_ACTIVE_SEGMENT),
+    WDDMSEG_REG_NAME(SCANOUT_ACTIVE_OFFSET_LO),
+    WDDMSEG_REG_NAME(SCANOUT_ACTIVE_OFFSET_HI),
+    WDDMSEG_REG_NAME(VBLANK_COUNT),
+};
+
+static const char *wddmseg_reg_name(hwaddr addr)
+{
+    if (addr >= WDDMSEG_SEG_TABLE &&
+        addr < WDDMSEG_SEG_REG(WDDMSEG_SEG_MAX, 0)) {
+        return "SEG_TABLE";
+    }
+    if (addr % 4 == 0 && addr / 4 < ARRAY_SIZE(wddmseg_reg_names) &&
+        wddmseg_reg_names[addr / 4]) {
+        return wddmseg_reg_names[addr / 4];
+    }
+    return "unknown";
+}
+
 static uint64_t wddmseg_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     WddmsegState *s = opaque;
@@ -534,8 +611,9 @@ static uint64_t wddmseg_mmio_read(void *opaque, hwaddr addr, unsigned size)
     if (!known) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: read of unknown register 0x%"
                       HWADDR_PRIx "\n", __func__, addr);
-        return 0;
+        val = 0;
     }
+    trace_wddmseg_mmio_read(addr, wddmseg_reg_name(addr), val);
     return val;
 }
 
@@ -546,6 +624,7 @@ static void wddmseg_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     uint32_t dummy;
     bool known = false;
 
+    trace_wddmseg_mmio_write(addr, wddmseg_reg_name(addr), val);
     if (addr < WDDMSEG_REG_IRQ_STATUS) {
         if (wddmseg_ctrl_write(s, addr, val)) {
             return;
@@ -695,6 +774,8 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
     /* Display controller: disabled, the console black until enabled. */
     s->vblank_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, wddmseg_vblank, s);
     s->con = graphic_console_init(DEVICE(pdev), 0, &wddmseg_gfx_ops, s);
+    trace_wddmseg_realize(s->vram_size, s->bar_size, s->layout.seg_count,
+                          s->apt_total);
 }
 
 /* MSI-X enable and INTx disable change where the interrupt goes. */
@@ -730,6 +811,7 @@ static void wddmseg_reset(DeviceState *dev)
 {
     WddmsegState *s = WDDMSEG(dev);
 
+    trace_wddmseg_reset();
     /* Every aperture page unmapped, the window back at the start. */
     if (s->apt) {
         memset(s->apt, 0, s->apt_total * sizeof(*s->apt));
@@ -769,6 +851,8 @@ static int wddmseg_post_load(void *opaque, int version_id)
     char why_buf[192];
     uint32_t err;
 
+    trace_wddmseg_post_load(version_id, s->ring_head, s->ring_tail,
+                            s->cmd_active);
     if (s->window_base && !wddmseg_window_valid(s, s->window_base)) {
         error_report("wddmseg: migrated window base 0x%" PRIx64 " is not "
                      "valid for 0x%" PRIx64 " bytes of VRAM", s->window_base,
