@@ -3,6 +3,7 @@
 #
 # Host-side static checks, printed as TAP lines:
 #   - checkpatch.pl --strict on every tracked driver and uapi file
+#   - QEMU's checkpatch.pl on every file of the QEMU device model
 #   - kernel-doc -Werror on the uapi header and the driver
 #   - the module builds against Debian's headers with W=1 and no warning
 set -uo pipefail
@@ -41,6 +42,26 @@ for f in "${files[@]}"; do
 	fi
 	[ $st -eq 0 ] || sed 's/^/# /' "$out"
 	tap $st "checkpatch --strict $f"
+done
+
+# The QEMU device model: QEMU's own checkpatch.pl, from the QEMU source
+# tree tools/qemu/build.sh fetched (make check builds QEMU first).
+QSRC=$BUILD/qemu-src
+mapfile -t qfiles < <(git ls-files 'tools/qemu/*.[ch]')
+for f in "${qfiles[@]}"; do
+	out=$LOG/qemu-checkpatch-$(basename "$f").log
+	if [ -f "$QSRC/scripts/checkpatch.pl" ]; then
+		perl "$QSRC/scripts/checkpatch.pl" --no-tree -f "$f" >"$out" 2>&1
+		st=$?
+		if grep -Eq '^(ERROR|WARNING):' "$out"; then
+			st=1
+		fi
+	else
+		echo "no QEMU source tree in $QSRC (run tools/qemu/build.sh)" >"$out"
+		st=1
+	fi
+	[ $st -eq 0 ] || sed 's/^/# /' "$out"
+	tap $st "QEMU checkpatch $f"
 done
 
 perl "$SRC/scripts/kernel-doc" -none -Werror "${files[@]}" >"$LOG/kernel-doc.log" 2>&1

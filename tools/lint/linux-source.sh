@@ -9,8 +9,8 @@ set -euo pipefail
 BUILD=${1:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 OUT=$BUILD/linux-src
 # The 6.1 tarball deps.sh installs, even when a newer linux-source-* is
-# on the machine too: the kselftests are written against 6.1's harness
-# (struct __test_metadata.skip, which later harnesses dropped).
+# on the machine too: checkpatch and kernel-doc of one known version (the
+# kselftests build with either harness: wddmseg_harness.h).
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 [ -f "$TARBALL" ] || { echo "linux-source: no $TARBALL (tools/vm/deps.sh installs it)" >&2; exit 1; }
 

@@ -8,9 +8,11 @@
 # Needs the packages installed by tools/vm/deps.sh (dpkg-dev, meson,
 # ninja-build, libglib2.0-dev, libpixman-1-dev, libfdt-dev and deb-src
 # entries). Idempotent: the source package is fetched and configured once,
-# the device sources are copied in when they changed, and ninja rebuilds
-# only what is out of date. The result is BUILD_DIR/qemu/qemu-system-x86_64
-# and the C qtests of tools/qemu/tests/ in BUILD_DIR/qemu/tests/.
+# the device sources (tools/qemu/wddmseg*.[ch], wddmseg_hw.h) are copied
+# into hw/display/ and its meson.build and trace-events are brought in step
+# only when that changes them, and ninja rebuilds only what is out of
+# date. The result is BUILD_DIR/qemu/qemu-system-x86_64 and the C qtests
+# of tools/qemu/tests/ in BUILD_DIR/qemu/tests/.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -67,24 +69,66 @@ if [ ! -f "$SRC/configure" ]; then
 	log "source tree in $SRC ($(basename "$unpacked"))"
 fi
 
-# 2. The device model and its register header, every time.
-copy_if_changed "$REPO/tools/qemu/wddmseg.c" "$SRC/hw/display/wddmseg.c"
+# 2. The device model and its register header, every time. The model sits
+# flat in hw/display/, as ati.c, ati_2d.c and ati_int.h do; wddmseg_hw.h is
+# the register contract it shares with the Linux driver.
+DEV_SOURCES=(wddmseg.c wddmseg-layout.c wddmseg-engine.c wddmseg-display.c)
+DEV_HEADERS=(wddmseg-internal.h)
+for f in "${DEV_SOURCES[@]}" "${DEV_HEADERS[@]}"; do
+	copy_if_changed "$REPO/tools/qemu/$f" "$SRC/hw/display/$f"
+done
 copy_if_changed "$REPO/drivers/gpu/drm/wddmseg/wddmseg_hw.h" \
 	"$SRC/hw/display/wddmseg_hw.h"
 
-# 3. Build glue, once.
-if ! grep -q "CONFIG_WDDMSEG" "$SRC/hw/display/meson.build"; then
-	echo "softmmu_ss.add(when: 'CONFIG_WDDMSEG', if_true: files('wddmseg.c'))" \
-		>>"$SRC/hw/display/meson.build"
-	log "added wddmseg.c to hw/display/meson.build"
-fi
+# replace_lines FILE PATTERN NEW...: FILE without its lines that match
+# PATTERN (grep -E), followed by the NEW lines, written only if that
+# changes FILE. Keeps glue appended to QEMU's files in step with the list
+# above (a tree configured by an older build.sh gets the new lines), and
+# running it twice changes nothing.
+replace_lines() {
+	local file=$1 pattern=$2 tmp=$1.new.$$
+	shift 2
+	{
+		grep -Ev -- "$pattern" "$file" || true
+		printf '%s\n' "$@"
+	} >"$tmp"
+	copy_if_changed "$tmp" "$file"
+	rm -f "$tmp"
+}
+
+# 3. Build glue: the sources in hw/display/meson.build, the device in Kconfig.
+files=$(printf "'%s', " "${DEV_SOURCES[@]}")
+replace_lines "$SRC/hw/display/meson.build" "CONFIG_WDDMSEG" \
+	"softmmu_ss.add(when: 'CONFIG_WDDMSEG', if_true: files(${files%, }))"
 if ! grep -q "^config WDDMSEG$" "$SRC/hw/display/Kconfig"; then
 	printf '\nconfig WDDMSEG\n    bool\n    default y if PCI_DEVICES\n    depends on PCI && MSI_NONBROKEN\n' \
 		>>"$SRC/hw/display/Kconfig"
 	log "added WDDMSEG to hw/display/Kconfig"
 fi
 
-# 4. Configure, once.
+# 4. Trace events. QEMU 7.2 generates trace.h for each directory listed in
+# trace_events_subdirs (top-level meson.build) from its trace-events file:
+# hw/display's becomes trace/trace-hw_display.h, which the "trace.h" every
+# hw/display source includes points at. Rather than edit that list and
+# give the device a directory of its own, tools/qemu/trace-events is
+# appended to hw/display/trace-events between two marker lines, as ati.c's
+# events sit there: no top-level meson.build change, no trace.h shim, and
+# `-trace 'wddmseg_*'` works like any display device's. The block is cut
+# out and appended afresh on every run, and the file is only rewritten
+# when that changes it (which rebuilds the other hw/display sources too).
+te=$SRC/hw/display/trace-events
+te_begin="# wddmseg: tools/qemu/trace-events, appended by tools/qemu/build.sh"
+te_end="# wddmseg: end"
+{
+	sed "\|^$te_begin\$|,\|^$te_end\$|d" "$te"
+	echo "$te_begin"
+	cat "$REPO/tools/qemu/trace-events"
+	echo "$te_end"
+} >"$te.new.$$"
+copy_if_changed "$te.new.$$" "$te"
+rm -f "$te.new.$$"
+
+# 5. Configure, once.
 if [ ! -f "$OBJ/build.ninja" ]; then
 	log "configuring in $OBJ"
 	rm -rf "$OBJ"
@@ -95,7 +139,7 @@ if [ ! -f "$OBJ/build.ninja" ]; then
 		--disable-werror --disable-install-blobs)
 fi
 
-# 5. Build (ninja rebuilds only what changed).
+# 6. Build (ninja rebuilds only what changed).
 log "building qemu-system-x86_64 (log: $OUT/build.log)"
 run_logged build ninja -C "$OBJ" qemu-system-x86_64
 if grep -q "wddmseg[^ ]*: warning:" "$OUT/build.log"; then
@@ -103,11 +147,11 @@ if grep -q "wddmseg[^ ]*: warning:" "$OUT/build.log"; then
 	grep -A3 "wddmseg[^ ]*: warning:" "$OUT/build.log" | sed 's/^/qemu: | /'
 fi
 
-# 6. Install.
+# 7. Install.
 copy_if_changed "$OBJ/qemu-system-x86_64" "$OUT/qemu-system-x86_64"
 log "done: $OUT/qemu-system-x86_64"
 
-# 7. The C qtests (tools/qemu/tests/): libqtest/libqos programs, built in
+# 8. The C qtests (tools/qemu/tests/): libqtest/libqos programs, built in
 # QEMU's tests/qtest/ as x86_64 qtests, installed in $OUT/tests/. Their
 # sources and the register header are copied when they changed; the
 # registration in tests/qtest/meson.build is a marked block, rewritten

@@ -1,0 +1,274 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * wddmseg: the device state and what the parts of the model share
+ *
+ * wddmseg.c          QOM type, properties, realize/exit/reset, VMState,
+ *                    BAR0 dispatch, interrupts, the VRAM window (BAR4),
+ *                    the aperture page tables, PEEK
+ * wddmseg-layout.c   the layout property parser, the default layout
+ * wddmseg-engine.c   the copy engine: ring, command fetch and execution,
+ *                    copy/fill/map, encrypted transfers, copies without
+ *                    the BQL
+ * wddmseg-display.c  the display controller: scanout, vblank, console
+ *
+ * The register map is wddmseg_hw.h, the one header the device shares with
+ * the Linux driver.
+ */
+
+#ifndef HW_DISPLAY_WDDMSEG_INTERNAL_H
+#define HW_DISPLAY_WDDMSEG_INTERNAL_H
+
+#include "qemu/thread.h"
+#include "qemu/units.h"
+#include "hw/pci/pci.h"
+#include "qom/object.h"
+#include "sysemu/runstate.h"
+#include "ui/console.h"
+
+#include "wddmseg_hw.h"
+
+#define TYPE_WDDMSEG "wddmseg"
+OBJECT_DECLARE_SIMPLE_TYPE(WddmsegState, WDDMSEG)
+
+/* Page size of the aperture page tables (and of WDDM). */
+#define WDDMSEG_PAGE_SIZE       (4 * KiB)
+
+/* The largest command, in qwords. */
+#define WDDMSEG_CMD_MAX_QWORDS  WDDMSEG_TRANSFER_ENCRYPTED_QWORDS
+
+/* The device's TRANSFER_ENCRYPTED key (SipHash-2-4 takes 128 bits). */
+#define WDDMSEG_KEY_QWORDS      2
+
+/* System-to-system copies and FILL patterns go through this buffer. */
+#define WDDMSEG_BOUNCE_SIZE     (64 * KiB)
+
+/* Page list entries read from guest memory at once. */
+#define WDDMSEG_LIST_CACHE      512
+
+/* One DXGK_SEGMENTDESCRIPTOR, as the registers of its table slot show it. */
+typedef struct WddmsegSegment {
+    uint64_t base;              /* BaseAddress (GPU view) */
+    bool has_cpu;               /* CpuTranslatedAddress configured */
+    uint64_t cpu_offset;        /* ... as an offset into BAR2 */
+    uint64_t size;              /* Size */
+    uint64_t commit;            /* CommitLimit */
+    uint32_t flags;             /* DXGK_SEGMENTFLAGS.Value */
+    uint32_t nb_banks;          /* NbOfBanks, reported as configured */
+    uint64_t banks[WDDMSEG_SEG_BANK_MAX];  /* pBankRangeTable, 0 if unlisted */
+} WddmsegSegment;
+
+/* What the layout property (or the default layout) describes. */
+typedef struct WddmsegLayout {
+    uint32_t caps;              /* DXGK_VIDMMCAPS.Value */
+    uint32_t paging_node;       /* DXGK_VIDMMCAPS.PagingNode */
+    uint32_t seg_count;
+    WddmsegSegment segs[WDDMSEG_SEG_MAX];
+} WddmsegLayout;
+
+/*
+ * Page list entries of the current command, read ahead from guest memory
+ * (never past the last entry the command covers). Not migrated: emptied
+ * when a command starts and after a migration.
+ */
+typedef struct WddmsegListCache {
+    uint64_t list;              /* DMA address of the list */
+    uint64_t first;             /* index of e[0] in the list */
+    uint32_t count;             /* valid entries, 0: empty */
+    uint64_t e[WDDMSEG_LIST_CACHE];
+} WddmsegListCache;
+
+/*
+ * One scanout configuration, as the SCANOUT_CTRL .. SCANOUT_REFRESH_MHZ
+ * registers hold it: the pending copy the guest writes, and the active
+ * copy latched at a vblank.
+ */
+typedef struct WddmsegScanout {
+    uint32_t ctrl;              /* WDDMSEG_SCANOUT_CTRL_ENABLE or 0 */
+    uint32_t segment;           /* segment id */
+    uint64_t offset;            /* byte offset inside the segment */
+    uint32_t width;             /* pixels */
+    uint32_t height;            /* lines */
+    uint32_t pitch;             /* bytes per line */
+    uint32_t format;            /* one WDDMSEG_SCANOUT_FMT_* bit */
+    uint32_t refresh_mhz;       /* millihertz */
+} WddmsegScanout;
+
+/* What the graphic console shows (a function of the active scanout). */
+typedef struct WddmsegView {
+    bool enabled;               /* false: a black surface */
+    uint64_t vram_off;          /* first pixel, as a VRAM offset */
+    uint32_t width;
+    uint32_t height;
+    uint32_t pitch;
+    uint32_t format;
+} WddmsegView;
+
+/* Where a command's bytes are, after validation. */
+typedef enum WddmsegLocKind {
+    WDDMSEG_LOC_VRAM,           /* contiguous VRAM from addr */
+    WDDMSEG_LOC_APERTURE,       /* aperture segment seg from offset addr */
+    WDDMSEG_LOC_PAGES,          /* page list at addr, from byte offset */
+    WDDMSEG_LOC_DMA,            /* contiguous system memory from addr */
+} WddmsegLocKind;
+
+typedef struct WddmsegLoc {
+    WddmsegLocKind kind;
+    unsigned int seg;           /* APERTURE: segment index (id - 1) */
+    uint64_t addr;              /* see WddmsegLocKind */
+    uint64_t offset;            /* PAGES: byte offset into the memory */
+    uint64_t size;              /* bytes the command covers */
+    WddmsegListCache *cache;    /* PAGES */
+} WddmsegLoc;
+
+/* A run of a location: contiguous VRAM, or contiguous system memory. */
+typedef struct WddmsegSpan {
+    bool vram;
+    uint64_t addr;              /* VRAM offset or DMA address */
+    uint64_t len;
+} WddmsegSpan;
+
+struct WddmsegState {
+    PCIDevice parent_obj;
+
+    /* BAR0: registers */
+    MemoryRegion mmio;
+    /* Device VRAM, and BAR2: an alias of its first bar_size bytes */
+    MemoryRegion vram;
+    MemoryRegion vram_bar;
+    /* BAR4: an alias of WDDMSEG_WINDOW_SIZE bytes of VRAM at window_base */
+    MemoryRegion window_bar;
+
+    /* Properties */
+    uint64_t vis_size;
+    uint64_t invis_size;
+    uint64_t aperture_size;
+    uint64_t aperture_commit;
+    uint64_t vram_size_prop;
+    char *layout_str;
+    uint64_t batch_bytes;
+    uint32_t max_width;         /* SCANOUT_MAX_WIDTH */
+    uint32_t max_height;        /* SCANOUT_MAX_HEIGHT */
+
+    /* Fixed at realize */
+    uint64_t vram_size;         /* reported in VRAM_SIZE */
+    uint64_t vram_alloc;        /* backing RAM: >= vram_size, BAR2, BAR4 */
+    uint64_t bar_size;          /* BAR2 size */
+    WddmsegLayout layout;
+    /*
+     * TRANSFER_ENCRYPTED key (SipHash k0, k1): random, drawn at realize,
+     * never readable, kept across resets, migrated (a migrated key
+     * replaces the destination's own).
+     */
+    uint64_t key[WDDMSEG_KEY_QWORDS];
+
+    /*
+     * Aperture page tables, sized at realize: one array holding the table
+     * of every Aperture segment, segment after segment. Entry 0 is an
+     * unmapped page, anything else the DMA address of a 4 KiB page.
+     */
+    uint64_t *apt;
+    uint32_t apt_total;                     /* entries in apt */
+    uint32_t apt_first[WDDMSEG_SEG_MAX];    /* segment i's first entry */
+    uint32_t apt_pages[WDDMSEG_SEG_MAX];    /* its entries, 0: no table */
+
+    /* Control registers */
+    uint64_t window_base;       /* WINDOW_BASE, applied to BAR4 */
+    uint32_t window_lo;         /* WINDOW_BASE_LO as written, until HI */
+    uint32_t apt_segment;       /* APT_SEGMENT: a segment id */
+    uint32_t apt_page;          /* APT_PAGE */
+    uint32_t apt_addr_lo;       /* APT_ADDR_LO as written, until HI */
+    uint64_t peek_addr;         /* PEEK_ADDR_LO/HI */
+    uint32_t status;            /* STATUS, sticky bits */
+
+    /* Interrupts */
+    uint32_t irq_status;        /* IRQ_STATUS */
+    uint32_t irq_mask;          /* IRQ_MASK */
+
+    /* Copy engine registers */
+    uint64_t ring_base;         /* RING_BASE_LO/HI as written */
+    uint32_t ring_size;         /* RING_SIZE as written */
+    uint32_t ring_head;         /* RING_HEAD */
+    uint32_t ring_tail;         /* RING_TAIL */
+    uint32_t ring_ctrl;         /* WDDMSEG_RING_CTRL_ENABLE or 0 */
+    uint32_t fault_code;        /* FAULT_CODE; not NONE: the engine stops */
+    uint32_t fault_head;        /* FAULT_HEAD */
+    uint64_t last_seqno;        /* LAST_SEQNO */
+    bool hung;                  /* INJECT_HANG until RING_CTRL.RESET */
+    bool inject_fault;          /* INJECT_FAULT pending */
+
+    /* The command at ring_head, once fetched, and its progress */
+    bool cmd_active;
+    uint64_t cmd[WDDMSEG_CMD_MAX_QWORDS];
+    uint64_t cmd_done;          /* bytes (MAP/UNMAP: entries) done */
+
+    /* Copy engine, not migrated */
+    uint8_t *vram_ptr;          /* host pointer of vram */
+    QEMUBH *bh;                 /* runs wddmseg_engine_run() */
+    VMChangeStateEntry *vmstate_change;
+    uint8_t *bounce;            /* WDDMSEG_BOUNCE_SIZE + 8 bytes */
+    WddmsegListCache cache[2];  /* source and destination page lists */
+    uint32_t engine_gen;        /* bumped by every engine reset */
+    bool copy_unlocked;         /* a piece runs without the BQL */
+    QemuCond copy_cond;         /* signalled when it is done */
+
+    /* Display controller */
+    WddmsegScanout sc_pending;  /* SCANOUT_CTRL .. REFRESH_MHZ as written */
+    WddmsegScanout sc_active;   /* latched at a vblank */
+    bool sc_armed;              /* SCANOUT_STATUS.PENDING */
+    bool sc_refused;            /* SCANOUT_STATUS.REFUSED */
+    uint32_t sc_error;          /* SCANOUT_ERROR */
+    uint32_t vblank_count;      /* VBLANK_COUNT */
+    int64_t vblank_epoch;       /* virtual ns where the active timing began */
+    uint64_t vblank_frames;     /* vblanks counted since vblank_epoch */
+
+    /* Display controller, not migrated */
+    QEMUTimer *vblank_timer;    /* QEMU_CLOCK_VIRTUAL, runs while enabled */
+    QemuConsole *con;
+    WddmsegView view;           /* what the console's surface is */
+    bool view_valid;            /* false: replace the surface at the update */
+    uint8_t *shadow;            /* copy of a framebuffer pixman cannot use */
+};
+
+/* A 64-bit register's LO or HI half. */
+static inline uint32_t wddmseg_lo_hi(uint64_t v, hwaddr reg, hwaddr lo)
+{
+    return reg == lo ? (uint32_t)v : (uint32_t)(v >> 32);
+}
+
+static inline bool wddmseg_scanout_enabled(const WddmsegScanout *c)
+{
+    return c->ctrl & WDDMSEG_SCANOUT_CTRL_ENABLE;
+}
+
+/* wddmseg.c */
+void wddmseg_irq_raise(WddmsegState *s, uint32_t bits);
+
+/* wddmseg-layout.c */
+bool wddmseg_parse_layout(const char *str, WddmsegLayout *layout,
+                          Error **errp);
+void wddmseg_default_layout(WddmsegState *s, WddmsegLayout *layout);
+
+/* wddmseg-engine.c */
+uint32_t wddmseg_gpu_loc(WddmsegState *s, uint64_t addr, uint64_t size,
+                         WddmsegLoc *loc, const char **why);
+uint32_t wddmseg_span(WddmsegState *s, const WddmsegLoc *loc, uint64_t pos,
+                      uint64_t max, WddmsegSpan *sp, const char **why);
+void wddmseg_engine_reset(WddmsegState *s);
+void wddmseg_engine_run(void *opaque);
+void wddmseg_vm_state_change(void *opaque, bool running, RunState state);
+bool wddmseg_ring_valid(WddmsegState *s, const char **why);
+bool wddmseg_ring_read(WddmsegState *s, hwaddr addr, uint32_t *val);
+bool wddmseg_ring_write(WddmsegState *s, hwaddr addr, uint32_t val);
+
+/* wddmseg-display.c */
+extern const GraphicHwOps wddmseg_gfx_ops;
+uint32_t wddmseg_scanout_check(WddmsegState *s, const WddmsegScanout *c,
+                               char *why, size_t len);
+bool wddmseg_scanout_read(WddmsegState *s, hwaddr addr, uint32_t *val);
+bool wddmseg_scanout_write(WddmsegState *s, hwaddr addr, uint32_t val);
+void wddmseg_scanout_reset(WddmsegState *s);
+void wddmseg_vblank_arm(WddmsegState *s);
+void wddmseg_vblank(void *opaque);
+
+#endif /* HW_DISPLAY_WDDMSEG_INTERNAL_H */
