@@ -18,6 +18,8 @@ a status and a proof:
                            kunit:NAME   a KUnit case (only make check-debug
                                         runs them: the case must exist in
                                         drivers/gpu/drm/wddmseg/tests/)
+                           tap:FILE:TEXT  a passing line of FILE.tap that
+                                        has TEXT (underscores for spaces)
   masked, n/a, partial,  a written reason (any text but test names), so
   pending                that nothing is claimed without a proof
 
@@ -107,6 +109,11 @@ def proof_ok(token, ok, kunit):
         return any(what in line for tap, line in ok if tap == "qtest.tap")
     if kind == "kunit":
         return what in kunit
+    if kind == "tap":
+        tap_name, _, text = what.partition(":")
+        text = text.replace("_", " ")
+        return any(text in line for tap, line in ok
+                   if tap == tap_name + ".tap")
     return None
 
 
@@ -146,7 +153,7 @@ def main():
         if status not in STATUSES:
             tap(False, f"fidelity: {item}: unknown status '{status}'")
             continue
-        tokens = re.findall(r"\b(?:ks|layout|qt|kunit):[^\s,;]+", proof)
+        tokens = re.findall(r"\b(?:ks|layout|qt|kunit|tap):[^\s,;]+", proof)
         if status in NEEDS_TEST:
             failed = [t for t in tokens if not proof_ok(t, ok, kunit)]
             good = bool(tokens) and not failed
@@ -154,7 +161,7 @@ def main():
                 + (", ".join(tokens) if tokens else "nothing")
                 + (f" (not passing: {', '.join(failed)})" if failed else ""))
         else:
-            reason = re.sub(r"\b(?:ks|layout|qt|kunit):[^\s,;]+", "",
+            reason = re.sub(r"\b(?:ks|layout|qt|kunit|tap):[^\s,;]+", "",
                             proof).strip(" ,;")
             tap(len(reason) >= 10, f"fidelity: {item} {status}: "
                 + (reason[:70] if reason else "no reason given"))
