@@ -948,7 +948,8 @@ int wddmseg_dumb_create(struct drm_file *file, struct drm_device *drm,
 	if (ret)
 		return ret;
 	args->pitch = pitch;
-	args->size = create.size;
+	/* The allocation is whole pages; clients map (and check) all of it. */
+	args->size = PAGE_ALIGN(create.size);
 	args->handle = create.handle;
 	return 0;
 }

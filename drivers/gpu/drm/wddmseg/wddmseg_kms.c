@@ -52,6 +52,9 @@
 #include "wddmseg_hw.h"
 
 #define WDDMSEG_KMS_IRQS	(WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR)
+
+/* Largest framebuffer, each way (ADDFB2); modes stay within the scanout's. */
+#define WDDMSEG_KMS_FB_MAX	8192
 #define WDDMSEG_PREFERRED_W	1024
 #define WDDMSEG_PREFERRED_H	768
 /* A disabling commit latches at the next vblank: at most 1 s at 1 Hz. */
@@ -256,11 +259,15 @@ static int wddmseg_plane_atomic_check(struct drm_plane *plane,
 		return -EINVAL;
 	}
 
-	/* Panning (src x/y) goes through SCANOUT_OFFSET. */
+	/*
+	 * Panning (src x/y) goes through SCANOUT_OFFSET. A plane may stay
+	 * attached to a CRTC being disabled (generic clients' cleanup
+	 * commits): it is then simply not visible.
+	 */
 	return drm_atomic_helper_check_plane_state(ps, cs,
 						   DRM_PLANE_NO_SCALING,
 						   DRM_PLANE_NO_SCALING,
-						   false, false);
+						   false, true);
 }
 
 static int wddmseg_plane_prepare_fb(struct drm_plane *plane,
@@ -800,8 +807,14 @@ int wddmseg_kms_init(struct wddmseg_device *wdev)
 
 	drm->mode_config.min_width = 1;
 	drm->mode_config.min_height = 1;
-	drm->mode_config.max_width = kms->max_width;
-	drm->mode_config.max_height = kms->max_height;
+	/*
+	 * Framebuffer limits, not scanout limits: a framebuffer may be larger
+	 * than any mode (panning); modes are checked against the scanout's
+	 * SCANOUT_MAX_WIDTH/HEIGHT (mode-size), and the plane's source equals
+	 * the mode.
+	 */
+	drm->mode_config.max_width = WDDMSEG_KMS_FB_MAX;
+	drm->mode_config.max_height = WDDMSEG_KMS_FB_MAX;
 	drm->mode_config.preferred_depth = 24;
 	/* fbdev draws into a shadow buffer and maps the BO only to blit. */
 	drm->mode_config.prefer_shadow_fbdev = true;

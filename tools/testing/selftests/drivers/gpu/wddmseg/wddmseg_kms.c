@@ -58,7 +58,8 @@ FIXTURE(kms) {
 	struct gem_dev *d;
 	int fd;
 	uint32_t crtc_id, conn_id, plane_id, encoder_id;
-	uint32_t max_w, max_h;
+	uint32_t max_w, max_h;		/* framebuffer limits */
+	uint32_t scan_w, scan_h;	/* the largest mode: scanout limits */
 	drmModeModeInfo mode;		/* preferred 1024x768 */
 	double period;			/* of @mode, seconds */
 	uint32_t mode_blob;
@@ -360,9 +361,6 @@ FIXTURE_SETUP(kms)
 	ASSERT_EQ(0, ret) TH_LOG("%s", err);
 	if (!kms_find(self, nr, _metadata))
 		SKIP(return, "no listed device has a KMS connector");
-	if (self->max_w < PREF_W || self->max_h < PREF_H)
-		SKIP(return, "%s: scanout limited to %ux%u, below %ux%u",
-		     self->d->exp.bdf, self->max_w, self->max_h, PREF_W, PREF_H);
 
 	ASSERT_EQ(0, drmSetClientCap(self->fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1));
 	ASSERT_EQ(0, drmSetClientCap(self->fd, DRM_CLIENT_CAP_ATOMIC, 1))
@@ -385,6 +383,10 @@ FIXTURE_SETUP(kms)
 	for (i = 0; i < (unsigned int)conn->count_modes; i++) {
 		drmModeModeInfo *m = &conn->modes[i];
 
+		if (m->hdisplay > self->scan_w)
+			self->scan_w = m->hdisplay;
+		if (m->vdisplay > self->scan_h)
+			self->scan_h = m->vdisplay;
 		if (m->hdisplay == PREF_W && m->vdisplay == PREF_H &&
 		    (!found || (m->type & DRM_MODE_TYPE_PREFERRED))) {
 			self->mode = *m;
@@ -392,6 +394,9 @@ FIXTURE_SETUP(kms)
 		}
 	}
 	drmModeFreeConnector(conn);
+	if (self->scan_w < PREF_W || self->scan_h < PREF_H)
+		SKIP(return, "%s: scanout limited to %ux%u, below %ux%u",
+		     self->d->exp.bdf, self->scan_w, self->scan_h, PREF_W, PREF_H);
 	ASSERT_TRUE(found) TH_LOG("no %ux%u mode", PREF_W, PREF_H);
 	self->period = (double)self->mode.htotal * self->mode.vtotal /
 		       (self->mode.clock * 1000.0);
@@ -472,6 +477,9 @@ TEST_F(kms, resources)
 			     "type"));
 	EXPECT_LE(PREF_W, self->max_w);
 	EXPECT_LE(PREF_H, self->max_h);
+	/* framebuffers may be larger than any mode (panning) */
+	EXPECT_LE(self->scan_w, self->max_w);
+	EXPECT_LE(self->scan_h, self->max_h);
 }
 
 /* GEM_INFO of @handle: segment (0 = system memory) and pinned state. */
@@ -906,7 +914,7 @@ TEST_F(kms, refusals)
 
 	/* a mode above the device's limits */
 	m = self->mode;
-	m.hdisplay = self->max_w + 8;
+	m.hdisplay = self->scan_w + 8;
 	m.hsync_start = m.hdisplay + 8;
 	m.hsync_end = m.hdisplay + 16;
 	m.htotal = m.hdisplay + 32;
@@ -1162,6 +1170,98 @@ TEST_F(kms, panning)
 	EXPECT_EQ(0, commit_off(self));
 	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0))
 		TH_LOG("the device refused a commit the driver sent");
+}
+
+/*
+ * Framebuffer limits are not scanout limits: a framebuffer wider and
+ * taller than any mode the scanout takes is accepted, and a mode pans
+ * inside it (up to its far corner).
+ */
+TEST_F(kms, framebuffer_larger_than_scanout)
+{
+	NEED_KMS();
+	struct kfb *f = &self->fb[0];
+	struct plane_cfg p;
+	uint32_t w = self->scan_w + 128, h = self->scan_h + 64;
+
+	kmsg_open(self);
+	ASSERT_EQ(0, dumb_fb(self->fd, w, h, 32, DRM_FORMAT_XRGB8888, f))
+		TH_LOG("%ux%u framebuffer for a %ux%u scanout", w, h,
+		       self->scan_w, self->scan_h);
+	p = full_plane(f->fb_id, PREF_W, PREF_H);
+	p.src_x = w - PREF_W;
+	p.src_y = h - PREF_H;
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p,
+			       DRM_MODE_ATOMIC_TEST_ONLY));
+	EXPECT_EQ(0, commit_on(self, self->mode_blob, &p, 0))
+		TH_LOG("panning to the far corner of a %ux%u framebuffer", w, h);
+	EXPECT_EQ(0, commit_off(self));
+	kfb_free(self->fd, f);
+	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0))
+		TH_LOG("the device refused a commit the driver sent");
+}
+
+/* Dumb buffer sizes are whole pages: clients map the size they get. */
+TEST_F(kms, dumb_size_page_aligned)
+{
+	static const struct { uint32_t w, h, bpp; } c[] = {
+		{ 1, 1, 32 }, { 1025, 3, 32 }, { 17, 5, 16 },
+	};
+	struct drm_mode_create_dumb d;
+	struct drm_mode_destroy_dumb x;
+	unsigned int i;
+
+	NEED_KMS();
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		memset(&d, 0, sizeof(d));
+		d.width = c[i].w;
+		d.height = c[i].h;
+		d.bpp = c[i].bpp;
+		ASSERT_EQ(0, wioctl(self->fd, DRM_IOCTL_MODE_CREATE_DUMB, &d));
+		EXPECT_EQ(0u, d.size % 4096)
+			TH_LOG("%ux%u@%u: size %llu", c[i].w, c[i].h, c[i].bpp,
+			       (unsigned long long)d.size);
+		EXPECT_LE((uint64_t)d.pitch * c[i].h, d.size);
+		x.handle = d.handle;
+		EXPECT_EQ(0, wioctl(self->fd, DRM_IOCTL_MODE_DESTROY_DUMB, &x));
+	}
+}
+
+/*
+ * A commit that turns the CRTC off (MODE_ID 0, ACTIVE 0) with its primary
+ * plane still attached is accepted, as generic clients' cleanup expects;
+ * the plane is then simply not shown and the framebuffer not pinned.
+ */
+TEST_F(kms, disable_crtc_with_plane_attached)
+{
+	NEED_KMS();
+	drmModeAtomicReqPtr req;
+	struct kfb *f = &self->fb[0];
+	struct plane_cfg p;
+	uint32_t seg;
+	bool pinned;
+	int ret = 0;
+
+	ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, 32, DRM_FORMAT_XRGB8888,
+			     f));
+	p = full_plane(f->fb_id, PREF_W, PREF_H);
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+	req = drmModeAtomicAlloc();
+	ASSERT_NE(NULL, req);
+	ret |= add(req, self->fd, self->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID", 0);
+	ret |= add(req, self->fd, self->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 0);
+	ret |= add(req, self->fd, self->conn_id, DRM_MODE_OBJECT_CONNECTOR,
+		   "CRTC_ID", 0);
+	ASSERT_EQ(0, ret);
+	ret = drmModeAtomicCommit(self->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET,
+				  NULL) ? -errno : 0;
+	drmModeAtomicFree(req);
+	EXPECT_EQ(0, ret) TH_LOG("disabling the CRTC with its plane attached: %s",
+				 strerror(-ret));
+	EXPECT_EQ(0, commit_off(self));
+	placement_of(self->fd, f->handle, &seg, &pinned);
+	EXPECT_FALSE(pinned);
+	kfb_free(self->fd, f);
 }
 
 TEST_HARNESS_MAIN
