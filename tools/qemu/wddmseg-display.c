@@ -145,6 +145,25 @@ static uint64_t wddmseg_vblanks_until(WddmsegState *s, int64_t now)
     return lo;
 }
 
+/*
+ * VBLANK_AGE_NS: the virtual time since the vblank VBLANK_COUNT counted
+ * last (the latch of the active timing counts as its vblank 0).
+ */
+static uint32_t wddmseg_vblank_age(WddmsegState *s)
+{
+    int64_t age;
+
+    if (!wddmseg_scanout_enabled(&s->sc_active)) {
+        return WDDMSEG_VBLANK_AGE_NONE;
+    }
+    age = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) -
+          wddmseg_vblank_time(s, s->vblank_frames);
+    if (age < 0) {
+        return 0;
+    }
+    return MIN(age, (int64_t)WDDMSEG_VBLANK_AGE_NONE - 1);
+}
+
 /* The timer runs while the active configuration is enabled, no longer. */
 void wddmseg_vblank_arm(WddmsegState *s)
 {
@@ -301,6 +320,9 @@ bool wddmseg_scanout_read(WddmsegState *s, hwaddr addr, uint32_t *val)
         return true;
     case WDDMSEG_REG_VBLANK_COUNT:
         *val = s->vblank_count;
+        return true;
+    case WDDMSEG_REG_VBLANK_AGE_NS:
+        *val = wddmseg_vblank_age(s);
         return true;
     }
     return false;

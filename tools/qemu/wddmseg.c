@@ -575,6 +575,7 @@ static const char *const wddmseg_reg_names[] = {
     WDDMSEG_REG_NAME(SCANOUT_ACTIVE_OFFSET_LO),
     WDDMSEG_REG_NAME(SCANOUT_ACTIVE_OFFSET_HI),
     WDDMSEG_REG_NAME(VBLANK_COUNT),
+    WDDMSEG_REG_NAME(VBLANK_AGE_NS),
 };
 
 static const char *wddmseg_reg_name(hwaddr addr)
@@ -646,7 +647,7 @@ static void wddmseg_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         if (wddmseg_scanout_write(s, addr, val)) {
             return;
         }
-        /* Read-only: limits, STATUS, ERROR, ACTIVE_*, VBLANK_COUNT. */
+        /* Read-only: limits, STATUS, ERROR, ACTIVE_*, VBLANK_*. */
         known = wddmseg_scanout_read(s, addr, &dummy);
     } else if (addr < WDDMSEG_SEG_REG(WDDMSEG_SEG_MAX, 0)) {
         known = wddmseg_segment_read(s, addr, &dummy);

@@ -170,6 +170,8 @@ static void test_scanout(void)
     check_eq(sc_status(d), 0, "SCANOUT_STATUS is 0 after reset");
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_ERROR), 0, "SCANOUT_ERROR is 0 after reset");
     check_eq(sc_count(d), 0, "VBLANK_COUNT is 0 after reset");
+    check_eq(rd(d, WDDMSEG_REG_VBLANK_AGE_NS), WDDMSEG_VBLANK_AGE_NONE,
+             "VBLANK_AGE_NS is 'none' while the scanout is off");
     step(d, 10 * P50);
     check_eq(sc_count(d), 0, "no vblank while disabled");
     check_eq(irq(d), 0, "no interrupt while disabled");
@@ -200,12 +202,21 @@ static void test_scanout(void)
     check_eq(irq(d), VBLANK, "the latch raises IRQ_VBLANK");
     check_eq(sc_count(d), 0, "... without counting a vblank");
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_COMMIT), 0, "SCANOUT_COMMIT reads 0");
+    check_eq(rd(d, WDDMSEG_REG_VBLANK_AGE_NS), 0,
+             "VBLANK_AGE_NS is 0 at the latch (the timing's vblank 0)");
+    step(d, 1234567);
+    check_eq(rd(d, WDDMSEG_REG_VBLANK_AGE_NS), 1234567,
+             "VBLANK_AGE_NS counts the virtual ns since the latch");
     irq_clear(d);
-    step(d, P50 - 1);
+    step(d, P50 - 1 - 1234567);
+    check_eq(rd(d, WDDMSEG_REG_VBLANK_AGE_NS), P50 - 1,
+             "VBLANK_AGE_NS 1 ns before the first vblank");
     check_eq(sc_count(d), 0, "no vblank 1 ns before one period (20 ms at 50 Hz)");
     check_eq(irq(d), 0, "no IRQ_VBLANK 1 ns before one period");
     step(d, 1);
     check_eq(sc_count(d), 1, "the first vblank comes one period after the latch");
+    check_eq(rd(d, WDDMSEG_REG_VBLANK_AGE_NS), 0,
+             "VBLANK_AGE_NS is 0 at the vblank it dates");
     check_eq(irq(d), VBLANK, "a vblank raises IRQ_VBLANK");
     irq_clear(d);
     step(d, 10 * P50 - 1);
@@ -239,9 +250,14 @@ static void test_scanout(void)
     check_eq(sc_count(d), 13, "60 Hz latched at a 50 Hz vblank");
     step(d, 16666666);
     check_eq(sc_count(d), 13, "60 Hz: no vblank at 16666666 ns");
+    check_eq(rd(d, WDDMSEG_REG_VBLANK_AGE_NS), 16666666,
+             "60 Hz: VBLANK_AGE_NS just before the first vblank");
     step(d, 1);
     check_eq(sc_count(d), 14, "60 Hz: first vblank at 16666667 ns");
-    step(d, 33333332);
+    step(d, 5000);
+    check_eq(rd(d, WDDMSEG_REG_VBLANK_AGE_NS), 5000,
+             "60 Hz: VBLANK_AGE_NS dates the vblank VBLANK_COUNT counted");
+    step(d, 33333332 - 5000);
     check_eq(sc_count(d), 15, "60 Hz: second vblank by 49999999 ns, not the third");
     step(d, 1);
     check_eq(sc_count(d), 16, "60 Hz: third vblank at exactly 50 ms (no drift)");

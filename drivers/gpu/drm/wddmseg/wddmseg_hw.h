@@ -205,6 +205,15 @@
 #define WDDMSEG_REG_SCANOUT_ACTIVE_OFFSET_LO 0x0344	/* read-only: latched */
 #define WDDMSEG_REG_SCANOUT_ACTIVE_OFFSET_HI 0x0348
 #define WDDMSEG_REG_VBLANK_COUNT	0x034c	/* read-only, wraps at 2^32 */
+/*
+ * Read-only: nanoseconds (of the device's clock) since the vblank that
+ * VBLANK_COUNT last counted, read at the moment of the read, saturating at
+ * 0xfffffffe; 0xffffffff while no timing runs (scanout disabled, or no
+ * vblank yet). Read beside VBLANK_COUNT it dates that vblank exactly,
+ * whatever the interrupt latency.
+ */
+#define WDDMSEG_REG_VBLANK_AGE_NS	0x0350
+#define   WDDMSEG_VBLANK_AGE_NONE	0xffffffffu
 
 /*
  * Ring commands: a sequence of little-endian 64-bit words. Word 0 is the

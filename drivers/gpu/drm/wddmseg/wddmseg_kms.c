@@ -488,6 +488,33 @@ static u32 wddmseg_get_vblank_counter(struct drm_crtc *crtc)
 	return readl(crtc_to_wddmseg(crtc)->mmio + WDDMSEG_REG_VBLANK_COUNT);
 }
 
+/*
+ * The time of the vblank VBLANK_COUNT counted last: now minus
+ * VBLANK_AGE_NS, which the device reads at the moment of the read, so the
+ * interrupt's latency (up to milliseconds under TCG) does not enter the
+ * timestamp; the error is half the time the read took. The core reads
+ * the counter and this around each other until they agree.
+ */
+static bool wddmseg_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
+					 ktime_t *vblank_time,
+					 bool in_vblank_irq)
+{
+	struct wddmseg_device *wdev = to_wddmseg(crtc->dev);
+	ktime_t t0, t1;
+	u32 age;
+
+	if (wdev->kms.gone)
+		return false;
+	t0 = ktime_get();
+	age = readl(wdev->mmio + WDDMSEG_REG_VBLANK_AGE_NS);
+	t1 = ktime_get();
+	if (age == WDDMSEG_VBLANK_AGE_NONE)
+		return false;	/* no timing: the core's estimate */
+	*max_error = ktime_to_ns(ktime_sub(t1, t0)) / 2;
+	*vblank_time = ktime_sub_ns(ktime_add_ns(t0, *max_error), age);
+	return true;
+}
+
 #ifdef CONFIG_DEBUG_FS
 /*
  * debugfs crtc-0/wddmseg_inject_refusal: writing 1 while the scanout is
@@ -580,6 +607,7 @@ static const struct drm_crtc_funcs wddmseg_crtc_funcs = {
 	.enable_vblank = wddmseg_enable_vblank,
 	.disable_vblank = wddmseg_disable_vblank,
 	.get_vblank_counter = wddmseg_get_vblank_counter,
+	.get_vblank_timestamp = wddmseg_get_vblank_timestamp,
 	.late_register = wddmseg_crtc_late_register,
 };
 
