@@ -92,7 +92,8 @@ static void test_round_trips(void)
     check_eq(rd(d, WDDMSEG_REG_SEG_COUNT), 4,
              "layout with protected segments: SEG_COUNT = 4");
     check_eq(seg_rd(d, 1, WDDMSEG_SEG_FLAGS),
-             DXGK_SEGFLAG_VPR_SUPPORTED | DXGK_SEGFLAG_ENCRYPTED_PAGING_SUPPORTED,
+             DXGK_SEGFLAG_VPR_SUPPORTED |
+             DXGK_SEGFLAG_ENCRYPTED_PAGING_SUPPORTED,
              "segment 2: VprSupported | EncryptedPagingSupported");
     check_eq(seg_rd(d, 2, WDDMSEG_SEG_FLAGS), DXGK_SEGFLAG_VPR_SUPPORTED,
              "segment 3: VprSupported only");
@@ -127,7 +128,8 @@ static void test_round_trips(void)
     check_eq(win_rdq(d, 0x12000), 0, "DECRYPT: VRAM after the range untouched");
 
     /* 3. Another nonce, a wrong nonce, a piece at a stream offset. */
-    c_crypt(d, 0x2000, seg_loc(2, 0), list_loc(WQ_LIST + 0x1000, 0), ENC, N2, 0);
+    c_crypt(d, 0x2000, seg_loc(2, 0), list_loc(WQ_LIST + 0x1000, 0), ENC, N2,
+            0);
     run(d);
     check_idle(d, "ENCRYPT the same plaintext with another nonce");
     for (size_t i = 0; i < G_N_ELEMENTS(sample); i++) {

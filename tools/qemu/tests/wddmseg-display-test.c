@@ -168,7 +168,8 @@ static void test_scanout(void)
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_FORMATS), XRGB | RGB565,
              "SCANOUT_FORMATS = XRGB8888 | RGB565");
     check_eq(sc_status(d), 0, "SCANOUT_STATUS is 0 after reset");
-    check_eq(rd(d, WDDMSEG_REG_SCANOUT_ERROR), 0, "SCANOUT_ERROR is 0 after reset");
+    check_eq(rd(d, WDDMSEG_REG_SCANOUT_ERROR), 0,
+             "SCANOUT_ERROR is 0 after reset");
     check_eq(sc_count(d), 0, "VBLANK_COUNT is 0 after reset");
     check_eq(rd(d, WDDMSEG_REG_VBLANK_AGE_NS), WDDMSEG_VBLANK_AGE_NONE,
              "VBLANK_AGE_NS is 'none' while the scanout is off");
@@ -176,13 +177,16 @@ static void test_scanout(void)
     check_eq(sc_count(d), 0, "no vblank while disabled");
     check_eq(irq(d), 0, "no interrupt while disabled");
     sc_good(d);
-    check_eq(rd(d, WDDMSEG_REG_SCANOUT_SEGMENT), 1, "pending SEGMENT reads back");
+    check_eq(rd(d, WDDMSEG_REG_SCANOUT_SEGMENT), 1,
+             "pending SEGMENT reads back");
     check_eq(rd64(d, WDDMSEG_REG_SCANOUT_OFFSET_LO), FB_OFF,
              "pending OFFSET reads back");
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_WIDTH), 64, "pending WIDTH reads back");
-    check_eq(rd(d, WDDMSEG_REG_SCANOUT_HEIGHT), 32, "pending HEIGHT reads back");
+    check_eq(rd(d, WDDMSEG_REG_SCANOUT_HEIGHT), 32,
+             "pending HEIGHT reads back");
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_PITCH), 256, "pending PITCH reads back");
-    check_eq(rd(d, WDDMSEG_REG_SCANOUT_FORMAT), XRGB, "pending FORMAT reads back");
+    check_eq(rd(d, WDDMSEG_REG_SCANOUT_FORMAT), XRGB,
+             "pending FORMAT reads back");
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_REFRESH_MHZ), 50000,
              "pending REFRESH_MHZ reads back");
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_CTRL), WDDMSEG_SCANOUT_CTRL_ENABLE,
@@ -211,10 +215,12 @@ static void test_scanout(void)
     step(d, P50 - 1 - 1234567);
     check_eq(rd(d, WDDMSEG_REG_VBLANK_AGE_NS), P50 - 1,
              "VBLANK_AGE_NS 1 ns before the first vblank");
-    check_eq(sc_count(d), 0, "no vblank 1 ns before one period (20 ms at 50 Hz)");
+    check_eq(sc_count(d), 0,
+             "no vblank 1 ns before one period (20 ms at 50 Hz)");
     check_eq(irq(d), 0, "no IRQ_VBLANK 1 ns before one period");
     step(d, 1);
-    check_eq(sc_count(d), 1, "the first vblank comes one period after the latch");
+    check_eq(sc_count(d), 1,
+             "the first vblank comes one period after the latch");
     check_eq(rd(d, WDDMSEG_REG_VBLANK_AGE_NS), 0,
              "VBLANK_AGE_NS is 0 at the vblank it dates");
     check_eq(irq(d), VBLANK, "a vblank raises IRQ_VBLANK");
@@ -230,7 +236,8 @@ static void test_scanout(void)
     check_eq(sc_status(d), EN | PENDING, "a commit while enabled is PENDING");
     check_active(d, 1, FB_OFF, "while PENDING");
     step(d, P50 - 1);
-    check_eq(sc_status(d), EN | PENDING, "still PENDING 1 ns before the vblank");
+    check_eq(sc_status(d), EN | PENDING,
+             "still PENDING 1 ns before the vblank");
     check_active(d, 1, FB_OFF, "1 ns before the vblank");
     irq_clear(d);
     step(d, 1);
@@ -258,9 +265,11 @@ static void test_scanout(void)
     check_eq(rd(d, WDDMSEG_REG_VBLANK_AGE_NS), 5000,
              "60 Hz: VBLANK_AGE_NS dates the vblank VBLANK_COUNT counted");
     step(d, 33333332 - 5000);
-    check_eq(sc_count(d), 15, "60 Hz: second vblank by 49999999 ns, not the third");
+    check_eq(sc_count(d), 15,
+             "60 Hz: second vblank by 49999999 ns, not the third");
     step(d, 1);
-    check_eq(sc_count(d), 16, "60 Hz: third vblank at exactly 50 ms (no drift)");
+    check_eq(sc_count(d), 16,
+             "60 Hz: third vblank at exactly 50 ms (no drift)");
     step(d, 60 * 50000000LL / 3);
     check_eq(sc_count(d), 76, "60 Hz: 60 more vblanks in one second");
 
@@ -275,7 +284,8 @@ static void test_scanout(void)
                i ? REFUSED : 0, refusals[i].what);
     }
     /* RGB565: 2 bytes per pixel. */
-    sc_cfg(d, 1, FB_OFF, 64, 32, 124, RGB565, 50000, WDDMSEG_SCANOUT_CTRL_ENABLE);
+    sc_cfg(d, 1, FB_OFF, 64, 32, 124, RGB565, 50000,
+           WDDMSEG_SCANOUT_CTRL_ENABLE);
     sc_commit(d);
     step(d, P50);
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_ERROR), WDDMSEG_SCANOUT_ERR_PITCH,
@@ -295,11 +305,14 @@ static void test_scanout(void)
     /* Disable: at the next vblank; then no more vblanks. */
     wr(d, WDDMSEG_REG_SCANOUT_CTRL, 0);
     sc_commit(d);
-    check_eq(sc_status(d), EN | PENDING, "disabling is PENDING until the vblank");
+    check_eq(sc_status(d), EN | PENDING,
+             "disabling is PENDING until the vblank");
     step(d, P50);
     check_eq(sc_status(d), 0, "disabled at the vblank");
-    /* 76 at 60 Hz, one back to 50 Hz, 17 refusals, RGB565's, the
-     * accepted one, this one. */
+    /*
+     * 76 at 60 Hz, one back to 50 Hz, 17 refusals, RGB565's, the
+     * accepted one, this one.
+     */
     check_eq(sc_count(d), 97, "every vblank so far counted");
     irq_clear(d);
     step(d, 10 * P50);
@@ -309,8 +322,10 @@ static void test_scanout(void)
     /* Disabled: a refused commit is refused at once, the scanout stays off. */
     sc_cfg(d, 2, 0, 64, 32, 256, XRGB, 50000, WDDMSEG_SCANOUT_CTRL_ENABLE);
     sc_commit(d);
-    check_eq(sc_status(d), REFUSED, "a bad commit while disabled is refused at once");
-    check_eq(rd(d, WDDMSEG_REG_SCANOUT_ERROR), WDDMSEG_SCANOUT_ERR_NOT_DIRECT_FLIP,
+    check_eq(sc_status(d), REFUSED,
+             "a bad commit while disabled is refused at once");
+    check_eq(rd(d, WDDMSEG_REG_SCANOUT_ERROR),
+             WDDMSEG_SCANOUT_ERR_NOT_DIRECT_FLIP,
              "refused at once: SCANOUT_ERROR");
     check_eq(irq(d), VBLANK | SC_ERR,
              "refused at once: IRQ_VBLANK and IRQ_SCANOUT_ERROR");
@@ -438,9 +453,11 @@ static void test_scanout_intx(void)
     step(d, 3 * P50);
     check_eq(sc_count(d), 3, "three vblanks");
     irq_clear(d);
-    check_true(!qtest_get_irq(d->qts, WQ_GSI), "clearing IRQ_STATUS lowers INTx");
+    check_true(!qtest_get_irq(d->qts, WQ_GSI),
+               "clearing IRQ_STATUS lowers INTx");
     step(d, P50 - 1);
-    check_true(!qtest_get_irq(d->qts, WQ_GSI), "still low 1 ns before the vblank");
+    check_true(!qtest_get_irq(d->qts, WQ_GSI),
+               "still low 1 ns before the vblank");
     step(d, 1);
     check_eq(irq(d), VBLANK, "IRQ_VBLANK set again at the next vblank");
     check_true(qtest_get_irq(d->qts, WQ_GSI), "... which raises INTx again");
@@ -449,11 +466,12 @@ static void test_scanout_intx(void)
     irq_clear(d);
     step(d, P50);
     check_eq(irq(d), VBLANK, "IRQ_STATUS.VBLANK is set even when masked");
-    check_true(!qtest_get_irq(d->qts, WQ_GSI), "... a masked vblank raises nothing");
+    check_true(!qtest_get_irq(d->qts, WQ_GSI),
+               "... a masked vblank raises nothing");
     wdev_stop(d);
 }
 
-/* ---- the console (screendump) ---------------------------------------------- */
+/* ---- the console (screendump) -------------------------------------------- */
 
 typedef struct Shot {
     int w, h;

@@ -51,7 +51,7 @@ static uint64_t seqno(WDev *d)
     return rd64(d, WDDMSEG_REG_LAST_SEQNO_LO);
 }
 
-/* ---- ring setup ------------------------------------------------------------ */
+/* ---- ring setup ---------------------------------------------------------- */
 
 static void test_ring_setup(void)
 {
@@ -91,7 +91,8 @@ static void test_ring_setup(void)
     wr(d, WDDMSEG_REG_IRQ_MASK, 0xffffffff);
     check_eq(rd(d, WDDMSEG_REG_IRQ_MASK),
              WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR | WDDMSEG_IRQ_VBLANK |
-             WDDMSEG_IRQ_SCANOUT_ERROR, "IRQ_MASK keeps the four known bits only");
+             WDDMSEG_IRQ_SCANOUT_ERROR,
+             "IRQ_MASK keeps the four known bits only");
     wdev_quit(d);
     check_eq(wdev_log_count(d, "ring not enabled"), 5,
              "each refused enable is logged");
@@ -100,7 +101,7 @@ static void test_ring_setup(void)
     wdev_stop(d);
 }
 
-/* ---- FENCE ------------------------------------------------------------------- */
+/* ---- FENCE --------------------------------------------------------------- */
 
 static void test_fence(void)
 {
@@ -130,16 +131,18 @@ static void test_fence(void)
     check_eq(rd(d, WDDMSEG_REG_IRQ_STATUS), WDDMSEG_IRQ_FENCE,
              "FENCE with FENCE_IRQ set IRQ_STATUS.FENCE");
     wr(d, WDDMSEG_REG_IRQ_STATUS, WDDMSEG_IRQ_FENCE);
-    check_eq(rd(d, WDDMSEG_REG_IRQ_STATUS), 0, "IRQ_STATUS is write-1-to-clear");
+    check_eq(rd(d, WDDMSEG_REG_IRQ_STATUS), 0,
+             "IRQ_STATUS is write-1-to-clear");
     c_fence(d, 0);
     run(d);
-    check_eq(ram_rdq(d, WQ_WB), d->seq, "a FENCE without FENCE_IRQ writes back");
+    check_eq(ram_rdq(d, WQ_WB), d->seq,
+             "a FENCE without FENCE_IRQ writes back");
     check_eq(seqno(d), d->seq, "... and sets LAST_SEQNO");
     check_eq(rd(d, WDDMSEG_REG_IRQ_STATUS), 0, "... but raises no interrupt");
     wdev_stop(d);
 }
 
-/* ---- TRANSFER and the PHYSICAL opcodes -------------------------------------- */
+/* ---- TRANSFER and the PHYSICAL opcodes ----------------------------------- */
 
 static void test_transfer(void)
 {
@@ -237,7 +240,8 @@ static void test_transfer(void)
     c_transfer(d, 0x3000, seg_loc(3, 0x600), seg_loc(1, 0x40000));
     write_list(d, WQ_LIST + 0x1000, two, 2);
     /* segment 3 offset 0x1000 holds mark 0xa00 */
-    c_transfer(d, 0x1000, seg_loc(3, 0x1000), list_loc(WQ_LIST + 0x1000, 0x800));
+    c_transfer(d, 0x1000, seg_loc(3, 0x1000),
+               list_loc(WQ_LIST + 0x1000, 0x800));
     run(d);
     check_idle(d, "TRANSFER from the aperture");
     for (size_t i = 0; i < G_N_ELEMENTS(ends); i++) {
@@ -275,7 +279,7 @@ static void test_transfer(void)
     wdev_stop(d);
 }
 
-/* ---- FILL and DISCARD ---------------------------------------------------------- */
+/* ---- FILL and DISCARD ---------------------------------------------------- */
 
 static void test_fill(void)
 {
@@ -320,11 +324,12 @@ static void test_fill(void)
     run(d);
     check_idle(d, "DISCARD of a whole segment, of a page list, of 0 bytes at "
                "the end");
-    check_eq(peek(d, SEG2 + 0x400000), 0x01020304, "DISCARD leaves the contents");
+    check_eq(peek(d, SEG2 + 0x400000), 0x01020304,
+             "DISCARD leaves the contents");
     wdev_stop(d);
 }
 
-/* ---- MAP_APERTURE / UNMAP_APERTURE --------------------------------------------- */
+/* ---- MAP_APERTURE / UNMAP_APERTURE --------------------------------------- */
 
 static void test_map_aperture(void)
 {
@@ -371,7 +376,7 @@ static void test_map_aperture(void)
     wdev_stop(d);
 }
 
-/* ---- ring wrap-around ------------------------------------------------------------ */
+/* ---- ring wrap-around ---------------------------------------------------- */
 
 static void test_wrap(void)
 {
@@ -395,7 +400,7 @@ static void test_wrap(void)
     wdev_stop(d);
 }
 
-/* ---- faults ---------------------------------------------------------------------- */
+/* ---- faults -------------------------------------------------------------- */
 
 static void test_faults(void)
 {
@@ -420,8 +425,10 @@ static void test_faults(void)
     wr(d, WDDMSEG_REG_RING_CTRL, WDDMSEG_RING_CTRL_RESET);
     check_eq(rd(d, WDDMSEG_REG_RING_STATUS), WDDMSEG_RING_STATUS_IDLE,
              "RING_CTRL.RESET: disabled, not faulted, IDLE");
-    check_eq(rd(d, WDDMSEG_REG_FAULT_CODE), 0, "RING_CTRL.RESET clears FAULT_CODE");
-    check_eq(rd(d, WDDMSEG_REG_FAULT_HEAD), 0, "RING_CTRL.RESET clears FAULT_HEAD");
+    check_eq(rd(d, WDDMSEG_REG_FAULT_CODE), 0,
+             "RING_CTRL.RESET clears FAULT_CODE");
+    check_eq(rd(d, WDDMSEG_REG_FAULT_HEAD), 0,
+             "RING_CTRL.RESET clears FAULT_HEAD");
     check_eq(rd(d, WDDMSEG_REG_RING_HEAD), 0, "RING_CTRL.RESET: RING_HEAD 0");
     check_eq(rd(d, WDDMSEG_REG_RING_TAIL), 0, "RING_CTRL.RESET: RING_TAIL 0");
     check_eq(rd(d, WDDMSEG_REG_IRQ_STATUS), WDDMSEG_IRQ_ERROR,
@@ -475,7 +482,8 @@ static void test_faults(void)
     fault_end(d, WDDMSEG_FAULT_BAD_PACKET, "unknown FENCE flag");
     fault_begin(d);
     EMIT(d, hdr(WDDMSEG_OP_FENCE, WDDMSEG_FENCE_QWORDS), 1, WQ_WB + 4, 0);
-    fault_end(d, WDDMSEG_FAULT_BAD_PACKET, "FENCE writeback not 8-byte aligned");
+    fault_end(d, WDDMSEG_FAULT_BAD_PACKET,
+              "FENCE writeback not 8-byte aligned");
     fault_begin(d);
     c_aperture(d, WDDMSEG_OP_MAP_APERTURE, 1, 0, 1, WQ_LIST);
     fault_end(d, WDDMSEG_FAULT_BAD_PACKET, "MAP_APERTURE of a memory segment");
@@ -494,13 +502,15 @@ static void test_faults(void)
     /* Out of range. */
     fault_begin(d);
     c_transfer(d, 16, seg_loc(1, 0), seg_loc(1, 64 * MiB - 8));
-    fault_end(d, WDDMSEG_FAULT_OUT_OF_RANGE, "TRANSFER past the end of segment 1");
+    fault_end(d, WDDMSEG_FAULT_OUT_OF_RANGE,
+              "TRANSFER past the end of segment 1");
     fault_begin(d);
     c_transfer(d, 16, seg_loc(4, 0), seg_loc(1, 0));
     fault_end(d, WDDMSEG_FAULT_OUT_OF_RANGE, "segment id 4 (no such segment)");
     fault_begin(d);
     c_discard(d, 1, seg_loc(2, 64 * MiB));
-    fault_end(d, WDDMSEG_FAULT_OUT_OF_RANGE, "DISCARD past the end of segment 2");
+    fault_end(d, WDDMSEG_FAULT_OUT_OF_RANGE,
+              "DISCARD past the end of segment 2");
     fault_begin(d);
     c_phys(d, WDDMSEG_OP_READ_PHYSICAL, 4, 128 * MiB, WQ_PHYS);
     fault_end(d, WDDMSEG_FAULT_OUT_OF_RANGE,
@@ -518,7 +528,8 @@ static void test_faults(void)
     /* Unmapped aperture pages. */
     fault_begin(d);
     c_transfer(d, 4, seg_loc(3, 20 * 4096), seg_loc(1, 0));
-    fault_end(d, WDDMSEG_FAULT_UNMAPPED, "TRANSFER from an unmapped aperture page");
+    fault_end(d, WDDMSEG_FAULT_UNMAPPED,
+              "TRANSFER from an unmapped aperture page");
     fault_begin(d);
     c_fill(d, 0x2000, 0, seg_loc(3, 0x3000));
     fault_end(d, WDDMSEG_FAULT_UNMAPPED,
@@ -562,7 +573,8 @@ static void test_faults_ring(void)
     wr(d, WDDMSEG_REG_RING_TAIL, 64 << 10);
     check_eq(rd(d, WDDMSEG_REG_FAULT_CODE), WDDMSEG_FAULT_BAD_PACKET,
              "fault RING_TAIL = RING_SIZE: FAULT_CODE");
-    check_eq(rd(d, WDDMSEG_REG_RING_TAIL), 0, "... and RING_TAIL keeps its value");
+    check_eq(rd(d, WDDMSEG_REG_RING_TAIL), 0,
+             "... and RING_TAIL keeps its value");
 
     /* A command that stops short of the tail. */
     fault_begin(d);
@@ -611,7 +623,7 @@ static void test_faults_ring(void)
     wdev_stop(d);
 }
 
-/* ---- injected faults, hangs, pausing --------------------------------------------- */
+/* ---- injected faults, hangs, pausing ------------------------------------- */
 
 static void test_inject(void)
 {
@@ -630,7 +642,8 @@ static void test_inject(void)
     check_eq(rd(d, WDDMSEG_REG_RING_STATUS), ENABLED_IDLE,
              "a pending INJECT_FAULT on an empty ring: still IDLE");
     fault_end(d, WDDMSEG_FAULT_INJECTED, "INJECT_FAULT");
-    check_eq(rd(d, WDDMSEG_REG_INJECT), 0, "INJECT_FAULT is consumed by the fault");
+    check_eq(rd(d, WDDMSEG_REG_INJECT), 0,
+             "INJECT_FAULT is consumed by the fault");
 
     /* INJECT_HANG: nothing runs until RESET. */
     ring_reset(d);
@@ -673,7 +686,7 @@ static void test_inject(void)
     wdev_stop(d);
 }
 
-/* ---- interrupts ------------------------------------------------------------------ */
+/* ---- interrupts ---------------------------------------------------------- */
 
 /* INTx (pin A, GSI 20 here): level = IRQ_STATUS & IRQ_MASK. */
 static void test_intx(void)
@@ -697,7 +710,8 @@ static void test_intx(void)
     check_true(qtest_get_irq(d->qts, WQ_GSI), "unmasking raises INTx");
     wr(d, WDDMSEG_REG_IRQ_STATUS, WDDMSEG_IRQ_FENCE);
     check_eq(rd(d, WDDMSEG_REG_IRQ_STATUS), 0, "IRQ_STATUS cleared");
-    check_true(!qtest_get_irq(d->qts, WQ_GSI), "clearing IRQ_STATUS lowers INTx");
+    check_true(!qtest_get_irq(d->qts, WQ_GSI),
+               "clearing IRQ_STATUS lowers INTx");
     c_fence(d, WDDMSEG_FENCE_IRQ);
     run(d);
     check_eq(rd(d, WDDMSEG_REG_IRQ_STATUS), WDDMSEG_IRQ_FENCE,
@@ -763,7 +777,8 @@ static void test_msix(void)
     wr(d, WDDMSEG_REG_IRQ_MASK, WDDMSEG_IRQ_ERROR);
     c_fence(d, WDDMSEG_FENCE_IRQ);
     run(d);
-    check_eq(ram_rd(d, WQ_MSI_ADDR), 0, "a FENCE masked in IRQ_MASK sends no message");
+    check_eq(ram_rd(d, WQ_MSI_ADDR), 0,
+             "a FENCE masked in IRQ_MASK sends no message");
     wr(d, WDDMSEG_REG_IRQ_MASK, WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR);
     check_eq(ram_rd(d, WQ_MSI_ADDR), data,
              "unmasking the pending FENCE bit sends the message");
@@ -771,7 +786,8 @@ static void test_msix(void)
     EMIT(d, hdr(0x42, 1));
     run(d);
     check_eq(ram_rd(d, WQ_MSI_ADDR), data, "a fault sends MSI-X vector 0");
-    check_eq(rd(d, WDDMSEG_REG_IRQ_STATUS), WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR,
+    check_eq(rd(d, WDDMSEG_REG_IRQ_STATUS),
+             WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR,
              "IRQ_STATUS has FENCE and ERROR");
     ram_wr(d, WQ_MSI_ADDR, 0);
     wr(d, WDDMSEG_REG_IRQ_MASK, WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR);
@@ -783,7 +799,8 @@ static void test_msix(void)
     wr(d, WDDMSEG_REG_SCANOUT_REFRESH_MHZ, 50000);
     wr(d, WDDMSEG_REG_SCANOUT_CTRL, WDDMSEG_SCANOUT_CTRL_ENABLE);
     wr(d, WDDMSEG_REG_SCANOUT_COMMIT, 1);
-    check_eq(ram_rd(d, WQ_MSI_ADDR), data, "a scanout latch sends MSI-X vector 0");
+    check_eq(ram_rd(d, WQ_MSI_ADDR), data,
+             "a scanout latch sends MSI-X vector 0");
     ram_wr(d, WQ_MSI_ADDR, 0);
     qtest_clock_step(d->qts, 20000000);
     check_eq(ram_rd(d, WQ_MSI_ADDR), data, "a vblank sends MSI-X vector 0");
@@ -797,11 +814,12 @@ static void test_msix(void)
              WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR | WDDMSEG_IRQ_VBLANK |
              WDDMSEG_IRQ_SCANOUT_ERROR,
              "IRQ_STATUS has VBLANK and SCANOUT_ERROR too");
-    check_true(!qtest_get_irq(d->qts, WQ_GSI), "no INTx while MSI-X is enabled");
+    check_true(!qtest_get_irq(d->qts, WQ_GSI),
+               "no INTx while MSI-X is enabled");
     wdev_stop(d);
 }
 
-/* ---- long transfers -------------------------------------------------------------- */
+/* ---- long transfers ------------------------------------------------------ */
 
 /*
  * x-batch-bytes=1M: the bottom half moves at most 1 MiB per run, so 8
@@ -829,7 +847,8 @@ static void test_long(void)
     wdev_settle(d);
     check_eq(rd(d, WDDMSEG_REG_RING_STATUS), WDDMSEG_RING_STATUS_ENABLED,
              "8 MiB TRANSFER: busy until it has run");
-    check_eq(rd(d, WDDMSEG_REG_RING_HEAD), 0, "8 MiB TRANSFER: RING_HEAD at the TRANSFER");
+    check_eq(rd(d, WDDMSEG_REG_RING_HEAD), 0,
+             "8 MiB TRANSFER: RING_HEAD at the TRANSFER");
     check_eq(rd(d, WDDMSEG_REG_ID), WDDMSEG_ID_VALUE,
              "8 MiB TRANSFER: registers answer meanwhile");
     check_eq(seqno(d), 0, "8 MiB TRANSFER: the FENCE after it has not run");

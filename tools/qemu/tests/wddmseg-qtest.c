@@ -11,7 +11,7 @@
 
 #include "wddmseg-qtest.h"
 
-/* ---- checks ------------------------------------------------------------ */
+/* ---- checks -------------------------------------------------------------- */
 
 static unsigned int n_checks, n_failed;
 static const char *current;     /* the running test, below /wddmseg/ */
@@ -409,7 +409,7 @@ uint64_t pl_addr(const uint64_t *pages, uint64_t off, uint64_t k)
     return pages[off >> WDDMSEG_HW_PAGE_SHIFT] + (off & 0xfff);
 }
 
-/* ---- the copy engine --------------------------------------------------- */
+/* ---- the copy engine ----------------------------------------------------- */
 
 void ring_enable(WDev *d, uint64_t base, uint32_t size)
 {
@@ -588,7 +588,7 @@ void vm_cont(WDev *d)
     qtest_qmp_assert_success(d->qts, "{'execute': 'cont'}");
 }
 
-/* ---- QEMU that must not start --------------------------------------------- */
+/* ---- QEMU that must not start -------------------------------------------- */
 
 int wq_spawn(const char *args, int timeout_s, char **err)
 {

@@ -50,7 +50,7 @@
 #define WQ_PHYS         0x500000ULL     /* contiguous system memory */
 #define WQ_LONG         0x1000000ULL    /* 16 MiB for long transfers */
 
-/* ---- checks ------------------------------------------------------------ */
+/* ---- checks -------------------------------------------------------------- */
 
 void wq_report(bool ok, const char *detail, const char *fmt, ...)
     G_GNUC_PRINTF(3, 4);
@@ -177,7 +177,7 @@ void write_list(WDev *d, uint64_t addr, const uint64_t *pages, size_t n);
 /* System address of byte k of a page list location at byte offset off. */
 uint64_t pl_addr(const uint64_t *pages, uint64_t off, uint64_t k);
 
-/* ---- the copy engine --------------------------------------------------- */
+/* ---- the copy engine ----------------------------------------------------- */
 
 /* A command location: a segment (id >= 1, offset) or a page list. */
 typedef struct WLoc {
@@ -251,7 +251,7 @@ void wdev_system_reset(WDev *d);
 void vm_stop(WDev *d);
 void vm_cont(WDev *d);
 
-/* ---- QEMU that must not start --------------------------------------------- */
+/* ---- QEMU that must not start -------------------------------------------- */
 
 /*
  * Run QEMU with the common options and args (split like a shell

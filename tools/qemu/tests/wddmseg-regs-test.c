@@ -64,7 +64,7 @@ static void count_dev(QPCIDevice *dev, int devfn, void *data)
     g_free(dev);
 }
 
-/* ---- PCI identity and BARs ---------------------------------------------- */
+/* ---- PCI identity and BARs ----------------------------------------------- */
 
 static void test_pci_bars(void)
 {
@@ -249,7 +249,7 @@ static void test_layout_props(void)
     wdev_stop(d);
 }
 
-/* ---- malformed layout strings ------------------------------------------- */
+/* ---- malformed layout strings -------------------------------------------- */
 
 typedef struct Malformed {
     const char *layout;
@@ -333,8 +333,10 @@ static void test_window(void)
     check_eq(qpci_io_readq(d->dev, d->bar0, WDDMSEG_REG_WINDOW_BASE_LO),
              3 * MiB, "a 64-bit write of WINDOW_BASE applies it");
     check_eq(win_rd(d, 0x10), 0xa5a50003, "BAR4 follows the 64-bit write");
-    /* CPU-invisible VRAM, beyond BAR2: write it through BAR4, read it as
-     * the GPU. */
+    /*
+     * CPU-invisible VRAM, beyond BAR2: write it through BAR4, read it as
+     * the GPU.
+     */
     window(d, 100 * MiB);
     win_wr(d, 0x1230, 0xdeadbeef);
     check_eq(peek(d, 100 * MiB + 0x1230), 0xdeadbeef,
@@ -387,7 +389,7 @@ static void test_window_tiny_vram(void)
     wdev_stop(d);
 }
 
-/* ---- aperture page tables, PEEK, STATUS ------------------------------------ */
+/* ---- aperture page tables, PEEK, STATUS ---------------------------------- */
 
 #define APT (4 * GiB)       /* default layout: segment 3, 65536 pages */
 
@@ -480,7 +482,8 @@ static void test_aperture(void)
              "PEEK just past the aperture faults");
     check_status(d, PEEK_FAULT, "... PEEK_FAULT");
     clear_status(d);
-    check_eq(peek(d, 0x1002), 0xffffffff, "PEEK of a misaligned address faults");
+    check_eq(peek(d, 0x1002), 0xffffffff,
+             "PEEK of a misaligned address faults");
     check_status(d, PEEK_FAULT, "... PEEK_FAULT");
     clear_status(d);
     apt_set(d, 3, 4, 0x7000000000ULL);
@@ -518,9 +521,11 @@ static void test_aperture(void)
     check_eq(rd64(d, WDDMSEG_REG_PEEK_ADDR_LO), 0x123456788ULL,
              "PEEK_ADDR reads back");
     vram_wr(d, 0x1000, 0x0a0b0c0d);
-    check_eq(peek(d, 0x1000), 0x0a0b0c0d, "PEEK of VRAM needs no bus mastering");
+    check_eq(peek(d, 0x1000), 0x0a0b0c0d,
+             "PEEK of VRAM needs no bus mastering");
     wr(d, WDDMSEG_REG_PEEK_DATA, 0);
-    check_eq(rd(d, WDDMSEG_REG_PEEK_DATA), 0x0a0b0c0d, "PEEK_DATA is read-only");
+    check_eq(rd(d, WDDMSEG_REG_PEEK_DATA), 0x0a0b0c0d,
+             "PEEK_DATA is read-only");
     wdev_quit(d);
     check_eq(wdev_log_count(d, "APT_ERROR|dropped"), 7,
              "each dropped APT write is logged as a guest error");

@@ -18,7 +18,7 @@
 
 #define P50 20000000            /* ns per vblank at 50 Hz */
 
-/* ---- system reset -------------------------------------------------------------- */
+/* ---- system reset -------------------------------------------------------- */
 
 static void test_reset(void)
 {
@@ -45,9 +45,12 @@ static void test_reset(void)
              "before reset: the engine hangs with a FENCE queued");
     check_eq(rd(d, WDDMSEG_REG_IRQ_STATUS), WDDMSEG_IRQ_FENCE,
              "before reset: IRQ_STATUS.FENCE set");
-    check_true(qtest_get_irq(d->qts, WQ_GSI), "before reset: the FENCE raised INTx");
-    /* The scanout enabled, 4 vblanks counted, a refused commit, another
-     * one pending. */
+    check_true(qtest_get_irq(d->qts, WQ_GSI),
+               "before reset: the FENCE raised INTx");
+    /*
+     * The scanout enabled, 4 vblanks counted, a refused commit, another
+     * one pending.
+     */
     wr(d, WDDMSEG_REG_SCANOUT_SEGMENT, 1);
     wr64(d, WDDMSEG_REG_SCANOUT_OFFSET_LO, 0x20000);
     wr(d, WDDMSEG_REG_SCANOUT_WIDTH, 64);
@@ -77,29 +80,38 @@ static void test_reset(void)
              "status has CAP_LIST");
     check_true(!qtest_get_irq(d->qts, WQ_GSI), "after reset: INTx lowered");
     wdev_map(d);
-    check_eq(rd64(d, WDDMSEG_REG_WINDOW_BASE_LO), 0, "after reset: WINDOW_BASE is 0");
+    check_eq(rd64(d, WDDMSEG_REG_WINDOW_BASE_LO), 0,
+             "after reset: WINDOW_BASE is 0");
     vram_wr(d, 0x40, 0x0e5e7040);
-    check_eq(win_rd(d, 0x40), 0x0e5e7040, "after reset: BAR4 shows VRAM from offset 0");
+    check_eq(win_rd(d, 0x40), 0x0e5e7040,
+             "after reset: BAR4 shows VRAM from offset 0");
     check_eq(rd(d, WDDMSEG_REG_STATUS), 0, "after reset: STATUS is 0");
-    check_eq(rd(d, WDDMSEG_REG_APT_SEGMENT), 0, "after reset: APT_SEGMENT is 0");
+    check_eq(rd(d, WDDMSEG_REG_APT_SEGMENT), 0,
+             "after reset: APT_SEGMENT is 0");
     check_eq(rd(d, WDDMSEG_REG_APT_PAGE), 0, "after reset: APT_PAGE is 0");
     check_eq(apt_get(d, 3, 7), 0, "after reset: aperture entries are unmapped");
-    check_eq(rd64(d, WDDMSEG_REG_PEEK_ADDR_LO), 0, "after reset: PEEK_ADDR is 0");
+    check_eq(rd64(d, WDDMSEG_REG_PEEK_ADDR_LO), 0,
+             "after reset: PEEK_ADDR is 0");
     check_eq(rd(d, WDDMSEG_REG_RING_STATUS), WDDMSEG_RING_STATUS_IDLE,
              "after reset: ring disabled and IDLE");
     check_eq(rd(d, WDDMSEG_REG_RING_CTRL), 0, "after reset: RING_CTRL is 0");
-    check_eq(rd64(d, WDDMSEG_REG_RING_BASE_LO), 0, "after reset: RING_BASE is 0");
+    check_eq(rd64(d, WDDMSEG_REG_RING_BASE_LO), 0,
+             "after reset: RING_BASE is 0");
     check_eq(rd(d, WDDMSEG_REG_RING_SIZE), 0, "after reset: RING_SIZE is 0");
     check_eq(rd(d, WDDMSEG_REG_RING_HEAD), 0, "after reset: RING_HEAD is 0");
     check_eq(rd(d, WDDMSEG_REG_RING_TAIL), 0, "after reset: RING_TAIL is 0");
-    check_eq(rd(d, WDDMSEG_REG_INJECT), 0, "after reset: no hang, no injected fault");
-    check_eq(rd64(d, WDDMSEG_REG_LAST_SEQNO_LO), 0, "after reset: LAST_SEQNO is 0");
+    check_eq(rd(d, WDDMSEG_REG_INJECT), 0,
+             "after reset: no hang, no injected fault");
+    check_eq(rd64(d, WDDMSEG_REG_LAST_SEQNO_LO), 0,
+             "after reset: LAST_SEQNO is 0");
     check_eq(rd(d, WDDMSEG_REG_IRQ_STATUS), 0, "after reset: IRQ_STATUS is 0");
     check_eq(rd(d, WDDMSEG_REG_IRQ_MASK), 0, "after reset: IRQ_MASK is 0");
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_STATUS), 0,
              "after reset: SCANOUT_STATUS is 0 (disabled, nothing pending)");
-    check_eq(rd(d, WDDMSEG_REG_SCANOUT_ERROR), 0, "after reset: SCANOUT_ERROR is 0");
-    check_eq(rd(d, WDDMSEG_REG_VBLANK_COUNT), 0, "after reset: VBLANK_COUNT is 0");
+    check_eq(rd(d, WDDMSEG_REG_SCANOUT_ERROR), 0,
+             "after reset: SCANOUT_ERROR is 0");
+    check_eq(rd(d, WDDMSEG_REG_VBLANK_COUNT), 0,
+             "after reset: VBLANK_COUNT is 0");
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_CTRL), 0,
              "after reset: pending SCANOUT_CTRL is 0");
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_SEGMENT), 0,
@@ -118,7 +130,7 @@ static void test_reset(void)
     wdev_stop(d);
 }
 
-/* ---- migration ------------------------------------------------------------------ */
+/* ---- migration ----------------------------------------------------------- */
 
 static const char *qmp_status(WDev *d, const char *cmd)
 {
@@ -227,7 +239,8 @@ static void test_migration(void)
 
     e = migrate_from("", state, d, &st);
     check_true(strcmp(st, "inmigrate") != 0, "the destination loads the state");
-    check_eq(rd64(e, WDDMSEG_REG_WINDOW_BASE_LO), 0x300000, "WINDOW_BASE migrates");
+    check_eq(rd64(e, WDDMSEG_REG_WINDOW_BASE_LO), 0x300000,
+             "WINDOW_BASE migrates");
     check_eq(win_rd(e, 0x10), 0xabcd0003,
              "BAR4 shows VRAM at the migrated window base");
     check_eq(rd(e, WDDMSEG_REG_APT_SEGMENT), 3, "APT_SEGMENT migrates");
@@ -289,12 +302,13 @@ static void test_migration(void)
     if (status != 1 || !strstr(err, "aperture page tables of another size")) {
         g_test_message("exit %d: %s", status, err);
     }
-    check_true(status > 0 && strstr(err, "aperture page tables of another size"),
+    check_true(status > 0 &&
+               strstr(err, "aperture page tables of another size"),
                "a destination with other aperture page tables refuses the state");
     wdev_stop(d);
 }
 
-/* ---- encrypted paging across migration ------------------------------------------ */
+/* ---- encrypted paging across migration ----------------------------------- */
 
 /*
  * The key migrates: a 16 MiB ENCRYPT out of a protected segment is stopped
@@ -397,7 +411,8 @@ static void test_crypt_migration(void)
     check_eq(rd(e, WDDMSEG_REG_RING_HEAD), e->rt,
              "the ENCRYPT resumes on the destination and completes");
     check_eq(rd(e, WDDMSEG_REG_FAULT_CODE), 0, "... without a fault");
-    check_eq(rd64(e, WDDMSEG_REG_LAST_SEQNO_LO), 1, "... and the FENCE after it ran");
+    check_eq(rd64(e, WDDMSEG_REG_LAST_SEQNO_LO), 1,
+             "... and the FENCE after it ran");
     check_true(ram_rdq(e, WQ_LONG + CM_SIZE - 8) != 0 &&
                ram_rdq(e, WQ_LONG + CM_SIZE - 8) != plain(CM_SIZE - 8),
                "... its last word is ciphertext (mode, nonce and stream offset "
@@ -406,7 +421,8 @@ static void test_crypt_migration(void)
     c_crypt(e, CM_SIZE, list_loc(WQ_LONGLIST, 0), seg_loc(2, 32 * MiB),
             WDDMSEG_CRYPT_DECRYPT, CM_NONCE, 0);
     run(e);
-    check_eq(rd(e, WDDMSEG_REG_FAULT_CODE), 0, "DECRYPT on the destination runs");
+    check_eq(rd(e, WDDMSEG_REG_FAULT_CODE), 0,
+             "DECRYPT on the destination runs");
     for (size_t i = 0; i < G_N_ELEMENTS(probes); i++) {
         check_eq(seg2_rdq(e, 32 * MiB + probes[i]), plain(probes[i]),
                  "DECRYPT on the destination gives the plaintext back (the key "
