@@ -21,8 +21,10 @@ extern "C" {
  * Version 3 made &drm_wddmseg_query_adapter.vidmm_caps the capabilities the
  * driver honours and added &drm_wddmseg_query_adapter.device_vidmm_caps,
  * what the device reports.
+ * Version 4 added syncobjs to &drm_wddmseg_submit_blit (WDDMSEG_BLIT_SYNCOBJ_IN,
+ * WDDMSEG_BLIT_SYNCOBJ_OUT and the fields after @reserved).
  */
-#define WDDMSEG_UAPI_VERSION		3
+#define WDDMSEG_UAPI_VERSION		4
 
 /**
  * WDDMSEG_MAX_SEGMENTS - largest segment count the driver accepts
@@ -429,6 +431,8 @@ struct drm_wddmseg_query_budget {
 
 /* Bits of &drm_wddmseg_submit_blit.flags */
 #define WDDMSEG_BLIT_FENCE_OUT		(1u << 0)	/* return a sync_file */
+#define WDDMSEG_BLIT_SYNCOBJ_IN		(1u << 1)	/* wait for in_syncobj */
+#define WDDMSEG_BLIT_SYNCOBJ_OUT	(1u << 2)	/* signal out_syncobj */
 
 /**
  * struct drm_wddmseg_submit_blit - copy or fill with the copy engine
@@ -438,6 +442,14 @@ struct drm_wddmseg_query_budget {
  * the engine and the ioctl returns at once; GEM_WAIT on the allocations
  * waits for it, and with WDDMSEG_BLIT_FENCE_OUT a sync_file fd signals its
  * completion (poll() it, or import it as a syncobj).
+ *
+ * Syncobjs (uapi version 4): with WDDMSEG_BLIT_SYNCOBJ_IN the blit runs
+ * after the fence of @in_syncobj (at timeline point @in_point, or its
+ * current fence for 0); there is no GPU scheduler, so the ioctl waits for
+ * that fence (interruptibly) before it queues the blit; -EINVAL if the
+ * point has no fence yet. With WDDMSEG_BLIT_SYNCOBJ_OUT the blit's fence
+ * becomes the fence of @out_syncobj (binary, @out_point 0) or is added at
+ * timeline point @out_point. Without the flag the fields must be zero.
  */
 struct drm_wddmseg_submit_blit {
 	/** @op: in: WDDMSEG_BLIT_COPY or WDDMSEG_BLIT_FILL. */
@@ -460,6 +472,14 @@ struct drm_wddmseg_submit_blit {
 	__s32 fence_fd;
 	/** @reserved: must be zero. */
 	__u64 reserved[2];
+	/** @in_syncobj: in: syncobj to wait for (WDDMSEG_BLIT_SYNCOBJ_IN). */
+	__u32 in_syncobj;
+	/** @out_syncobj: in: syncobj to signal (WDDMSEG_BLIT_SYNCOBJ_OUT). */
+	__u32 out_syncobj;
+	/** @in_point: in: timeline point of @in_syncobj, 0 for binary. */
+	__u64 in_point;
+	/** @out_point: in: timeline point of @out_syncobj, 0 for binary. */
+	__u64 out_point;
 };
 
 #if defined(__cplusplus)

@@ -4,6 +4,7 @@
  * allocations, queued on the paging ring and fenced like paging work.
  */
 
+#include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
 #include <linux/file.h>
 #include <linux/sync_file.h>
@@ -12,6 +13,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
+#include <drm/drm_syncobj.h>
 #include <drm/ttm/ttm_tt.h>
 
 #include "wddmseg_drv.h"
@@ -97,18 +99,75 @@ static int wddmseg_blit_fence_fd(struct dma_fence *fence)
 	return fd;
 }
 
+/**
+ * struct wddmseg_blit_out - where a blit's fence goes besides the BOs
+ * @syncobj: WDDMSEG_BLIT_SYNCOBJ_OUT's syncobj (a reference), or NULL
+ * @chain: the chain node for a timeline point, allocated beforehand
+ */
+struct wddmseg_blit_out {
+	struct drm_syncobj *syncobj;
+	struct dma_fence_chain *chain;
+};
+
+/*
+ * The syncobjs of a blit: wait for the in-fence (there is no scheduler to
+ * hand it to), and find the out-syncobj and allocate its chain node now,
+ * so that nothing fails once the blit is queued.
+ */
+static int wddmseg_blit_syncobjs(struct drm_device *drm, struct drm_file *file,
+				 const struct drm_wddmseg_submit_blit *a,
+				 struct wddmseg_blit_out *out)
+{
+	struct dma_fence *in;
+	long lret;
+	int ret;
+
+	if (a->flags & WDDMSEG_BLIT_SYNCOBJ_IN) {
+		ret = drm_syncobj_find_fence(file, a->in_syncobj, a->in_point, 0,
+					     &in);
+		if (ret) {
+			drm_dbg(drm, "blit: in-syncobj %u point %llu: no fence (%d)\n",
+				a->in_syncobj, a->in_point, ret);
+			return ret;
+		}
+		lret = dma_fence_wait(in, true);
+		dma_fence_put(in);
+		if (lret)
+			return lret;
+	}
+	if (!(a->flags & WDDMSEG_BLIT_SYNCOBJ_OUT))
+		return 0;
+	out->syncobj = drm_syncobj_find(file, a->out_syncobj);
+	if (!out->syncobj) {
+		drm_dbg(drm, "blit: no out-syncobj %u\n", a->out_syncobj);
+		return -ENOENT;
+	}
+	if (a->out_point) {
+		out->chain = dma_fence_chain_alloc();
+		if (!out->chain)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 			      struct drm_file *file)
 {
 	struct wddmseg_device *wdev = to_wddmseg(drm);
 	struct drm_wddmseg_submit_blit *a = data;
 	struct drm_gem_object *objs[2] = {};
+	struct wddmseg_blit_out out = {};
 	struct ww_acquire_ctx ticket;
 	struct dma_fence *fence;
 	int ret, idx, count = 1, fd = -1;
 
 	if ((a->op != WDDMSEG_BLIT_COPY && a->op != WDDMSEG_BLIT_FILL) ||
-	    (a->flags & ~WDDMSEG_BLIT_FENCE_OUT) ||
+	    (a->flags & ~(WDDMSEG_BLIT_FENCE_OUT | WDDMSEG_BLIT_SYNCOBJ_IN |
+			  WDDMSEG_BLIT_SYNCOBJ_OUT)) ||
+	    (!(a->flags & WDDMSEG_BLIT_SYNCOBJ_IN) &&
+	     (a->in_syncobj || a->in_point)) ||
+	    (!(a->flags & WDDMSEG_BLIT_SYNCOBJ_OUT) &&
+	     (a->out_syncobj || a->out_point)) ||
 	    memchr_inv(a->reserved, 0, sizeof(a->reserved)) ||
 	    (a->op == WDDMSEG_BLIT_FILL && (a->src_handle || a->src_offset)) ||
 	    (a->op == WDDMSEG_BLIT_COPY && a->pattern)) {
@@ -133,6 +192,8 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	if (!ret && objs[1])
 		ret = wddmseg_protect_check_copy(gem_to_wddmseg_bo(objs[1]),
 						 gem_to_wddmseg_bo(objs[0]));
+	if (!ret)
+		ret = wddmseg_blit_syncobjs(drm, file, a, &out);
 	if (ret)
 		goto out_put;
 
@@ -157,6 +218,14 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	dma_resv_add_fence(objs[0]->resv, fence, DMA_RESV_USAGE_WRITE);
 	if (count == 2)
 		dma_resv_add_fence(objs[1]->resv, fence, DMA_RESV_USAGE_READ);
+	if (out.syncobj) {
+		if (out.chain)
+			drm_syncobj_add_point(out.syncobj, out.chain, fence,
+					      a->out_point);
+		else
+			drm_syncobj_replace_fence(out.syncobj, fence);
+		out.chain = NULL;
+	}
 	if (a->flags & WDDMSEG_BLIT_FENCE_OUT) {
 		fd = wddmseg_blit_fence_fd(fence);
 		if (fd < 0)
@@ -169,6 +238,9 @@ out_unlock:
 out_exit:
 	drm_dev_exit(idx);
 out_put:
+	dma_fence_chain_free(out.chain);
+	if (out.syncobj)
+		drm_syncobj_put(out.syncobj);
 	drm_gem_object_put(objs[0]);
 	if (objs[1])
 		drm_gem_object_put(objs[1]);

@@ -51,7 +51,8 @@ DEFINE_DRM_GEM_FOPS(wddmseg_fops);
 static const struct drm_driver wddmseg_drm_driver = {
 	/* Headless devices keep DRIVER_MODESET with no outputs (wddmseg_kms.c). */
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_MODESET |
-			   DRIVER_ATOMIC,
+			   DRIVER_ATOMIC | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
 	.open = wddmseg_open,
 	.postclose = wddmseg_postclose,
 	.dumb_create = wddmseg_dumb_create,

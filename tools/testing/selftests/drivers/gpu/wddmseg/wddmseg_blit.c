@@ -15,6 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <xf86drm.h>
+
 #include "wddmseg_gem.h"
 #include "kselftest_harness.h"
 
@@ -218,6 +220,92 @@ TEST_F(blit, refusals)
 	EXPECT_EQ(0, gem_wait(self->fd, c, 10000000000LL));
 	gem_close(self->fd, a);
 	gem_close(self->fd, c);
+}
+
+/*
+ * Syncobjs (uapi 4): the caps say so, a blit signals a binary syncobj and
+ * a timeline point, a later blit waits for that point, and the refusals:
+ * a point with no fence yet, an unknown syncobj, fields without their
+ * flag.
+ */
+TEST_F(blit, syncobjs)
+{
+	const uint64_t size = SZ_1M;
+	uint32_t dst = make(_metadata, self->fd, 1, size);
+	uint32_t dst2 = make(_metadata, self->fd, 2, size);
+	uint32_t bin, tl;
+	uint64_t cap = 0;
+	uint64_t point = 0;
+	uint32_t *p;
+	struct drm_wddmseg_submit_blit b = {
+		.op = WDDMSEG_BLIT_FILL, .dst_handle = dst, .size = size,
+		.pattern = 0x5ca1ab1e, .flags = WDDMSEG_BLIT_SYNCOBJ_OUT,
+	};
+
+	ASSERT_EQ(0, drmGetCap(self->fd, DRM_CAP_SYNCOBJ, &cap));
+	EXPECT_EQ(1u, cap);
+	ASSERT_EQ(0, drmGetCap(self->fd, DRM_CAP_SYNCOBJ_TIMELINE, &cap));
+	EXPECT_EQ(1u, cap);
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &bin));
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &tl));
+
+	/* binary out-syncobj */
+	b.out_syncobj = bin;
+	ASSERT_EQ(0, submit(self->fd, &b));
+	EXPECT_EQ(0, drmSyncobjWait(self->fd, &bin, 1, INT64_MAX, 0, NULL));
+	p = gem_mmap(self->fd, dst, size);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0x5ca1ab1eu, p[0]);
+	EXPECT_EQ(0x5ca1ab1eu, p[size / 4 - 1]);
+	munmap(p, size);
+
+	/* timeline point 3, then a copy that waits for it */
+	b.out_syncobj = tl;
+	b.out_point = 3;
+	b.pattern = 0x0ddba11;
+	ASSERT_EQ(0, submit(self->fd, &b));
+	point = b.out_point;
+	EXPECT_EQ(0, drmSyncobjTimelineWait(self->fd, &tl, &point, 1,
+					    INT64_MAX, 0, NULL));
+	point = 0;
+	EXPECT_EQ(0, drmSyncobjQuery(self->fd, &tl, &point, 1));
+	EXPECT_EQ(3u, point);
+	memset(&b, 0, sizeof(b));
+	b.op = WDDMSEG_BLIT_COPY;
+	b.src_handle = dst;
+	b.dst_handle = dst2;
+	b.size = size;
+	b.flags = WDDMSEG_BLIT_SYNCOBJ_IN | WDDMSEG_BLIT_FENCE_OUT;
+	b.in_syncobj = tl;
+	b.in_point = 3;
+	ASSERT_EQ(0, submit(self->fd, &b));
+	ASSERT_LE(0, b.fence_fd);
+	close(b.fence_fd);
+	ASSERT_EQ(0, gem_wait(self->fd, dst2, 10000000000LL));
+	p = gem_mmap(self->fd, dst2, size);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0x0ddba11u, p[0]);
+	munmap(p, size);
+
+	/* refusals */
+	b.flags = WDDMSEG_BLIT_SYNCOBJ_IN;
+	b.in_point = 7;		/* nothing there yet */
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	b.in_syncobj = 0xdead;
+	b.in_point = 0;
+	EXPECT_EQ(-ENOENT, submit(self->fd, &b));
+	b.flags = 0;		/* fields without the flag */
+	b.in_syncobj = tl;
+	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	b.in_syncobj = 0;
+	b.flags = WDDMSEG_BLIT_SYNCOBJ_OUT;
+	b.out_syncobj = 0xdead;
+	EXPECT_EQ(-ENOENT, submit(self->fd, &b));
+
+	drmSyncobjDestroy(self->fd, bin);
+	drmSyncobjDestroy(self->fd, tl);
+	gem_close(self->fd, dst2);
+	gem_close(self->fd, dst);
 }
 
 TEST_HARNESS_MAIN
