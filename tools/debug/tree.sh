@@ -38,9 +38,12 @@ case "$TREE" in /*) ;; *) TREE=$PWD/$TREE ;; esac
 
 log() { echo "tree.sh: $*" >&2; }
 
-TARBALL=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1 || true)
-if [ -z "$TARBALL" ]; then
-	log "no /usr/src/linux-source-*.tar.xz (tools/vm/deps.sh installs linux-source-6.1)"
+# 6.1 by name: another linux-source-* on the machine (6.12) must not be
+# picked because it sorts last; the debug kernel is the 6.1 the module
+# is built against.
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+if [ ! -f "$TARBALL" ]; then
+	log "no $TARBALL (tools/vm/deps.sh installs linux-source-6.1)"
 	exit 1
 fi
 STAMP="$TARBALL $(stat -c '%s %Y' "$TARBALL")"
