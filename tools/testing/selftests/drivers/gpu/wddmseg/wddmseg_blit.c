@@ -191,7 +191,7 @@ TEST_F(blit, refusals)
 
 	b = ok; b.op = 2;
 	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
-	b = ok; b.flags = 2;
+	b = ok; b.flags = 1u << 3;	/* the first flag bit not defined */
 	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
 	b = ok; b.reserved[1] = 1;
 	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
