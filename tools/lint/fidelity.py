@@ -19,7 +19,7 @@ a status and a proof:
                                         runs them: the case must exist in
                                         drivers/gpu/drm/wddmseg/tests/)
                            tap:FILE:TEXT  a passing line of FILE.tap that
-                                        has TEXT (underscores for spaces)
+                                        has TEXT (~ for spaces)
   masked, n/a, partial,  a written reason (any text but test names), so
   pending                that nothing is claimed without a proof
 
@@ -111,7 +111,7 @@ def proof_ok(token, ok, kunit):
         return what in kunit
     if kind == "tap":
         tap_name, _, text = what.partition(":")
-        text = text.replace("_", " ")
+        text = text.replace("~", " ")
         return any(text in line for tap, line in ok
                    if tap == tap_name + ".tap")
     return None
