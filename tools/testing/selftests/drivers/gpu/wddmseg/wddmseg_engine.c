@@ -741,6 +741,57 @@ TEST_F_TIMEOUT(engine, replay_fails_gem_wait_eio, 60)
 }
 
 /*
+ * 6c. SynchronousPaging on an ordinary move (not only a discard): the
+ * paging operation completes before MAKE_RESIDENT returns. With the engine
+ * held by an injected hang, a move of an ordinary allocation returns at
+ * once and the allocation is busy; the same move of a SynchronousPaging
+ * one returns only once the watchdog has reset the engine and the replayed
+ * move is done, and the allocation is idle then.
+ */
+TEST_F_TIMEOUT(engine, synchronous_paging_moves, 60)
+{
+	struct gem_args a = {
+		.size = 4 * SZ_1M,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+		.supported = BIT(SEG_VIS) | BIT(SEG_INV),
+		.preferred = { SEG_VIS },
+	};
+	char path[96];
+	uint32_t h, hs;
+	double t0, dt;
+
+	NEED_INJECT(path, "1500", NULL);
+	ASSERT_EQ(0, gem_create(self->fd, &a, &h));
+	a.flags |= WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
+	ASSERT_EQ(0, gem_create(self->fd, &a, &hs));
+	ASSERT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+	ASSERT_EQ(0, gem_wait(self->fd, hs, 20 * NSEC_PER_SEC));
+
+	/* ordinary: pipelined */
+	ASSERT_EQ(0, file_write(path, "hang"));
+	t0 = now_seconds();
+	ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
+	dt = now_seconds() - t0;
+	EXPECT_EQ(-ETIME, gem_wait(self->fd, h, 0))
+		TH_LOG("an ordinary move on a hung engine is already done");
+	TH_LOG("ordinary move returned after %.3f s", dt);
+	EXPECT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+
+	/* SynchronousPaging: done when the ioctl returns */
+	ASSERT_EQ(0, file_write(path, "hang"));
+	t0 = now_seconds();
+	ASSERT_EQ(0, gem_move(self->fd, hs, SEG_INV));
+	dt = now_seconds() - t0;
+	EXPECT_EQ(0, gem_wait(self->fd, hs, 0))
+		TH_LOG("SynchronousPaging: MAKE_RESIDENT returned before its move was done");
+	EXPECT_LE(0.5, dt) TH_LOG("SynchronousPaging move on a hung engine took only %.3f s",
+				  dt);
+	EXPECT_EQ(SEG_INV, gem_segment(self->fd, hs));
+	gem_close(self->fd, hs);
+	gem_close(self->fd, h);
+}
+
+/*
  * 7. GEM_WAIT while the engine is held by an injected hang: the move's job
  * cannot complete, so a poll (timeout 0) and a short wait both report
  * -ETIME; once the watchdog has reset the engine and replayed the job the
