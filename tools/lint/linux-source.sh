@@ -8,7 +8,12 @@ set -euo pipefail
 
 BUILD=${1:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 OUT=$BUILD/linux-src
-TARBALL=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+# Debian 12's 6.1, which the guest runs and the README names, even when a
+# newer linux-source (bookworm-backports) is installed next to it: its
+# kselftest harness and checkpatch differ. Else the newest there is.
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+[ -f "$TARBALL" ] ||
+	TARBALL=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
 [ -n "$TARBALL" ] || { echo "linux-source: no /usr/src/linux-source-*.tar.xz" >&2; exit 1; }
 
 FILES=(
