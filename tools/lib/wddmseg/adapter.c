@@ -72,13 +72,13 @@ int wddmseg_find_node(const char *bdf, enum wddmseg_node_type type,
 	int ret = -ENOENT;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", bdf);
-	if (stat(dir, &st))
-		return -ENODEV;
-	strncat(dir, "/drm", sizeof(dir) - strlen(dir) - 1);
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s/drm", bdf);
 	d = opendir(dir);
-	if (!d)
-		return -ENXIO;
+	if (!d) {
+		/* no such device, or a device without DRM nodes */
+		dir[strlen(dir) - strlen("/drm")] = '\0';
+		return stat(dir, &st) ? -ENODEV : -ENXIO;
+	}
 	while ((de = readdir(d))) {
 		if (!node_name(de->d_name, prefix))
 			continue;
