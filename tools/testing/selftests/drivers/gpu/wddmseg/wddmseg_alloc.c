@@ -42,8 +42,7 @@ FIXTURE(alloc) {
 	struct gem_env env;
 	struct gem_dev *def;		/* default layout, least VRAM */
 	int fd;				/* render node of def */
-	uint64_t size[4];		/* of def's segments, by id */
-	uint64_t commit[4];
+	struct drm_wddmseg_query_segment seg[4];	/* of def, by id */
 	int extra_fd[MAX_EXTRA_FDS];
 	unsigned int nr_extra;
 	char debug_saved[32];		/* drm.debug before we changed it */
@@ -55,28 +54,10 @@ GEM_SKIP_WITHOUT_EXPECT();
 static void alloc_fixture_setup(struct __test_metadata *_metadata,
 			FIXTURE_DATA(alloc) *self)
 {
-	struct drm_wddmseg_query_segment qs;
-	unsigned int i;
-
-	self->fd = -1;
-	gem_env_load(_metadata, &self->env);
-	if (_metadata->skip)
-		return;
-	self->def = gem_env_default(&self->env, GEM_PICK_LEAST_VRAM);
-	if (!self->def)
-		return;		/* tests that need it skip */
-
-	self->fd = wddmseg_open_adapter(self->def->render, 0);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->def->render,
-				      strerror(-self->fd));
-	for (i = 1; i <= 3; i++) {
-		ASSERT_EQ(0, wddmseg_query_segment(self->fd, i, NULL, 0, &qs));
-		ASSERT_EQ(self->def->exp.layout.seg[i - 1].size, qs.size)
-			TH_LOG("%s segment %u: size differs from the layout",
-			       self->def->exp.bdf, i);
-		self->size[i] = qs.size;
-		self->commit[i] = qs.commit_limit;
-	}
+	/* without the default layout, the tests that need it skip */
+	self->def = gem_env_open_default(_metadata, &self->env,
+					 GEM_PICK_LEAST_VRAM, &self->fd,
+					 self->seg);
 }
 
 static void alloc_fixture_teardown(FIXTURE_DATA(alloc) *self)
@@ -115,8 +96,7 @@ static int open_extra(struct __test_metadata *_metadata,
 	int fd;
 
 	ASSERT_LT(self->nr_extra, MAX_EXTRA_FDS);
-	fd = wddmseg_open_adapter(node, 0);
-	ASSERT_LE(0, fd) TH_LOG("open %s: %s", node, strerror(-fd));
+	fd = gem_open(_metadata, node);
 	self->extra_fd[self->nr_extra++] = fd;
 	return fd;
 }
@@ -312,7 +292,7 @@ TEST_F_TIMEOUT(alloc, preferred_order_and_lru_eviction, 120)
 	};
 
 	NEED_DEF();
-	chunk = self->size[SEG_VIS] / 16;
+	chunk = self->seg[SEG_VIS].size / 16;
 	a.size = chunk;
 	for (i = 0; i < 16; i++) {
 		h[i] = create_ok(_metadata, self->fd, &a);
@@ -412,7 +392,7 @@ TEST_F_TIMEOUT(alloc, eviction_set, 120)
 	struct wddmseg_allocation_desc b = { .supported_segments = BIT(SEG_VIS), .preferred = { SEG_VIS } };
 
 	NEED_DEF();
-	chunk = self->size[SEG_VIS] / 16;
+	chunk = self->seg[SEG_VIS].size / 16;
 	a.size = b.size = chunk;
 	for (i = 0; i < 16; i++) {
 		h[i] = create_ok(_metadata, self->fd, &a);
@@ -516,9 +496,9 @@ TEST_F(alloc, from_end_of_segment)
 		info_of(_metadata, self->fd, hl, &low);
 		EXPECT_EQ(id, top.segment_id);
 		EXPECT_EQ(id, low.segment_id);
-		EXPECT_EQ(self->size[id], top.offset + top.size)
+		EXPECT_EQ(self->seg[id].size, top.offset + top.size)
 			TH_LOG("segment %u: FromEndOfSegment allocation at 0x%llx, segment size 0x%" PRIx64,
-			       id, (unsigned long long)top.offset, self->size[id]);
+			       id, (unsigned long long)top.offset, self->seg[id].size);
 		EXPECT_EQ(0u, low.offset)
 			TH_LOG("segment %u: normal allocation at 0x%llx in an empty segment",
 			       id, (unsigned long long)low.offset);
@@ -683,7 +663,7 @@ TEST_F(alloc, overlay_capture_pinned)
 			uint32_t other = id == SEG_VIS ? SEG_INV : SEG_VIS;
 			const char *kind = k ? "Capture" : "Overlay";
 
-			pages = self->size[id] / SZ_4K;
+			pages = self->seg[id].size / SZ_4K;
 			low = (pages - pages / 5) * SZ_4K;
 			memset(&a, 0, sizeof(a));
 			a.size = SZ_1M;
@@ -701,7 +681,7 @@ TEST_F(alloc, overlay_capture_pinned)
 				TH_LOG("%s in segment %u at 0x%llx, below the last 20%% (0x%" PRIx64 ")",
 				       kind, id, (unsigned long long)info.offset,
 				       low);
-			EXPECT_LE(info.offset + info.size, self->size[id]);
+			EXPECT_LE(info.offset + info.size, self->seg[id].size);
 
 			ret = wddmseg_evict(self->fd, h, 0);
 			EXPECT_EQ(-EBUSY, ret) TH_LOG("EVICT of a pinned %s", kind);
@@ -725,7 +705,7 @@ TEST_F(alloc, overlay_capture_pinned)
 			EXPECT_EQ(-ENOSPC, ret)
 				TH_LOG("%s of 0x%" PRIx64 " bytes in segment %u, whose last 20%% is 0x%" PRIx64 ": %s",
 				       kind, (uint64_t)a.size, id,
-				       self->size[id] - low, strerror(-ret));
+				       self->seg[id].size - low, strerror(-ret));
 			if (!ret)
 				wddmseg_destroy_allocation(self->fd, h);
 		}
@@ -745,8 +725,8 @@ TEST_F_TIMEOUT(alloc, overlay_evicts_unpinned, 120)
 	struct wddmseg_allocation_desc a = { .supported_segments = BIT(SEG_VIS), .preferred = { SEG_VIS } };
 
 	NEED_DEF();
-	chunk = self->size[SEG_VIS] / 16;
-	pages = self->size[SEG_VIS] / SZ_4K;
+	chunk = self->seg[SEG_VIS].size / 16;
+	pages = self->seg[SEG_VIS].size / SZ_4K;
 	low = (pages - pages / 5) * SZ_4K;
 	a.size = chunk;
 	for (i = 0; i < 16; i++) {
@@ -1110,8 +1090,8 @@ TEST_F_TIMEOUT(alloc, aperture_commit_limit, 120)
 	struct wddmseg_allocation_desc a = { .supported_segments = BIT(SEG_APT), .preferred = { SEG_APT } };
 
 	NEED_DEF();
-	limit = self->commit[SEG_APT];
-	ASSERT_LT(limit, self->size[SEG_APT]);
+	limit = self->seg[SEG_APT].commit_limit;
+	ASSERT_LT(limit, self->seg[SEG_APT].size);
 	chunk = limit / 16;
 	a.size = chunk;
 	for (i = 0; i < n; i++) {
@@ -1214,7 +1194,7 @@ TEST_F(alloc, segment_counters)
 
 	/* 1.5x the aperture's CommitLimit: never more than the limit */
 	qseg(_metadata, self->fd, SEG_APT, &q0);
-	chunk = self->commit[SEG_APT] / 8;
+	chunk = self->seg[SEG_APT].commit_limit / 8;
 	memset(&a, 0, sizeof(a));
 	a.size = chunk;
 	a.supported_segments = BIT(SEG_APT);
@@ -1226,7 +1206,7 @@ TEST_F(alloc, segment_counters)
 			TH_LOG("aperture usage_bytes 0x%llx above its CommitLimit",
 			       (unsigned long long)q.usage_bytes);
 	}
-	EXPECT_COUNTERS(q, self->commit[SEG_APT], 8, 0, q0.eviction_count + 4,
+	EXPECT_COUNTERS(q, self->seg[SEG_APT].commit_limit, 8, 0, q0.eviction_count + 4,
 			"of the aperture after 12 allocations of CommitLimit/8");
 	for (i = 0; i < 12; i++)
 		wddmseg_destroy_allocation(self->fd, ha[i]);
@@ -2052,14 +2032,14 @@ static void refusal_adjust(FIXTURE_DATA(alloc) *self,
 		c->preferred[0] = beyond;
 		break;
 	case ADJ_SIZE_ABOVE_VIS:
-		c->size = self->size[SEG_VIS] + SZ_4K;
+		c->size = self->seg[SEG_VIS].size + SZ_4K;
 		break;
 	case ADJ_SIZE_ABOVE_APT_COMMIT:
-		c->size = self->commit[SEG_APT] + SZ_4K;
+		c->size = self->seg[SEG_APT].commit_limit + SZ_4K;
 		break;
 	case ADJ_SIZE_ABOVE_ALL:
-		c->size = self->size[SEG_VIS] + self->size[SEG_INV] +
-			  self->commit[SEG_APT];
+		c->size = self->seg[SEG_VIS].size + self->seg[SEG_INV].size +
+			  self->seg[SEG_APT].commit_limit;
 		break;
 	}
 }

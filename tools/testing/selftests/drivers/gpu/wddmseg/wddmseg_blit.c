@@ -33,13 +33,8 @@ FIXTURE_SETUP(blit)
 	gem_env_load(_metadata, &self->env);
 	if (_metadata->skip)
 		return;
-	/* The first device: `make check` lists the default layout first. */
-	self->dev = &self->env.dev[0];
-	ASSERT_TRUE(layout_is_default_shape(&self->dev->exp.layout))
-		TH_LOG("%s: not the default layout", self->dev->exp.bdf);
-	self->fd = wddmseg_open_adapter(self->dev->card, 0);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->dev->card,
-				      strerror(-self->fd));
+	self->dev = gem_env_first(_metadata, &self->env);
+	self->fd = gem_open(_metadata, self->dev->card);
 }
 
 FIXTURE_TEARDOWN(blit)

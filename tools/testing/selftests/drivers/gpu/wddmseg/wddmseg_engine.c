@@ -45,8 +45,7 @@ FIXTURE(engine) {
 	struct gem_env env;
 	struct gem_dev *def;
 	int fd;
-	uint64_t size[4];
-	uint64_t base[4];
+	struct drm_wddmseg_query_segment seg[4];	/* of def, by id */
 	char dbg[64];			/* /sys/kernel/debug/dri/N */
 	char saved_use_engine[16];
 	char saved_timeout[16];
@@ -88,25 +87,14 @@ GEM_SKIP_WITHOUT_EXPECT();
 
 FIXTURE_SETUP(engine)
 {
-	struct drm_wddmseg_query_segment qs;
-	unsigned int i;
-
-	self->fd = -1;
-	gem_env_load(_metadata, &self->env);
-	if (_metadata->skip)
-		return;
-	self->def = gem_env_default(&self->env, GEM_PICK_MOST_VISIBLE);
-	if (!self->def)
+	self->def = gem_env_open_default(_metadata, &self->env,
+					 GEM_PICK_MOST_VISIBLE, &self->fd,
+					 self->seg);
+	if (!self->def && !_metadata->skip)
 		SKIP(return, "no device with the default layout in %s",
 		     gem_expect_path());
-	self->fd = wddmseg_open_adapter(self->def->render, 0);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->def->render,
-				      strerror(-self->fd));
-	for (i = 1; i <= 3; i++) {
-		ASSERT_EQ(0, wddmseg_query_segment(self->fd, i, NULL, 0, &qs));
-		self->size[i] = qs.size;
-		self->base[i] = qs.base_address;
-	}
+	if (!self->def)
+		return;
 	gem_debugfs_dir(self->def, self->dbg, sizeof(self->dbg));
 }
 
@@ -229,7 +217,7 @@ static uint64_t create_big(FIXTURE_DATA(engine) *self, uint32_t *h)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		if (sizes[i] > self->size[SEG_VIS] || sizes[i] > self->size[SEG_INV])
+		if (sizes[i] > self->seg[SEG_VIS].size || sizes[i] > self->seg[SEG_INV].size)
 			continue;
 		if (gem_create_any(self->fd, sizes[i], SEG_VIS, h))
 			continue;
@@ -288,14 +276,14 @@ static void round_trip(struct __test_metadata *_metadata,
 		EXPECT_EQ(moves + i + 1, info.move_count);
 		if (path[i] == SEG_APT && !access(PARAM_DIR, F_OK) &&
 		    engine_debugfs(self)) {
-			long gbad = gpu_check(self, self->base[SEG_APT] + info.offset,
+			long gbad = gpu_check(self, self->seg[SEG_APT].base_address + info.offset,
 					      size, seed, &first);
 
 			ASSERT_LE(0, gbad) TH_LOG("peek: %s", strerror(-gbad));
 			EXPECT_EQ(0, gbad)
 				TH_LOG("aperture: GPU sees %ld wrong words, first at 0x%" PRIx64,
 				       gbad, first);
-			apt_gpu = self->base[SEG_APT] + info.offset;
+			apt_gpu = self->seg[SEG_APT].base_address + info.offset;
 		} else if (apt_gpu) {
 			/* moved out: the range must be unmapped (dummy page) */
 			long stale = gpu_stale(self, apt_gpu, size, seed);
@@ -708,7 +696,7 @@ TEST_F_TIMEOUT(engine, vram_wiped_on_release, 60)
 	MOVE_OK(h, SEG_INV);
 	ASSERT_EQ(0, wddmseg_query_allocation(self->fd, h, &info));
 	ASSERT_EQ(SEG_INV, info.segment_id);
-	gpu = self->base[SEG_INV] + info.offset;
+	gpu = self->seg[SEG_INV].base_address + info.offset;
 	stale = gpu_stale(self, gpu, size, 0x71be);
 	ASSERT_EQ((long)(size / SZ_1M * GEM_PEEK_WORDS), stale)
 		TH_LOG("before release the GPU must see the content (%ld words)",

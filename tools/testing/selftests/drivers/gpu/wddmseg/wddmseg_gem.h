@@ -222,6 +222,16 @@ static inline void gem_env_load(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, gem_find_nodes(&env->dev[i], err)) TH_LOG("%s", err);
 }
 
+/* Open @node with wddmseg_open_adapter(); the test fails if it cannot. */
+static inline int gem_open(struct __test_metadata *_metadata,
+			   const char *node)
+{
+	int fd = wddmseg_open_adapter(node, 0);
+
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", node, strerror(-fd));
+	return fd;
+}
+
 /* /sys/kernel/debug/dri/N of @d, N of its primary node cardN. */
 static inline void gem_debugfs_dir(const struct gem_dev *d, char *buf,
 				   size_t len)
@@ -295,6 +305,51 @@ static inline struct gem_dev *gem_env_default(struct gem_env *env,
 			best = d;
 	}
 	return best;
+}
+
+/*
+ * The first listed device, which must have the default layout: `make
+ * check` lists it first.
+ */
+static inline struct gem_dev *gem_env_first(struct __test_metadata *_metadata,
+					    struct gem_env *env)
+{
+	struct gem_dev *d = &env->dev[0];
+
+	ASSERT_TRUE(layout_is_default_shape(&d->exp.layout))
+		TH_LOG("%s: not the default layout", d->exp.bdf);
+	return d;
+}
+
+/*
+ * gem_env_load(), then the device with the default layout that @pick
+ * chooses: its render node opened into *@fd and its segments queried into
+ * @seg[1..3], each checked against the layout. NULL (and *@fd -1) without
+ * such a device, or when gem_env_load() skipped.
+ */
+static inline struct gem_dev *
+gem_env_open_default(struct __test_metadata *_metadata, struct gem_env *env,
+		     enum gem_pick pick, int *fd,
+		     struct drm_wddmseg_query_segment seg[4])
+{
+	struct gem_dev *d;
+	unsigned int i;
+
+	*fd = -1;
+	gem_env_load(_metadata, env);
+	if (_metadata->skip)
+		return NULL;
+	d = gem_env_default(env, pick);
+	if (!d)
+		return NULL;
+	*fd = gem_open(_metadata, d->render);
+	for (i = 1; i <= 3; i++) {
+		ASSERT_EQ(0, wddmseg_query_segment(*fd, i, NULL, 0, &seg[i]));
+		ASSERT_EQ(d->exp.layout.seg[i - 1].size, seg[i].size)
+			TH_LOG("%s segment %u: size differs from the layout",
+			       d->exp.bdf, i);
+	}
+	return d;
 }
 
 /* Whole small file (sysfs, debugfs, tracefs) into @buf, NUL-terminated. */

@@ -43,7 +43,7 @@ FIXTURE(paging) {
 	struct gem_dev *def;
 	int fd;
 	int mem;			/* /proc/self/mem */
-	uint64_t base[4];
+	struct drm_wddmseg_query_segment seg[4];	/* of def, by id */
 	char dbg[64];			/* /sys/kernel/debug/dri/N */
 	char trace[64];			/* tracefs, "" without */
 	char saved_use_engine[16];
@@ -120,26 +120,15 @@ GEM_SKIP_WITHOUT_EXPECT();
 
 FIXTURE_SETUP(paging)
 {
-	struct drm_wddmseg_query_segment qs;
-	unsigned int i;
-
-	self->fd = -1;
 	self->mem = -1;
 	self->kmsg = -1;
-	gem_env_load(_metadata, &self->env);
-	if (_metadata->skip)
-		return;
-	self->def = gem_env_default(&self->env, GEM_PICK_FIRST);
-	if (!self->def)
+	self->def = gem_env_open_default(_metadata, &self->env, GEM_PICK_FIRST,
+					 &self->fd, self->seg);
+	if (!self->def && !_metadata->skip)
 		SKIP(return, "no device with the default layout in %s",
 		     gem_expect_path());
-	self->fd = wddmseg_open_adapter(self->def->render, 0);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->def->render,
-				      strerror(-self->fd));
-	for (i = 1; i <= 3; i++) {
-		ASSERT_EQ(0, wddmseg_query_segment(self->fd, i, NULL, 0, &qs));
-		self->base[i] = qs.base_address;
-	}
+	if (!self->def)
+		return;
 	self->mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->mem) TH_LOG("/proc/self/mem: %s", strerror(errno));
 	gem_debugfs_dir(self->def, self->dbg, sizeof(self->dbg));
@@ -382,7 +371,7 @@ TEST_F_TIMEOUT(paging, proc_mem_write_invisible, 120)
 		uint32_t exp;
 		unsigned int j;
 
-		ASSERT_EQ(0, gpu_peek(self, self->base[SEG_INV] + info.offset + at,
+		ASSERT_EQ(0, gpu_peek(self, self->seg[SEG_INV].base_address + info.offset + at,
 				      words));
 		for (j = 0; j < GEM_PEEK_WORDS; j++) {
 			memcpy(&exp, want + at + 4 * j, 4);
@@ -580,7 +569,7 @@ TEST_F_TIMEOUT(paging, evict_discard_vram, 120)
 			unsigned int j, m;
 
 			for (m = 0; m < 2; m++) {
-				ASSERT_EQ(0, gpu_peek(self, self->base[seg[k]] +
+				ASSERT_EQ(0, gpu_peek(self, self->seg[seg[k]].base_address +
 						      info.offset + at[m], words));
 				for (j = 0; j < GEM_PEEK_WORDS; j++)
 					EXPECT_EQ(0u, words[j])

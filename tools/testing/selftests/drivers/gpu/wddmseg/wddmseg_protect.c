@@ -82,22 +82,17 @@ FIXTURE_SETUP(protect)
 	gem_env_load(_metadata, &self->env);
 	if (_metadata->skip)
 		return;
-	self->def = &self->env.dev[0];
-	ASSERT_TRUE(layout_is_default_shape(&self->def->exp.layout))
-		TH_LOG("%s: not the default layout", self->def->exp.bdf);
-	self->fd = wddmseg_open_adapter(variant->render ? self->def->render :
-					self->def->card, 0);
-	ASSERT_LE(0, self->fd);
+	self->def = gem_env_first(_metadata, &self->env);
+	self->fd = gem_open(_metadata, variant->render ? self->def->render :
+			    self->def->card);
 
 	for (i = 0; i < self->env.nr_devs && !self->have_vpr; i++) {
 		find_vpr(&self->env.dev[i], &self->seg_enc, &self->seg_vpr);
 		if (!self->seg_enc || !self->seg_vpr)
 			continue;
 		self->vpr = &self->env.dev[i];
-		self->vfd = wddmseg_open_adapter(variant->render ?
-						 self->vpr->render :
-						 self->vpr->card, 0);
-		ASSERT_LE(0, self->vfd);
+		self->vfd = gem_open(_metadata, variant->render ?
+				     self->vpr->render : self->vpr->card);
 		self->have_vpr = true;
 	}
 	if (!drm_debug_raise(DRM_UT_DRIVER, self->debug_saved,

@@ -97,12 +97,8 @@ FIXTURE_SETUP(query)
 		snprintf(d->node[0], sizeof(d->node[0]), "%s", g->card);
 		snprintf(d->node[1], sizeof(d->node[1]), "%s", g->render);
 		d->minor = minor ? atoi(minor + 1) : -1;
-		for (n = 0; n < NR_NODES; n++) {
-			d->fd[n] = wddmseg_open_adapter(d->node[n], 0);
-			ASSERT_LE(0, d->fd[n])
-				TH_LOG("%s: cannot open %s: %s", d->exp.bdf,
-				       d->node[n], strerror(-d->fd[n]));
-		}
+		for (n = 0; n < NR_NODES; n++)
+			d->fd[n] = gem_open(_metadata, d->node[n]);
 		ASSERT_EQ(0, read_bar_start(d->exp.bdf, 2, &d->bar2_start))
 			TH_LOG("%s: cannot read BAR2 address", d->exp.bdf);
 	}
