@@ -21,7 +21,7 @@ KABI ?= $(shell tools/vm/kabi.sh 2>/dev/null)
 KDIR ?= /usr/src/linux-headers-$(KABI)
 DRVDIR := $(REPO)/drivers/gpu/drm/wddmseg
 
-.PHONY: all deps module module-w1 qemu tests tools guest run check clean
+.PHONY: all deps module module-w1 qemu lib tests tools guest run check clean
 
 all: qemu guest
 
@@ -39,14 +39,24 @@ module-w1: deps
 qemu: deps
 	bash tools/qemu/build.sh $(BUILD)
 
-tools: deps
-	$(MAKE) -C tools/wddmseg OUTPUT=$(BUILD)/tools
+# libwddmseg (static, shared, pkg-config) once for the tools and the
+# kselftests, which link it statically. Not in build/tools or
+# build/selftests: tools/vm/initramfs.sh copies every executable there.
+LIBWDDMSEG := $(BUILD)/libwddmseg
 
-tests: deps
+lib: deps
+	$(MAKE) -C tools/lib/wddmseg OUTPUT=$(LIBWDDMSEG)
+
+tools: lib
+	$(MAKE) -C tools/wddmseg OUTPUT=$(BUILD)/tools \
+		LIBWDDMSEG_OUTPUT=$(LIBWDDMSEG)
+
+tests: lib
 	bash tools/lint/linux-source.sh $(BUILD)
 	$(MAKE) -C tools/testing/selftests/drivers/gpu/wddmseg \
 		OUTPUT=$(BUILD)/selftests \
-		KSFT_INC=$(BUILD)/linux-src/tools/testing/selftests
+		KSFT_INC=$(BUILD)/linux-src/tools/testing/selftests \
+		LIBWDDMSEG_OUTPUT=$(LIBWDDMSEG)
 
 guest: module tests tools
 	bash tools/vm/kernel.sh

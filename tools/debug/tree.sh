@@ -17,6 +17,8 @@
 #      include/uapi/drm/wddmseg_drm.h      symlink
 #      Documentation/gpu/wddmseg.rst       symlink
 #      tools/testing/selftests/drivers/gpu/wddmseg   symlink (directory)
+#      tools/lib/wddmseg                   symlink (directory): libwddmseg,
+#                                          which the selftests link
 #    and hook the driver into the tree:
 #      drivers/gpu/drm/Kconfig             source "drivers/gpu/drm/wddmseg/Kconfig"
 #      drivers/gpu/drm/Makefile            obj-$(CONFIG_DRM_WDDMSEG) += wddmseg/
@@ -95,6 +97,7 @@ link "$REPO/include/uapi/drm/wddmseg_drm.h" "$TREE/include/uapi/drm/wddmseg_drm.
 link "$REPO/Documentation/gpu/wddmseg.rst" "$TREE/Documentation/gpu/wddmseg.rst"
 link "$REPO/tools/testing/selftests/drivers/gpu/wddmseg" \
 	"$TREE/tools/testing/selftests/drivers/gpu/wddmseg"
+link "$REPO/tools/lib/wddmseg" "$TREE/tools/lib/wddmseg"
 
 # append LINE to FILE unless FILE already has it
 hook() {

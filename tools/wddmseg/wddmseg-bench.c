@@ -111,14 +111,11 @@
 
 #include <xf86drm.h>
 #include <xf86drmMode.h>
-#include <drm/wddmseg_drm.h>
+#include <wddmseg.h>
 
 #define MAX_COLS	4
 #define MAX_REPEATS	15
 #define NA		(-1.0)
-#define SEGF_APERTURE	(1u << 0)
-#define SEGF_AGP	(1u << 1)
-#define SEGF_CPU_VISIBLE (1u << 2)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *prog = "wddmseg-bench";
@@ -182,11 +179,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	return drmIoctl(fd, req, arg) ? -errno : 0;
 }
 
 static void __attribute__((format(printf, 2, 3)))
@@ -332,39 +324,26 @@ static uint32_t wddmseg_vram_id;
 
 static int gem_create(struct col *c, uint64_t size, uint32_t *handle)
 {
-	struct drm_wddmseg_gem_create g;
-	int ret;
-
-	memset(&g, 0, sizeof(g));
-	g.size = size;
-	g.supported_segments = WDDMSEG_SEGMENT_BIT(wddmseg_vram_id);
-	g.eviction_segments = 0;
-	g.preferred[0] = wddmseg_vram_id;
-	ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &g);
-	*handle = g.handle;
-	return ret;
+	return wddmseg_create_allocation_in(c->fd, size, 0, wddmseg_vram_id,
+					    handle);
 }
 
 static int gem_close(struct col *c, uint32_t handle)
 {
-	struct drm_gem_close gc = { .handle = handle };
-
-	return xioctl(c->fd, DRM_IOCTL_GEM_CLOSE, &gc);
+	return wddmseg_destroy_allocation(c->fd, handle);
 }
 
 static int dumb_create(struct col *c, uint64_t size, uint32_t *handle)
 {
-	struct drm_mode_create_dumb d = {
-		.width = 1024, .height = size / 4096, .bpp = 32,
-	};
-	int ret = xioctl(c->fd, DRM_IOCTL_MODE_CREATE_DUMB, &d);
+	uint64_t got = 0;
+	uint32_t pitch;
+	int ret;
 
-	*handle = d.handle;
-	if (!ret && d.size != size) {
+	ret = drmModeCreateDumbBuffer(c->fd, 1024, size / 4096, 32, 0, handle,
+				      &pitch, &got);
+	if (!ret && got != size) {
 		/* not comparable if the driver padded it */
-		struct drm_mode_destroy_dumb dd = { .handle = d.handle };
-
-		xioctl(c->fd, DRM_IOCTL_MODE_DESTROY_DUMB, &dd);
+		drmModeDestroyDumbBuffer(c->fd, *handle);
 		return -ERANGE;
 	}
 	return ret;
@@ -372,9 +351,7 @@ static int dumb_create(struct col *c, uint64_t size, uint32_t *handle)
 
 static int dumb_destroy(struct col *c, uint32_t handle)
 {
-	struct drm_mode_destroy_dumb d = { .handle = handle };
-
-	return xioctl(c->fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
+	return drmModeDestroyDumbBuffer(c->fd, handle);
 }
 
 static void bench_alloc(struct col *c, enum row r, const struct alloc_ops *ops,
@@ -449,28 +426,25 @@ static void *map(struct col *c, uint64_t offset, uint64_t size)
 
 /* ---- wddmseg ------------------------------------------------------- */
 
-static int wddmseg_find_vram(struct col *c)
+static int bench_find_vram(struct col *c)
 {
 	struct drm_wddmseg_query_adapter qa;
 	struct drm_wddmseg_query_segment qs;
 	uint32_t id, first = 0;
 	int ret;
 
-	memset(&qa, 0, sizeof(qa));
-	ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_QUERY_ADAPTER, &qa);
+	ret = wddmseg_query_adapter(c->fd, &qa);
 	if (ret)
 		return ret;
 	for (id = 1; id <= qa.segment_count; id++) {
-		memset(&qs, 0, sizeof(qs));
-		qs.segment_id = id;
-		ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_QUERY_SEGMENT, &qs);
+		ret = wddmseg_query_segment(c->fd, id, NULL, 0, &qs);
 		if (ret)
 			return ret;
-		if (qs.flags & (SEGF_APERTURE | SEGF_AGP))
+		if (wddmseg_segment_is_aperture(qs.flags))
 			continue;
 		if (!first)
 			first = id;
-		if (qs.flags & SEGF_CPU_VISIBLE) {
+		if (qs.flags & WDDMSEG_SEGMENT_FLAG_CPU_VISIBLE) {
 			wddmseg_vram_id = id;
 			info(c, "VRAM segment %u: %llu MiB, CpuVisible", id,
 			     (unsigned long long)qs.size >> 20);
@@ -484,34 +458,19 @@ static int wddmseg_find_vram(struct col *c)
 	return 0;
 }
 
-static int residency(struct col *c, unsigned long req, uint32_t handle,
-		     uint32_t id)
-{
-	struct drm_wddmseg_gem_residency r = { .handle = handle,
-					       .segment_id = id };
-
-	return xioctl(c->fd, req, &r);
-}
-
 static int gem_segment(struct col *c, uint32_t handle, uint32_t *id)
 {
-	struct drm_wddmseg_gem_info gi;
-	int ret;
+	int ret = wddmseg_allocation_segment(c->fd, handle);
 
-	memset(&gi, 0, sizeof(gi));
-	gi.handle = handle;
-	ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_INFO, &gi);
-	*id = gi.segment_id;
-	return ret;
+	*id = ret < 0 ? 0 : (uint32_t)ret;
+	return ret < 0 ? ret : 0;
 }
 
-static void wddmseg_evict(struct col *c)
+static void bench_evict(struct col *c)
 {
 	uint64_t size = evict_mib << 20;
-	struct drm_wddmseg_gem_create g;
-	struct drm_wddmseg_gem_mmap_offset mo;
 	double per_run = seconds / repeats;
-	uint32_t seg = 0;
+	uint32_t seg = 0, h;
 	unsigned int k;
 	void *p;
 	int ret;
@@ -520,13 +479,9 @@ static void wddmseg_evict(struct col *c)
 	na(c, R_FLIP_EVICT, "no KMS: eviction is an ioctl");
 	na(c, R_FLIP_STAY, "no KMS");
 
-	memset(&g, 0, sizeof(g));
-	g.size = size;
-	g.flags = WDDMSEG_ALLOC_CPU_VISIBLE;
-	g.supported_segments = WDDMSEG_SEGMENT_BIT(wddmseg_vram_id);
-	g.eviction_segments = 0;
-	g.preferred[0] = wddmseg_vram_id;
-	ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &g);
+	ret = wddmseg_create_allocation_in(c->fd, size,
+					   WDDMSEG_ALLOC_CPU_VISIBLE,
+					   wddmseg_vram_id, &h);
 	if (ret) {
 		na(c, R_EVICT, "GEM_CREATE of %" PRIu64 " MiB CpuVisible: %s",
 		   evict_mib, strerror(-ret));
@@ -534,30 +489,26 @@ static void wddmseg_evict(struct col *c)
 		na(c, R_EVICT_IN, "see above");
 		return;
 	}
-	memset(&mo, 0, sizeof(mo));
-	mo.handle = g.handle;
-	ret = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET, &mo);
-	p = ret ? NULL : map(c, mo.offset, size);
-	if (!p) {
-		na(c, R_EVICT, "mmap failed");
+	ret = wddmseg_lock(c->fd, h, size, &p);
+	if (ret) {
+		na(c, R_EVICT, "mmap failed: %s", strerror(-ret));
 		goto out;
 	}
 	fill(p, size, 0x77dd5e90);
-	munmap(p, size);
+	wddmseg_unlock(p, size);
 
 	/* one checked round trip, not timed */
-	ret = residency(c, DRM_IOCTL_WDDMSEG_GEM_EVICT, g.handle, 0);
+	ret = wddmseg_evict(c->fd, h, 0);
 	if (!ret)
-		ret = gem_segment(c, g.handle, &seg);
+		ret = gem_segment(c, h, &seg);
 	if (ret || seg != 0) {
 		na(c, R_EVICT, "GEM_EVICT did not move it to system memory (%s, segment %u)",
 		   strerror(-ret), seg);
 		goto out;
 	}
-	ret = residency(c, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT, g.handle,
-			wddmseg_vram_id);
+	ret = wddmseg_make_resident(c->fd, h, wddmseg_vram_id);
 	if (!ret)
-		ret = gem_segment(c, g.handle, &seg);
+		ret = gem_segment(c, h, &seg);
 	if (ret || seg != wddmseg_vram_id) {
 		na(c, R_EVICT, "GEM_MAKE_RESIDENT did not move it back (%s, segment %u)",
 		   strerror(-ret), seg);
@@ -572,12 +523,12 @@ static void wddmseg_evict(struct col *c)
 		t0 = now();
 		do {
 			t1 = now();
-			ret = residency(c, DRM_IOCTL_WDDMSEG_GEM_EVICT, g.handle, 0);
+			ret = wddmseg_evict(c->fd, h, 0);
 			t2 = now();
 			t_out += t2 - t1;
 			if (!ret)
-				ret = residency(c, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT,
-						g.handle, wddmseg_vram_id);
+				ret = wddmseg_make_resident(c->fd, h,
+							    wddmseg_vram_id);
 			t_in += now() - t2;
 			if (ret) {
 				na(c, R_EVICT, "round trip %" PRIu64 " failed: %s",
@@ -597,15 +548,15 @@ static void wddmseg_evict(struct col *c)
 	done(c, R_EVICT_OUT);
 	done(c, R_EVICT_IN);
 
-	p = map(c, mo.offset, size);
-	if (!p || !check(p, size, 0x77dd5e90))
+	ret = wddmseg_lock(c->fd, h, size, &p);
+	if (ret || !check(p, size, 0x77dd5e90))
 		info(c, "CONTENT LOST after the eviction round trips");
 	else
 		info(c, "eviction: content intact after the round trips");
-	if (p)
-		munmap(p, size);
+	if (!ret)
+		wddmseg_unlock(p, size);
 out:
-	gem_close(c, g.handle);
+	gem_close(c, h);
 }
 
 static void bench_wddmseg(struct col *c)
@@ -615,7 +566,7 @@ static void bench_wddmseg(struct col *c)
 	unsigned int i;
 	int ret;
 
-	ret = wddmseg_find_vram(c);
+	ret = bench_find_vram(c);
 	if (ret) {
 		for (i = 0; i < R_COUNT; i++)
 			na(c, i, "no VRAM segment (%s)", strerror(-ret));
@@ -625,7 +576,7 @@ static void bench_wddmseg(struct col *c)
 		bench_alloc(c, R_GEM_4K + i, &gem, sizes[i]);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
 		bench_alloc(c, R_DUMB_4K + i, &dumb, sizes[i]);
-	wddmseg_evict(c);
+	bench_evict(c);
 }
 
 /* ---- wddmseg migration throughput: engine against CPU --------------- */
@@ -696,13 +647,9 @@ static int param_write(const char *path, const char *val)
 /* Move and wait until the move (the engine's copy too) is done. */
 static int mig_move(struct col *c, uint32_t h, uint32_t id)
 {
-	struct drm_wddmseg_gem_wait w = { .handle = h,
-					  .timeout_ns = 30000000000LL };
-	int ret;
+	int ret = wddmseg_move(c->fd, h, id);
 
-	ret = residency(c, id ? DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT :
-			DRM_IOCTL_WDDMSEG_GEM_EVICT, h, id);
-	return ret ? ret : xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_WAIT, &w);
+	return ret ? ret : wddmseg_wait(c->fd, h, 30000000000LL);
 }
 
 /* Guest userspace memcpy of 64 MiB, warmed up: the (virtual) CPU's copy. */
@@ -833,20 +780,17 @@ static void bench_migrate(struct col *c)
 				mig[p][s][e] = NA;
 	mig_ran = true;
 	guest_memcpy_sample();
-	memset(&qa, 0, sizeof(qa));
-	if (xioctl(c->fd, DRM_IOCTL_WDDMSEG_QUERY_ADAPTER, &qa))
+	if (wddmseg_query_adapter(c->fd, &qa))
 		return;
 	for (id = 1; id <= qa.segment_count; id++) {
-		memset(&qs, 0, sizeof(qs));
-		qs.segment_id = id;
-		if (xioctl(c->fd, DRM_IOCTL_WDDMSEG_QUERY_SEGMENT, &qs))
+		if (wddmseg_query_segment(c->fd, id, NULL, 0, &qs))
 			return;
-		if (qs.flags & SEGF_AGP)
+		if (qs.flags & WDDMSEG_SEGMENT_FLAG_AGP)
 			continue;
-		if (qs.flags & SEGF_APERTURE) {
+		if (qs.flags & WDDMSEG_SEGMENT_FLAG_APERTURE) {
 			if (!apt)
 				apt = id;
-		} else if (qs.flags & SEGF_CPU_VISIBLE) {
+		} else if (qs.flags & WDDMSEG_SEGMENT_FLAG_CPU_VISIBLE) {
 			if (!vis)
 				vis = id;
 		} else if (!inv) {
@@ -862,10 +806,13 @@ static void bench_migrate(struct col *c)
 		minfo("no %s: only the default mode is measured", USE_ENGINE_PARAM);
 
 	for (s = 0; s < MIG_NSIZES; s++) {
-		struct drm_wddmseg_gem_create g;
-		struct drm_wddmseg_gem_mmap_offset mo;
+		struct wddmseg_allocation_desc g = {
+			.size = mig_sizes[s],
+			.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+			.preferred = { vis },
+		};
 		uint64_t size = mig_sizes[s];
-		uint32_t seed = 0x316e0000 + s;
+		uint32_t seed = 0x316e0000 + s, h = 0;
 		void *m;
 
 		if (mig_only && size != mig_only) {
@@ -875,33 +822,26 @@ static void bench_migrate(struct col *c)
 						 "not measured (-S)");
 			continue;
 		}
-		memset(&g, 0, sizeof(g));
-		g.size = size;
-		g.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND;
 		g.supported_segments = WDDMSEG_SEGMENT_BIT(vis);
 		if (apt)
 			g.supported_segments |= WDDMSEG_SEGMENT_BIT(apt);
 		if (inv)
 			g.supported_segments |= WDDMSEG_SEGMENT_BIT(inv);
-		g.preferred[0] = vis;
-		ret = vis ? xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &g) :
-			    -ENODEV;
+		ret = vis ? wddmseg_create_allocation(c->fd, &g, &h) : -ENODEV;
 		if (!ret)
-			ret = mig_move(c, g.handle, vis);
+			ret = mig_move(c, h, vis);
 		if (ret) {
 			for (p = 0; p < MIG_NPATHS; p++)
 				for (e = 0; e < 2; e++)
 					snprintf(mig_note[p][s][e], sizeof(mig_note[0][0][0]),
 						 "%" PRIu64 " KiB in VRAM: %s",
 						 size >> 10, strerror(-ret));
-			if (g.handle)
-				gem_close(c, g.handle);
+			if (h)
+				gem_close(c, h);
 			continue;
 		}
-		memset(&mo, 0, sizeof(mo));
-		mo.handle = g.handle;
-		m = xioctl(c->fd, DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET, &mo) ?
-		    NULL : map(c, mo.offset, size);
+		if (wddmseg_lock(c->fd, h, size, &m))
+			m = NULL;
 		if (m)
 			fill(m, size, seed);
 		for (p = 0; p < MIG_NPATHS; p++) {
@@ -911,14 +851,14 @@ static void bench_migrate(struct col *c)
 						 "no such segment");
 				continue;
 			}
-			mig_cells(c, g.handle, p, s, vis, other[p], saved[0]);
+			mig_cells(c, h, p, s, vis, other[p], saved[0]);
 		}
 		if (m) {
 			if (!check(m, size, seed))
 				minfo("CONTENT LOST: %" PRIu64 " KiB", size >> 10);
-			munmap(m, size);
+			wddmseg_unlock(m, size);
 		}
-		gem_close(c, g.handle);
+		gem_close(c, h);
 	}
 	if (saved[0])
 		param_write(USE_ENGINE_PARAM, saved);
@@ -1071,20 +1011,19 @@ out:
 static int vram_flush(struct col *c, const struct kms *k, uint32_t fb_w,
 		      uint64_t vram, char *why, size_t len)
 {
-	struct drm_mode_create_dumb d = { .width = fb_w,
-					  .height = vram / (fb_w * 4),
-					  .bpp = 32 };
-	uint32_t fb = 0;
+	uint32_t fb = 0, handle, pitch, h = vram / (fb_w * 4);
+	uint64_t size;
 	int ret;
 
-	ret = xioctl(c->fd, DRM_IOCTL_MODE_CREATE_DUMB, &d);
+	ret = drmModeCreateDumbBuffer(c->fd, fb_w, h, 32, 0, &handle, &pitch,
+				      &size);
 	if (ret) {
 		snprintf(why, len, "CREATE_DUMB of the VRAM size: %s",
 			 strerror(-ret));
 		return ret;
 	}
-	ret = drmModeAddFB(c->fd, d.width, d.height, 24, 32, d.pitch, d.handle,
-			   &fb) ? -errno : 0;
+	ret = drmModeAddFB(c->fd, fb_w, h, 24, 32, pitch, handle, &fb) ?
+	      -errno : 0;
 	if (!ret)
 		ret = drmModeSetCrtc(c->fd, k->crtc, fb, 0, 0,
 				     (uint32_t *)&k->conn, 1,
@@ -1095,7 +1034,7 @@ static int vram_flush(struct col *c, const struct kms *k, uint32_t fb_w,
 	drmModeSetCrtc(c->fd, k->crtc, 0, 0, 0, NULL, 0, NULL);
 	if (fb)
 		drmModeRmFB(c->fd, fb);
-	dumb_destroy(c, d.handle);
+	dumb_destroy(c, handle);
 	return ret;
 }
 
@@ -1141,29 +1080,26 @@ static void bench_vram_helper(struct col *c)
 		goto fail;
 
 	for (i = 0; i < 3; i++) {
-		struct drm_mode_create_dumb d = { .width = fb_w, .height = fb_h,
-						  .bpp = 32 };
-		struct drm_mode_map_dumb m = { 0 };
+		uint64_t size = 0;
+		uint32_t pitch;
 		void *p;
 
-		ret = xioctl(c->fd, DRM_IOCTL_MODE_CREATE_DUMB, &d);
-		if (ret || d.size != fb_size) {
+		ret = drmModeCreateDumbBuffer(c->fd, fb_w, fb_h, 32, 0,
+					      &handle[i], &pitch, &size);
+		if (ret || size != fb_size) {
 			snprintf(why, sizeof(why), "CREATE_DUMB %ux%u: %s, size %llu",
 				 fb_w, fb_h, strerror(-ret),
-				 (unsigned long long)d.size);
+				 (unsigned long long)size);
 			goto fail_free;
 		}
-		handle[i] = d.handle;
-		ret = drmModeAddFB(c->fd, fb_w, fb_h, 24, 32, d.pitch, d.handle,
+		ret = drmModeAddFB(c->fd, fb_w, fb_h, 24, 32, pitch, handle[i],
 				   &fb[i]);
 		if (ret) {
 			snprintf(why, sizeof(why), "drmModeAddFB: %s", strerror(errno));
 			goto fail_free;
 		}
-		m.handle = d.handle;
-		ret = xioctl(c->fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
-		offset[i] = m.offset;
-		p = ret ? NULL : map(c, m.offset, fb_size);
+		ret = drmModeMapDumbBuffer(c->fd, handle[i], &offset[i]);
+		p = ret ? NULL : map(c, offset[i], fb_size);
 		if (!p) {
 			snprintf(why, sizeof(why), "mmap of a dumb buffer failed");
 			goto fail_free;

@@ -45,27 +45,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
-#include <drm/wddmseg_drm.h>
+#include <xf86drmMode.h>
+#include <wddmseg.h>
 
-#define DRIVER_NAME	"wddmseg"
 #define MAX_DEVS	16
 #define MAX_RECIPES	64
 #define SLOTS		16
 #define REOPEN		997	/* prime, so it drifts against the other periods */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-/* DXGK_SEGMENTFLAGS bits used here (wddmseg_hw.h) */
-#define SEGF_APERTURE		(1u << 0)
-#define SEGF_AGP		(1u << 1)
-#define SEGF_CPU_VISIBLE	(1u << 2)
-#define SEGF_PITCH_ALIGNMENT	(1u << 5)
-#define SEGF_VPR_SUPPORTED	(1u << 16)
-#define SEGF_ENCRYPTED_PAGING	(1u << 18)
 
 enum kind { K_GEM, K_DUMB };
 
@@ -118,11 +109,6 @@ static uint64_t rnd(void)
 	return rng_state * 0x2545F4914F6CDD1DULL;
 }
 
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	return drmIoctl(fd, req, arg) ? -errno : 0;
-}
-
 static void fail(const struct dev *d, const char *what, int err)
 {
 	fprintf(stderr, "%s: %s: %s: %s\n", prog, d->node, what, strerror(-err));
@@ -131,19 +117,11 @@ static void fail(const struct dev *d, const char *what, int err)
 
 static int open_node(const char *node)
 {
-	return open(node, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	return wddmseg_open_adapter(node, O_NONBLOCK);
 }
 
-static bool is_wddmseg(int fd)
-{
-	drmVersionPtr v = drmGetVersion(fd);
-	bool ok = v && v->name && !strcmp(v->name, DRIVER_NAME);
-
-	drmFreeVersion(v);
-	return ok;
-}
-
-static void add_dev(const char *node)
+/* Add @node if it is a wddmseg device; false if another driver owns it. */
+static bool add_dev(const char *node)
 {
 	struct drm_wddmseg_query_adapter qa;
 	struct dev *d;
@@ -151,13 +129,11 @@ static void add_dev(const char *node)
 	int fd, ret;
 
 	fd = open_node(node);
+	if (fd == -ENODEV)
+		return false;
 	if (fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", prog, node, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", prog, node, strerror(-fd));
 		exit(1);
-	}
-	if (!is_wddmseg(fd)) {
-		close(fd);
-		return;
 	}
 	if (ndev == MAX_DEVS) {
 		fprintf(stderr, "%s: more than %d devices\n", prog, MAX_DEVS);
@@ -167,28 +143,16 @@ static void add_dev(const char *node)
 	memset(d, 0, sizeof(*d));
 	snprintf(d->node, sizeof(d->node), "%s", node);
 	d->fd = fd;
-	memset(&qa, 0, sizeof(qa));
-	ret = xioctl(fd, DRM_IOCTL_WDDMSEG_QUERY_ADAPTER, &qa);
+	ret = wddmseg_query_adapter(fd, &qa);
 	if (ret)
 		fail(d, "QUERY_ADAPTER", ret);
 	d->nseg = qa.segment_count;
 	for (i = 0; i < d->nseg && i < WDDMSEG_MAX_SEGMENTS; i++) {
-		d->seg[i].segment_id = i + 1;
-		ret = xioctl(fd, DRM_IOCTL_WDDMSEG_QUERY_SEGMENT, &d->seg[i]);
+		ret = wddmseg_query_segment(fd, i + 1, NULL, 0, &d->seg[i]);
 		if (ret)
 			fail(d, "QUERY_SEGMENT", ret);
 	}
-}
-
-static bool seg_aperture(const struct drm_wddmseg_query_segment *s)
-{
-	return s->flags & (SEGF_APERTURE | SEGF_AGP);
-}
-
-static bool seg_cpu_visible(const struct drm_wddmseg_query_segment *s)
-{
-	return (s->flags & SEGF_APERTURE) ||
-	       (!seg_aperture(s) && (s->flags & SEGF_CPU_VISIBLE));
+	return true;
 }
 
 static uint64_t cap_size(uint64_t seg_bytes)
@@ -237,10 +201,10 @@ static void build_recipes(struct dev *d)
 		uint32_t bit = WDDMSEG_SEGMENT_BIT(id);
 		uint64_t max = cap_size(s->commit_limit);
 
-		if (s->flags & SEGF_AGP)
+		if (s->flags & WDDMSEG_SEGMENT_FLAG_AGP)
 			continue;	/* refused: no AGP bus */
 		all |= bit;
-		if (!(s->flags & SEGF_PITCH_ALIGNMENT))
+		if (!(s->flags & WDDMSEG_SEGMENT_FLAG_PITCH_ALIGNMENT))
 			all_evict |= bit;
 		if (s->commit_limit < all_min)
 			all_min = s->commit_limit;
@@ -257,7 +221,7 @@ static void build_recipes(struct dev *d)
 		recipe_add(d, name, K_GEM, WDDMSEG_ALLOC_ACCESSED_PHYSICALLY |
 			   WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION,
 			   bit, bit, id, max);
-		if (seg_cpu_visible(s)) {
+		if (wddmseg_segment_cpu_visible(s->flags)) {
 			snprintf(name, sizeof(name), "seg%u CpuVisible", id);
 			recipe_add(d, name, K_GEM, WDDMSEG_ALLOC_CPU_VISIBLE,
 				   bit, bit, id, max);
@@ -270,13 +234,13 @@ static void build_recipes(struct dev *d)
 				   WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
 				   bit, bit, id, max);
 		}
-		if (!seg_aperture(s)) {
+		if (!wddmseg_segment_is_aperture(s->flags)) {
 			/* pinned in the last 20%: keep them small */
 			snprintf(name, sizeof(name), "seg%u Overlay", id);
 			recipe_add(d, name, K_GEM, WDDMSEG_ALLOC_OVERLAY,
 				   bit, 0, id, 4096);
 		}
-		if (s->flags & SEGF_VPR_SUPPORTED) {
+		if (s->flags & WDDMSEG_SEGMENT_FLAG_VPR_SUPPORTED) {
 			struct recipe *r;
 
 			snprintf(name, sizeof(name), "seg%u HardwareProtected", id);
@@ -284,10 +248,11 @@ static void build_recipes(struct dev *d)
 				       WDDMSEG_ALLOC_HARDWARE_PROTECTED,
 				       bit, bit, id, max);
 			/* without encrypted paging it never leaves the segment */
-			if (r && !(s->flags & SEGF_ENCRYPTED_PAGING))
+			if (r && !(s->flags &
+				      WDDMSEG_SEGMENT_FLAG_ENCRYPTED_PAGING_SUPPORTED))
 				r->movable = false;
 		}
-		if (s->flags & SEGF_APERTURE) {
+		if (s->flags & WDDMSEG_SEGMENT_FLAG_APERTURE) {
 			snprintf(name, sizeof(name), "seg%u ExistingSysMem", id);
 			recipe_add(d, name, K_GEM, WDDMSEG_ALLOC_EXISTING_SYSMEM,
 				   bit, bit, id, max);
@@ -322,24 +287,13 @@ static uint64_t draw_size(uint64_t max)
 
 static void drain_events(struct dev *d)
 {
-	char buf[4096];
-	ssize_t n;
+	struct drm_wddmseg_event_residency e[64];
+	int n;
 
-	while ((n = read(d->fd, buf, sizeof(buf))) > 0) {
-		ssize_t off = 0;
-
-		while (off + (ssize_t)sizeof(struct drm_event) <= n) {
-			struct drm_event *e = (struct drm_event *)(buf + off);
-
-			if (e->type == DRM_WDDMSEG_EVENT_RESIDENCY)
-				d->events++;
-			if (!e->length)
-				break;
-			off += e->length;
-		}
-	}
-	if (n < 0 && errno != EAGAIN && errno != EINTR)
-		fail(d, "read events", -errno);
+	while ((n = wddmseg_read_residency_events(d->fd, e, 64, 0)) >= 0)
+		d->events += n;
+	if (n != -ETIME && n != -EINTR)
+		fail(d, "read events", n);
 }
 
 static void destroy_slot(struct dev *d, struct slot *s)
@@ -348,15 +302,10 @@ static void destroy_slot(struct dev *d, struct slot *s)
 
 	if (!s->used)
 		return;
-	if (s->kind == K_DUMB) {
-		struct drm_mode_destroy_dumb dd = { .handle = s->handle };
-
-		ret = xioctl(d->fd, DRM_IOCTL_MODE_DESTROY_DUMB, &dd);
-	} else {
-		struct drm_gem_close gc = { .handle = s->handle };
-
-		ret = xioctl(d->fd, DRM_IOCTL_GEM_CLOSE, &gc);
-	}
+	if (s->kind == K_DUMB)
+		ret = drmModeDestroyDumbBuffer(d->fd, s->handle);
+	else
+		ret = wddmseg_destroy_allocation(d->fd, s->handle);
 	if (ret)
 		fail(d, "close", ret);
 	if (s->user)
@@ -371,22 +320,18 @@ static void map_and_write(struct dev *d, struct slot *s, bool dumb)
 	int ret;
 
 	if (dumb) {
-		struct drm_mode_map_dumb m = { .handle = s->handle };
-
-		ret = xioctl(d->fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
-		offset = m.offset;
+		ret = drmModeMapDumbBuffer(d->fd, s->handle, &offset);
+		if (ret)
+			fail(d, "MAP_DUMB", ret);
+		p = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 d->fd, offset);
+		if (p == MAP_FAILED)
+			fail(d, "mmap", -errno);
 	} else {
-		struct drm_wddmseg_gem_mmap_offset m = { .handle = s->handle };
-
-		ret = xioctl(d->fd, DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET, &m);
-		offset = m.offset;
+		ret = wddmseg_lock(d->fd, s->handle, s->size, &p);
+		if (ret)
+			fail(d, "lock", ret);
 	}
-	if (ret)
-		fail(d, "mmap offset", ret);
-	p = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
-		 offset);
-	if (p == MAP_FAILED)
-		fail(d, "mmap", -errno);
 	memset(p, 0xa5, 4096);
 	((volatile char *)p)[s->size - 1] = 0x5a;
 	munmap(p, s->size);
@@ -395,15 +340,12 @@ static void map_and_write(struct dev *d, struct slot *s, bool dumb)
 
 static void evict_restore(struct dev *d, struct slot *s)
 {
-	struct drm_wddmseg_gem_residency r = { .handle = s->handle };
 	int ret;
 
-	ret = xioctl(d->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r);
+	ret = wddmseg_evict(d->fd, s->handle, 0);
 	if (ret)
 		fail(d, "GEM_EVICT", ret);
-	memset(&r, 0, sizeof(r));
-	r.handle = s->handle;
-	ret = xioctl(d->fd, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT, &r);
+	ret = wddmseg_make_resident(d->fd, s->handle, 0);
 	if (ret)
 		fail(d, "GEM_MAKE_RESIDENT", ret);
 	d->evictions++;
@@ -421,25 +363,21 @@ static void create_one(struct dev *d)
 
 	if (r->kind == K_DUMB) {
 		/* 32 bpp, 1024 pixels wide: size / 4096 rows */
-		struct drm_mode_create_dumb cd = {
-			.width = 1024,
-			.height = (size + 4095) / 4096,
-			.bpp = 32,
-		};
+		uint32_t pitch;
 
-		ret = xioctl(d->fd, DRM_IOCTL_MODE_CREATE_DUMB, &cd);
+		ret = drmModeCreateDumbBuffer(d->fd, 1024, (size + 4095) / 4096,
+					      32, 0, &s->handle, &pitch,
+					      &s->size);
 		if (ret)
 			fail(d, "CREATE_DUMB", ret);
-		s->handle = cd.handle;
-		s->size = cd.size;
 	} else {
-		struct drm_wddmseg_gem_create c;
+		struct wddmseg_allocation_desc a = {
+			.flags = r->flags,
+			.supported_segments = r->supported,
+			.eviction_segments = r->eviction,
+			.preferred = { r->preferred },
+		};
 
-		memset(&c, 0, sizeof(c));
-		c.flags = r->flags;
-		c.supported_segments = r->supported;
-		c.eviction_segments = r->eviction;
-		c.preferred[0] = r->preferred;
 		if (r->flags & WDDMSEG_ALLOC_EXISTING_SYSMEM) {
 			size = (size + 4095) & ~4095ULL;
 			s->user = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -447,10 +385,10 @@ static void create_one(struct dev *d)
 			if (s->user == MAP_FAILED)
 				fail(d, "mmap anonymous", -errno);
 			memset(s->user, 0x3c, size);
-			c.user_ptr = (uintptr_t)s->user;
+			a.user_ptr = s->user;
 		}
-		c.size = size;
-		ret = xioctl(d->fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &c);
+		a.size = size;
+		ret = wddmseg_create_allocation(d->fd, &a, &s->handle);
 		if (ret) {
 			char what[96];
 
@@ -458,7 +396,6 @@ static void create_one(struct dev *d)
 				 r->name, size);
 			fail(d, what, ret);
 		}
-		s->handle = c.handle;
 		s->size = (size + 4095) & ~4095ULL;
 	}
 	s->used = true;
@@ -489,10 +426,10 @@ static void reopen(struct dev *d)
 			munmap(d->slot[i].user, d->slot[i].size);
 		memset(&d->slot[i], 0, sizeof(d->slot[i]));
 	}
-	close(d->fd);
+	wddmseg_close_adapter(d->fd);
 	d->fd = open_node(d->node);
 	if (d->fd < 0)
-		fail(d, "reopen", -errno);
+		fail(d, "reopen", d->fd);
 	d->reopens++;
 }
 
@@ -518,10 +455,9 @@ int main(int argc, char **argv)
 			rng_state = strtoull(optarg, NULL, 0) | 1;
 			break;
 		case 'd':
-			add_dev(optarg);
-			if (!ndev || strcmp(devs[ndev - 1].node, optarg)) {
-				fprintf(stderr, "%s: %s is not a %s device\n",
-					prog, optarg, DRIVER_NAME);
+			if (!add_dev(optarg)) {
+				fprintf(stderr, "%s: %s is not a wddmseg device\n",
+					prog, optarg);
 				return 1;
 			}
 			break;
@@ -545,7 +481,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!ndev) {
-		fprintf(stderr, "%s: no %s device\n", prog, DRIVER_NAME);
+		fprintf(stderr, "%s: no wddmseg device\n", prog);
 		return 1;
 	}
 	for (k = 0; k < ndev; k++)
@@ -564,7 +500,7 @@ int main(int argc, char **argv)
 		for (j = 0; j < SLOTS; j++)
 			destroy_slot(d, &d->slot[j]);
 		drain_events(d);
-		close(d->fd);
+		wddmseg_close_adapter(d->fd);
 		for (j = 0; j < d->nrecipe; j++)
 			total_bytes += d->recipe[j].bytes;
 	}

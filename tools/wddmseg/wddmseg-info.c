@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <glob.h>
 #include <inttypes.h>
@@ -20,62 +19,10 @@
 #include <unistd.h>
 
 #include <xf86drm.h>
-#include <drm/wddmseg_drm.h>
+#include <wddmseg.h>
 
-#define DRIVER_NAME	"wddmseg"
 #define MAX_BANKS_SHOWN	1024	/* the driver allows WDDMSEG_MAX_BANKS */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-/* DXGK_SEGMENTFLAGS: bit n of Value is member n. */
-static const char * const segment_flag_names[] = {
-	"Aperture",
-	"Agp",
-	"CpuVisible",
-	"UseBanking",
-	"CacheCoherent",
-	"PitchAlignment",
-	"PopulatedFromSystemMemory",
-	"PreservedDuringStandby",
-	"PreservedDuringHibernate",
-	"PartiallyPreservedDuringHibernate",
-	"DirectFlip",
-	"Use64KBPages",
-	"ReservedSysMem",
-	"SupportsCpuHostAperture",
-	"SupportsCachedCpuHostAperture",
-	"ApplicationTarget",
-	"VprSupported",
-	"VprPreservedDuringStandby",
-	"EncryptedPagingSupported",
-	"LocalBudgetGroup",
-	"NonLocalBudgetGroup",
-	"PopulatedByReservedDDRByFirmware",
-};
-
-/* DXGK_VIDMMCAPS: bit n of Value is member n. */
-static const char * const vidmm_cap_names[] = {
-	"OutOfOrderLock",
-	"DedicatedPagingEngine",
-	"PagingEngineCanSwizzle",
-	"SectionBackedPrimary",
-	"CrossAdapterResource",
-	"VirtualAddressingSupported",
-	"GpuMmuSupported",
-	"IoMmuSupported",
-	"ReplicateGdiContent",
-	"NonCpuVisiblePrimary",
-	"ParavirtualizationSupported",
-	"IoMmuSecureModeSupported",
-	"DisableSelfRefreshVRAMInS3",
-	"IoMmuSecureModeRequired",
-	"MapAperture2Supported",
-	"CrossAdapterResourceTexture",
-	"CrossAdapterResourceScanout",
-	"AlwaysPoweredVRAM",
-};
-
-#define SEGFLAG_APERTURE	(1u << 0)
-#define SEGFLAG_AGP		(1u << 1)
 
 static const char *prog = "wddmseg-info";
 
@@ -98,21 +45,23 @@ static const char *human_size(uint64_t v, char *buf, size_t len)
 }
 
 /* Member names of the set bits, or "(none)"; others as "reserved-bitN". */
-static const char *decode_bits(uint32_t value, const char * const *names,
-			       unsigned int nr_names, char *buf, size_t len)
+static const char *decode_bits(uint32_t value,
+			       const char *(*name_of)(unsigned int bit),
+			       char *buf, size_t len)
 {
 	size_t pos = 0;
 	unsigned int bit;
 
 	buf[0] = '\0';
 	for (bit = 0; bit < 32; bit++) {
+		const char *name = name_of(bit);
 		int n;
 
 		if (!(value & (1u << bit)))
 			continue;
-		if (bit < nr_names)
+		if (name)
 			n = snprintf(buf + pos, len - pos, "%s%s",
-				     pos ? " " : "", names[bit]);
+				     pos ? " " : "", name);
 		else
 			n = snprintf(buf + pos, len - pos, "%sreserved-bit%u",
 				     pos ? " " : "", bit);
@@ -127,9 +76,9 @@ static const char *decode_bits(uint32_t value, const char * const *names,
 
 static const char *segment_kind(uint32_t flags)
 {
-	if (flags & SEGFLAG_AGP)
+	if (flags & WDDMSEG_SEGMENT_FLAG_AGP)
 		return "agp";
-	if (flags & SEGFLAG_APERTURE)
+	if (flags & WDDMSEG_SEGMENT_FLAG_APERTURE)
 		return "aperture";
 	return "memory";
 }
@@ -155,16 +104,6 @@ static void print_pci(int fd)
 	drmFreeDevice(&dev);
 }
 
-static int query_segment(int fd, uint32_t id, uint64_t *banks, uint32_t cap,
-			 struct drm_wddmseg_query_segment *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->segment_id = id;
-	s->bank_capacity = cap;
-	s->banks_ptr = (uintptr_t)banks;
-	return drmIoctl(fd, DRM_IOCTL_WDDMSEG_QUERY_SEGMENT, s) ? -errno : 0;
-}
-
 static int print_banks(const char *path, int fd, uint32_t id, uint32_t nb)
 {
 	struct drm_wddmseg_query_segment s;
@@ -180,7 +119,7 @@ static int print_banks(const char *path, int fd, uint32_t id, uint32_t nb)
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return -ENOMEM;
 	}
-	ret = query_segment(fd, id, banks, nb, &s);
+	ret = wddmseg_query_segment(fd, id, banks, nb, &s);
 	if (ret) {
 		fprintf(stderr, "%s: %s: QUERY_SEGMENT %u banks: %s\n", prog,
 			path, id, strerror(-ret));
@@ -214,9 +153,8 @@ static int print_device(const char *path, int fd)
 	print_pci(fd);
 	printf("\n");
 
-	memset(&a, 0, sizeof(a));
-	if (drmIoctl(fd, DRM_IOCTL_WDDMSEG_QUERY_ADAPTER, &a)) {
-		ret = -errno;
+	ret = wddmseg_query_adapter(fd, &a);
+	if (ret) {
 		fprintf(stderr, "%s: %s: QUERY_ADAPTER: %s\n", prog, path,
 			strerror(-ret));
 		return ret;
@@ -226,11 +164,11 @@ static int print_device(const char *path, int fd)
 	printf("  hw version:      %u.%u (0x%08x)\n", a.hw_version >> 16,
 	       a.hw_version & 0xffff, a.hw_version);
 	printf("  DXGK_VIDMMCAPS:  0x%08x %s\n", a.device_vidmm_caps,
-	       decode_bits(a.device_vidmm_caps, vidmm_cap_names,
-			   ARRAY_SIZE(vidmm_cap_names), names, sizeof(names)));
+	       decode_bits(a.device_vidmm_caps, wddmseg_vidmm_cap_name, names,
+			   sizeof(names)));
 	printf("  honoured:        0x%08x %s\n", a.vidmm_caps,
-	       decode_bits(a.vidmm_caps, vidmm_cap_names,
-			   ARRAY_SIZE(vidmm_cap_names), names, sizeof(names)));
+	       decode_bits(a.vidmm_caps, wddmseg_vidmm_cap_name, names,
+			   sizeof(names)));
 	printf("  paging node:     %u\n", a.paging_node);
 	printf("  engines:         %u\n", a.num_engines);
 	printf("  VRAM:            0x%" PRIx64 " (%s)\n", (uint64_t)a.vram_size,
@@ -253,7 +191,7 @@ static int print_device(const char *path, int fd)
 	for (id = 1; id <= a.segment_count; id++) {
 		char size[64], commit[64];
 
-		ret = query_segment(fd, id, NULL, 0, &s);
+		ret = wddmseg_query_segment(fd, id, NULL, 0, &s);
 		if (ret) {
 			fprintf(stderr, "%s: %s: QUERY_SEGMENT %u: %s\n", prog,
 				path, id, strerror(-ret));
@@ -271,8 +209,7 @@ static int print_device(const char *path, int fd)
 		       id, segment_kind(s.flags), (uint64_t)s.base_address,
 		       (uint64_t)s.cpu_translated_address, size, commit,
 		       s.flags,
-		       decode_bits(s.flags, segment_flag_names,
-				   ARRAY_SIZE(segment_flag_names), names,
+		       decode_bits(s.flags, wddmseg_segment_flag_name, names,
 				   sizeof(names)));
 	}
 
@@ -288,37 +225,24 @@ static int print_device(const char *path, int fd)
 }
 
 /*
- * Open @path and tell whether it is a wddmseg node. Returns the fd, -1 if
- * it cannot be opened, -2 if another driver owns it.
+ * Open @path if it is a wddmseg node. Returns the fd, -1 if it cannot be
+ * opened, -2 if another driver owns it.
  */
 static int open_node(const char *path, bool verbose)
 {
-	drmVersionPtr v;
-	bool ours;
-	int fd;
+	int fd = wddmseg_open_adapter(path, 0);
 
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		if (verbose || errno != ENOENT)
-			fprintf(stderr, "%s: %s: %s\n", prog, path,
-				strerror(errno));
-		return -1;
-	}
-	v = drmGetVersion(fd);
-	ours = v && v->name && !strcmp(v->name, DRIVER_NAME);
-	if (!ours && verbose) {
-		if (v && v->name)
-			fprintf(stderr, "%s: %s: not a %s device (driver %s)\n",
-				prog, path, DRIVER_NAME, v->name);
-		else
-			fprintf(stderr, "%s: %s: not a DRM device\n", prog,
+	if (fd == -ENODEV) {
+		if (verbose)
+			fprintf(stderr, "%s: %s: not a wddmseg device\n", prog,
 				path);
-	}
-	if (v)
-		drmFreeVersion(v);
-	if (!ours) {
-		close(fd);
 		return -2;
+	}
+	if (fd < 0) {
+		if (verbose || fd != -ENOENT)
+			fprintf(stderr, "%s: %s: %s\n", prog, path,
+				strerror(-fd));
+		return -1;
 	}
 	return fd;
 }
@@ -345,7 +269,7 @@ static int show(const char *path, int fd, unsigned int *found)
 	if ((*found)++)
 		printf("\n");
 	ret = print_device(path, fd);
-	close(fd);
+	wddmseg_close_adapter(fd);
 	return ret ? 1 : 0;
 }
 
@@ -408,8 +332,8 @@ int main(int argc, char **argv)
 	free(nodes);
 
 	if (!found) {
-		fprintf(stderr, "%s: no %s DRM device found%s\n", prog,
-			DRIVER_NAME, nr_nodes ? "" : " in /dev/dri");
+		fprintf(stderr, "%s: no wddmseg DRM device found%s\n", prog,
+			nr_nodes ? "" : " in /dev/dri");
 		return 1;
 	}
 	return err;

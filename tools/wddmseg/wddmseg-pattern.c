@@ -56,7 +56,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <termios.h>
 #include <time.h>
@@ -179,42 +178,36 @@ static int open_driver(const char *driver)
 static void create_buf(int fd, struct buf *b, uint32_t w, uint32_t h,
 		       uint32_t pad, uint32_t format)
 {
-	struct drm_mode_create_dumb create = {
-		.width = w + pad,
-		.height = h,
-		.bpp = format == DRM_FORMAT_XRGB8888 ? 32 : 16,
-	};
-	struct drm_mode_map_dumb map = { 0 };
+	uint32_t bpp = format == DRM_FORMAT_XRGB8888 ? 32 : 16;
 	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
+	uint64_t offset;
+	int ret;
 
-	if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create))
-		fail("CREATE_DUMB %ux%u bpp %u: %s", create.width, h,
-		     create.bpp, strerror(errno));
-	b->handle = create.handle;
-	b->pitch = create.pitch;
-	b->size = create.size;
+	ret = drmModeCreateDumbBuffer(fd, w + pad, h, bpp, 0, &b->handle,
+				      &b->pitch, &b->size);
+	if (ret)
+		fail("CREATE_DUMB %ux%u bpp %u: %s", w + pad, h, bpp,
+		     strerror(-ret));
 	handles[0] = b->handle;
 	pitches[0] = b->pitch;
 	if (drmModeAddFB2(fd, w, h, format, handles, pitches, offsets,
 			  &b->fb_id, 0))
 		fail("ADDFB2 %ux%u pitch %u: %s", w, h, b->pitch,
 		     strerror(errno));
-	map.handle = b->handle;
-	if (drmIoctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &map))
-		fail("MAP_DUMB: %s", strerror(errno));
+	ret = drmModeMapDumbBuffer(fd, b->handle, &offset);
+	if (ret)
+		fail("MAP_DUMB: %s", strerror(-ret));
 	b->map = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		      map.offset);
+		      offset);
 	if (b->map == MAP_FAILED)
 		fail("mmap of the dumb buffer: %s", strerror(errno));
 }
 
 static void destroy_buf(int fd, struct buf *b)
 {
-	struct drm_mode_destroy_dumb d = { .handle = b->handle };
-
 	munmap(b->map, b->size);
 	drmModeRmFB(fd, b->fb_id);
-	drmIoctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
+	drmModeDestroyDumbBuffer(fd, b->handle);
 }
 
 static void flip_handler(int fd, unsigned int seq, unsigned int sec,

@@ -171,6 +171,213 @@ struct drm_wddmseg_query_segment {
 };
 
 /*
+ * DXGK_SEGMENTFLAGS: &drm_wddmseg_query_segment.flags is the Value of the
+ * WDDM structure, bit n its member n, exactly as the device reported it.
+ * The values are those of the register contract (DXGK_SEGFLAG_* in
+ * drivers/gpu/drm/wddmseg/wddmseg_hw.h). Bits outside
+ * WDDMSEG_SEGMENT_FLAG_KNOWN_MASK are reserved and never set.
+ */
+/**
+ * WDDMSEG_SEGMENT_FLAG_APERTURE - Aperture: a GPU address range whose pages are
+ * mapped onto system memory
+ */
+#define WDDMSEG_SEGMENT_FLAG_APERTURE			(1u << 0)
+/**
+ * WDDMSEG_SEGMENT_FLAG_AGP - Agp: an aperture behind the AGP bus (the driver
+ * refuses it)
+ */
+#define WDDMSEG_SEGMENT_FLAG_AGP			(1u << 1)
+/**
+ * WDDMSEG_SEGMENT_FLAG_CPU_VISIBLE - CpuVisible: the CPU reaches the segment
+ * through a PCI BAR
+ */
+#define WDDMSEG_SEGMENT_FLAG_CPU_VISIBLE		(1u << 2)
+/**
+ * WDDMSEG_SEGMENT_FLAG_USE_BANKING - UseBanking: the segment is split into
+ * banks, see &drm_wddmseg_query_segment.nb_banks
+ */
+#define WDDMSEG_SEGMENT_FLAG_USE_BANKING		(1u << 3)
+/**
+ * WDDMSEG_SEGMENT_FLAG_CACHE_COHERENT - CacheCoherent: the aperture snoops the
+ * CPU caches
+ */
+#define WDDMSEG_SEGMENT_FLAG_CACHE_COHERENT		(1u << 4)
+/**
+ * WDDMSEG_SEGMENT_FLAG_PITCH_ALIGNMENT - PitchAlignment: allocations need a
+ * pitch alignment; never an eviction target
+ */
+#define WDDMSEG_SEGMENT_FLAG_PITCH_ALIGNMENT		(1u << 5)
+/**
+ * WDDMSEG_SEGMENT_FLAG_POPULATED_FROM_SYSTEM_MEMORY -
+ * PopulatedFromSystemMemory: memory carved out of system memory
+ */
+#define WDDMSEG_SEGMENT_FLAG_POPULATED_FROM_SYSTEM_MEMORY (1u << 6)
+/**
+ * WDDMSEG_SEGMENT_FLAG_PRESERVED_DURING_STANDBY - PreservedDuringStandby:
+ * content kept across S3
+ */
+#define WDDMSEG_SEGMENT_FLAG_PRESERVED_DURING_STANDBY	(1u << 7)
+/**
+ * WDDMSEG_SEGMENT_FLAG_PRESERVED_DURING_HIBERNATE - PreservedDuringHibernate:
+ * content kept across S4
+ */
+#define WDDMSEG_SEGMENT_FLAG_PRESERVED_DURING_HIBERNATE	(1u << 8)
+/**
+ * WDDMSEG_SEGMENT_FLAG_PARTIALLY_PRESERVED_DURING_HIBERNATE -
+ * PartiallyPreservedDuringHibernate
+ */
+#define WDDMSEG_SEGMENT_FLAG_PARTIALLY_PRESERVED_DURING_HIBERNATE (1u << 9)
+/**
+ * WDDMSEG_SEGMENT_FLAG_DIRECT_FLIP - DirectFlip: the display can scan out of
+ * the segment
+ */
+#define WDDMSEG_SEGMENT_FLAG_DIRECT_FLIP		(1u << 10)
+/**
+ * WDDMSEG_SEGMENT_FLAG_USE_64KB_PAGES - Use64KBPages: allocations start on 64
+ * KiB boundaries
+ */
+#define WDDMSEG_SEGMENT_FLAG_USE_64KB_PAGES		(1u << 11)
+/**
+ * WDDMSEG_SEGMENT_FLAG_RESERVED_SYSMEM - ReservedSysMem: memory reserved for
+ * the device by the firmware
+ */
+#define WDDMSEG_SEGMENT_FLAG_RESERVED_SYSMEM		(1u << 12)
+/**
+ * WDDMSEG_SEGMENT_FLAG_SUPPORTS_CPU_HOST_APERTURE - SupportsCpuHostAperture
+ */
+#define WDDMSEG_SEGMENT_FLAG_SUPPORTS_CPU_HOST_APERTURE	(1u << 13)
+/**
+ * WDDMSEG_SEGMENT_FLAG_SUPPORTS_CACHED_CPU_HOST_APERTURE -
+ * SupportsCachedCpuHostAperture
+ */
+#define WDDMSEG_SEGMENT_FLAG_SUPPORTS_CACHED_CPU_HOST_APERTURE (1u << 14)
+/**
+ * WDDMSEG_SEGMENT_FLAG_APPLICATION_TARGET - ApplicationTarget
+ */
+#define WDDMSEG_SEGMENT_FLAG_APPLICATION_TARGET		(1u << 15)
+/**
+ * WDDMSEG_SEGMENT_FLAG_VPR_SUPPORTED - VprSupported: the segment can hold
+ * HardwareProtected allocations
+ */
+#define WDDMSEG_SEGMENT_FLAG_VPR_SUPPORTED		(1u << 16)
+/**
+ * WDDMSEG_SEGMENT_FLAG_VPR_PRESERVED_DURING_STANDBY - VprPreservedDuringStandby
+ */
+#define WDDMSEG_SEGMENT_FLAG_VPR_PRESERVED_DURING_STANDBY (1u << 17)
+/**
+ * WDDMSEG_SEGMENT_FLAG_ENCRYPTED_PAGING_SUPPORTED - EncryptedPagingSupported:
+ * HardwareProtected content leaves the segment only sealed by the device
+ */
+#define WDDMSEG_SEGMENT_FLAG_ENCRYPTED_PAGING_SUPPORTED	(1u << 18)
+/**
+ * WDDMSEG_SEGMENT_FLAG_LOCAL_BUDGET_GROUP - LocalBudgetGroup: the segment
+ * counts in WDDMSEG_BUDGET_LOCAL
+ */
+#define WDDMSEG_SEGMENT_FLAG_LOCAL_BUDGET_GROUP		(1u << 19)
+/**
+ * WDDMSEG_SEGMENT_FLAG_NON_LOCAL_BUDGET_GROUP - NonLocalBudgetGroup: the
+ * segment counts in WDDMSEG_BUDGET_NON_LOCAL
+ */
+#define WDDMSEG_SEGMENT_FLAG_NON_LOCAL_BUDGET_GROUP	(1u << 20)
+/**
+ * WDDMSEG_SEGMENT_FLAG_POPULATED_BY_RESERVED_DDR_BY_FIRMWARE -
+ * PopulatedByReservedDDRByFirmware
+ */
+#define WDDMSEG_SEGMENT_FLAG_POPULATED_BY_RESERVED_DDR_BY_FIRMWARE (1u << 21)
+/**
+ * WDDMSEG_SEGMENT_FLAG_KNOWN_MASK - every member of DXGK_SEGMENTFLAGS
+ */
+#define WDDMSEG_SEGMENT_FLAG_KNOWN_MASK			0x003fffffu
+
+/*
+ * DXGK_VIDMMCAPS: &drm_wddmseg_query_adapter.vidmm_caps and
+ * &drm_wddmseg_query_adapter.device_vidmm_caps are the Value of the WDDM
+ * structure, bit n its member n, with the values of DXGK_VIDMMCAP_* in
+ * wddmseg_hw.h. PagingNode is &drm_wddmseg_query_adapter.paging_node.
+ */
+/**
+ * WDDMSEG_VIDMM_CAP_OUT_OF_ORDER_LOCK - OutOfOrderLock
+ */
+#define WDDMSEG_VIDMM_CAP_OUT_OF_ORDER_LOCK		(1u << 0)
+/**
+ * WDDMSEG_VIDMM_CAP_DEDICATED_PAGING_ENGINE - DedicatedPagingEngine (reserved
+ * by WDDM)
+ */
+#define WDDMSEG_VIDMM_CAP_DEDICATED_PAGING_ENGINE	(1u << 1)
+/**
+ * WDDMSEG_VIDMM_CAP_PAGING_ENGINE_CAN_SWIZZLE - PagingEngineCanSwizzle
+ * (reserved by WDDM)
+ */
+#define WDDMSEG_VIDMM_CAP_PAGING_ENGINE_CAN_SWIZZLE	(1u << 2)
+/**
+ * WDDMSEG_VIDMM_CAP_SECTION_BACKED_PRIMARY - SectionBackedPrimary
+ */
+#define WDDMSEG_VIDMM_CAP_SECTION_BACKED_PRIMARY	(1u << 3)
+/**
+ * WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE - CrossAdapterResource
+ */
+#define WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE	(1u << 4)
+/**
+ * WDDMSEG_VIDMM_CAP_VIRTUAL_ADDRESSING_SUPPORTED - VirtualAddressingSupported
+ */
+#define WDDMSEG_VIDMM_CAP_VIRTUAL_ADDRESSING_SUPPORTED	(1u << 5)
+/**
+ * WDDMSEG_VIDMM_CAP_GPU_MMU_SUPPORTED - GpuMmuSupported
+ */
+#define WDDMSEG_VIDMM_CAP_GPU_MMU_SUPPORTED		(1u << 6)
+/**
+ * WDDMSEG_VIDMM_CAP_IO_MMU_SUPPORTED - IoMmuSupported
+ */
+#define WDDMSEG_VIDMM_CAP_IO_MMU_SUPPORTED		(1u << 7)
+/**
+ * WDDMSEG_VIDMM_CAP_REPLICATE_GDI_CONTENT - ReplicateGdiContent
+ */
+#define WDDMSEG_VIDMM_CAP_REPLICATE_GDI_CONTENT		(1u << 8)
+/**
+ * WDDMSEG_VIDMM_CAP_NON_CPU_VISIBLE_PRIMARY - NonCpuVisiblePrimary
+ */
+#define WDDMSEG_VIDMM_CAP_NON_CPU_VISIBLE_PRIMARY	(1u << 9)
+/**
+ * WDDMSEG_VIDMM_CAP_PARAVIRTUALIZATION_SUPPORTED - ParavirtualizationSupported
+ */
+#define WDDMSEG_VIDMM_CAP_PARAVIRTUALIZATION_SUPPORTED	(1u << 10)
+/**
+ * WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_SUPPORTED - IoMmuSecureModeSupported
+ */
+#define WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_SUPPORTED	(1u << 11)
+/**
+ * WDDMSEG_VIDMM_CAP_DISABLE_SELF_REFRESH_VRAM_IN_S3 -
+ * DisableSelfRefreshVRAMInS3
+ */
+#define WDDMSEG_VIDMM_CAP_DISABLE_SELF_REFRESH_VRAM_IN_S3 (1u << 12)
+/**
+ * WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_REQUIRED - IoMmuSecureModeRequired
+ */
+#define WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_REQUIRED	(1u << 13)
+/**
+ * WDDMSEG_VIDMM_CAP_MAP_APERTURE2_SUPPORTED - MapAperture2Supported
+ */
+#define WDDMSEG_VIDMM_CAP_MAP_APERTURE2_SUPPORTED	(1u << 14)
+/**
+ * WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE_TEXTURE -
+ * CrossAdapterResourceTexture
+ */
+#define WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE_TEXTURE (1u << 15)
+/**
+ * WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE_SCANOUT -
+ * CrossAdapterResourceScanout
+ */
+#define WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE_SCANOUT (1u << 16)
+/**
+ * WDDMSEG_VIDMM_CAP_ALWAYS_POWERED_VRAM - AlwaysPoweredVRAM
+ */
+#define WDDMSEG_VIDMM_CAP_ALWAYS_POWERED_VRAM		(1u << 17)
+/**
+ * WDDMSEG_VIDMM_CAP_KNOWN_MASK - every member of DXGK_VIDMMCAPS.Value
+ */
+#define WDDMSEG_VIDMM_CAP_KNOWN_MASK			0x0003ffffu
+
+/*
  * DXGK_ALLOCATIONINFOFLAGS: bit n of the value is member n of the WDDM
  * structure. What the driver does with each is in
  * Documentation/gpu/wddmseg.rst; flags it cannot honour are refused, never

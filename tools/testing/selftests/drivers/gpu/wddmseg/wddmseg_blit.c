@@ -18,38 +18,30 @@
 #include <xf86drm.h>
 
 #include "wddmseg_gem.h"
-#include "kselftest_harness.h"
 
 #define BLIT_SIZE	(3 * SZ_1M + 12)
 
 FIXTURE(blit) {
-	struct gem_dev dev;
+	struct gem_env env;
+	struct gem_dev *dev;
 	int fd;
 };
 
+GEM_SKIP_WITHOUT_EXPECT();
+
 FIXTURE_SETUP(blit)
 {
-	struct gem_dev devs[GEM_MAX_DEVS];
-	char err[EXPECT_ERR_LEN];
-	unsigned int nr = 0;
-	int ret;
-
-	ret = gem_load_expect(gem_expect_path(), devs, GEM_MAX_DEVS, &nr, err);
-	if (ret == -ENOENT || !nr)
-		SKIP(return, "no expectation file");
-	ASSERT_EQ(0, ret) TH_LOG("%s", err);
-	/* The first device: `make check` lists the default layout first. */
-	self->dev = devs[0];
-	ASSERT_TRUE(layout_is_default_shape(&self->dev.exp.layout))
-		TH_LOG("%s: not the default layout", self->dev.exp.bdf);
-	ASSERT_EQ(0, gem_find_nodes(&self->dev, err)) TH_LOG("%s", err);
-	self->fd = open(self->dev.card, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->fd);
+	self->fd = -1;
+	gem_env_load(_metadata, &self->env);
+	if (_metadata->skip)
+		return;
+	self->dev = gem_env_first(_metadata, &self->env);
+	self->fd = gem_open(_metadata, self->dev->card);
 }
 
 FIXTURE_TEARDOWN(blit)
 {
-	if (self->fd > 0)
+	if (self->fd >= 0)
 		close(self->fd);
 }
 
@@ -63,18 +55,13 @@ static uint64_t nonzero_bytes(const uint8_t *p, uint64_t n)
 	return bad;
 }
 
-static int submit(int fd, struct drm_wddmseg_submit_blit *b)
-{
-	return wioctl(fd, DRM_IOCTL_WDDMSEG_SUBMIT_BLIT, b);
-}
-
 /* An allocation of @size in segment @id (0: system), CPU-mappable. */
 static uint32_t make(struct __test_metadata *_metadata, int fd, uint32_t id,
 		     uint64_t size)
 {
 	uint32_t h;
 
-	ASSERT_EQ(0, gem_create_in(fd, size, WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+	ASSERT_EQ(0, wddmseg_create_allocation_in(fd, size, WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
 				   id, &h));
 	return h;
 }
@@ -98,25 +85,23 @@ TEST_F(blit, copy_every_pair)
 			};
 			uint8_t *ps, *pd;
 
-			ps = gem_mmap(self->fd, src, size);
-			ASSERT_NE(MAP_FAILED, ps);
-			pattern_fill(ps, size, 0x5eed + i * 16 + j);
-			munmap(ps, size);
+			ASSERT_EQ(0, gem_write_pattern(self->fd, src, size,
+						       0x5eed + i * 16 + j));
 			/* Back where it belongs after a fault migration. */
-			ASSERT_EQ(0, gem_move(self->fd, src, segs[i]));
-			ASSERT_EQ(0, gem_move(self->fd, dst, segs[j]));
-			ASSERT_EQ(segs[i], (uint32_t)gem_segment(self->fd, src));
-			ASSERT_EQ(segs[j], (uint32_t)gem_segment(self->fd, dst));
+			ASSERT_EQ(0, wddmseg_move(self->fd, src, segs[i]));
+			ASSERT_EQ(0, wddmseg_move(self->fd, dst, segs[j]));
+			ASSERT_EQ(segs[i], (uint32_t)wddmseg_allocation_segment(self->fd, src));
+			ASSERT_EQ(segs[j], (uint32_t)wddmseg_allocation_segment(self->fd, dst));
 
-			ASSERT_EQ(0, submit(self->fd, &b))
+			ASSERT_EQ(0, wddmseg_submit_blit(self->fd, &b))
 				TH_LOG("segment %u -> %u", segs[i], segs[j]);
 			ASSERT_EQ(-1, b.fence_fd);
-			ASSERT_EQ(0, gem_wait(self->fd, dst, 10000000000LL));
+			ASSERT_EQ(0, wddmseg_wait(self->fd, dst, 10000000000LL));
 
-			ps = gem_mmap(self->fd, src, size);
-			pd = gem_mmap(self->fd, dst, size);
-			ASSERT_NE(MAP_FAILED, ps);
-			ASSERT_NE(MAP_FAILED, pd);
+			ASSERT_EQ(0, wddmseg_lock(self->fd, src, size,
+						  (void **)&ps));
+			ASSERT_EQ(0, wddmseg_lock(self->fd, dst, size,
+						  (void **)&pd));
 			EXPECT_EQ(0, memcmp(ps + b.src_offset, pd + b.dst_offset,
 					    b.size))
 				TH_LOG("copy segment %u -> %u differs", segs[i],
@@ -127,8 +112,8 @@ TEST_F(blit, copy_every_pair)
 						  size - b.dst_offset - b.size));
 			munmap(ps, size);
 			munmap(pd, size);
-			gem_close(self->fd, src);
-			gem_close(self->fd, dst);
+			wddmseg_destroy_allocation(self->fd, src);
+			wddmseg_destroy_allocation(self->fd, dst);
 		}
 	}
 }
@@ -152,16 +137,15 @@ TEST_F(blit, fill_with_fence_out)
 		uint32_t *pw;
 		uint8_t *p;
 
-		ASSERT_EQ(0, submit(self->fd, &b)) TH_LOG("segment %u", segs[i]);
+		ASSERT_EQ(0, wddmseg_submit_blit(self->fd, &b)) TH_LOG("segment %u", segs[i]);
 		ASSERT_LE(0, b.fence_fd);
 		pfd.fd = b.fence_fd;
 		pfd.events = POLLIN;
 		ASSERT_EQ(1, poll(&pfd, 1, 10000)) TH_LOG("sync_file never signalled");
 		close(b.fence_fd);
-		ASSERT_EQ(segs[i], (uint32_t)gem_segment(self->fd, dst));
+		ASSERT_EQ(segs[i], (uint32_t)wddmseg_allocation_segment(self->fd, dst));
 
-		p = gem_mmap(self->fd, dst, size);
-		ASSERT_NE(MAP_FAILED, p);
+		ASSERT_EQ(0, wddmseg_lock(self->fd, dst, size, (void **)&p));
 		pw = (uint32_t *)(p + b.dst_offset);
 		for (k = 0; k < b.size / 4; k++) {
 			if (pw[k] != b.pattern) {
@@ -175,7 +159,7 @@ TEST_F(blit, fill_with_fence_out)
 		EXPECT_EQ(0u, nonzero_bytes(p + b.dst_offset + b.size,
 					  size - b.dst_offset - b.size));
 		munmap(p, size);
-		gem_close(self->fd, dst);
+		wddmseg_destroy_allocation(self->fd, dst);
 	}
 }
 
@@ -190,36 +174,36 @@ TEST_F(blit, refusals)
 	}, b;
 
 	b = ok; b.op = 2;
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.flags = 1u << 3;	/* the first flag bit not defined */
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.reserved[1] = 1;
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.pattern = 1;
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.size = 0;
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.size = 6;
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.dst_offset = 2;
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.src_offset = SZ_1M - 4096 + 4;
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.size = SZ_1M + 4;
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.dst_handle = a; b.src_offset = 0; b.dst_offset = 2048;
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b)) TH_LOG("overlap accepted");
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b)) TH_LOG("overlap accepted");
 	b = ok; b.dst_handle = 0xdead;
-	EXPECT_EQ(-ENOENT, submit(self->fd, &b));
+	EXPECT_EQ(-ENOENT, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.src_handle = 0xdead;
-	EXPECT_EQ(-ENOENT, submit(self->fd, &b));
+	EXPECT_EQ(-ENOENT, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.op = WDDMSEG_BLIT_FILL;
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b)) TH_LOG("FILL with a source");
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b)) TH_LOG("FILL with a source");
 	b = ok;
-	EXPECT_EQ(0, submit(self->fd, &b));
-	EXPECT_EQ(0, gem_wait(self->fd, c, 10000000000LL));
-	gem_close(self->fd, a);
-	gem_close(self->fd, c);
+	EXPECT_EQ(0, wddmseg_submit_blit(self->fd, &b));
+	EXPECT_EQ(0, wddmseg_wait(self->fd, c, 10000000000LL));
+	wddmseg_destroy_allocation(self->fd, a);
+	wddmseg_destroy_allocation(self->fd, c);
 }
 
 /*
@@ -251,10 +235,9 @@ TEST_F(blit, syncobjs)
 
 	/* binary out-syncobj */
 	b.out_syncobj = bin;
-	ASSERT_EQ(0, submit(self->fd, &b));
+	ASSERT_EQ(0, wddmseg_submit_blit(self->fd, &b));
 	EXPECT_EQ(0, drmSyncobjWait(self->fd, &bin, 1, INT64_MAX, 0, NULL));
-	p = gem_mmap(self->fd, dst, size);
-	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, wddmseg_lock(self->fd, dst, size, (void **)&p));
 	EXPECT_EQ(0x5ca1ab1eu, p[0]);
 	EXPECT_EQ(0x5ca1ab1eu, p[size / 4 - 1]);
 	munmap(p, size);
@@ -263,7 +246,7 @@ TEST_F(blit, syncobjs)
 	b.out_syncobj = tl;
 	b.out_point = 3;
 	b.pattern = 0x0ddba11;
-	ASSERT_EQ(0, submit(self->fd, &b));
+	ASSERT_EQ(0, wddmseg_submit_blit(self->fd, &b));
 	point = b.out_point;
 	EXPECT_EQ(0, drmSyncobjTimelineWait(self->fd, &tl, &point, 1,
 					    INT64_MAX, 0, NULL));
@@ -278,34 +261,33 @@ TEST_F(blit, syncobjs)
 	b.flags = WDDMSEG_BLIT_SYNCOBJ_IN | WDDMSEG_BLIT_FENCE_OUT;
 	b.in_syncobj = tl;
 	b.in_point = 3;
-	ASSERT_EQ(0, submit(self->fd, &b));
+	ASSERT_EQ(0, wddmseg_submit_blit(self->fd, &b));
 	ASSERT_LE(0, b.fence_fd);
 	close(b.fence_fd);
-	ASSERT_EQ(0, gem_wait(self->fd, dst2, 10000000000LL));
-	p = gem_mmap(self->fd, dst2, size);
-	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, wddmseg_wait(self->fd, dst2, 10000000000LL));
+	ASSERT_EQ(0, wddmseg_lock(self->fd, dst2, size, (void **)&p));
 	EXPECT_EQ(0x0ddba11u, p[0]);
 	munmap(p, size);
 
 	/* refusals */
 	b.flags = WDDMSEG_BLIT_SYNCOBJ_IN;
 	b.in_point = 7;		/* nothing there yet */
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b.in_syncobj = 0xdead;
 	b.in_point = 0;
-	EXPECT_EQ(-ENOENT, submit(self->fd, &b));
+	EXPECT_EQ(-ENOENT, wddmseg_submit_blit(self->fd, &b));
 	b.flags = 0;		/* fields without the flag */
 	b.in_syncobj = tl;
-	EXPECT_EQ(-EINVAL, submit(self->fd, &b));
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b.in_syncobj = 0;
 	b.flags = WDDMSEG_BLIT_SYNCOBJ_OUT;
 	b.out_syncobj = 0xdead;
-	EXPECT_EQ(-ENOENT, submit(self->fd, &b));
+	EXPECT_EQ(-ENOENT, wddmseg_submit_blit(self->fd, &b));
 
 	drmSyncobjDestroy(self->fd, bin);
 	drmSyncobjDestroy(self->fd, tl);
-	gem_close(self->fd, dst2);
-	gem_close(self->fd, dst);
+	wddmseg_destroy_allocation(self->fd, dst2);
+	wddmseg_destroy_allocation(self->fd, dst);
 }
 
 TEST_HARNESS_MAIN

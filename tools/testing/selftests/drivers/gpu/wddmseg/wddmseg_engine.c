@@ -36,29 +36,17 @@
 #include "kselftest_harness.h"
 #include "wddmseg_gem.h"
 
-#define SEG_VIS		1	/* default layout: CPU-visible VRAM */
-#define SEG_INV		2	/* invisible VRAM */
-#define SEG_APT		3	/* aperture */
-#define BIT(id)		WDDMSEG_SEGMENT_BIT(id)
 #define SZ_8M		(8 * SZ_1M)
-#define NSEC_PER_SEC	1000000000LL
 
-#define PARAM_DIR		"/sys/module/wddmseg/parameters"
-#define PARAM_USE_ENGINE	PARAM_DIR "/use_engine"
-#define PARAM_FENCE_TIMEOUT	PARAM_DIR "/fence_timeout_ms"
 #define PARAM_FENCE_SPIN	PARAM_DIR "/fence_spin_us"
 #define PARAM_KEEP_SYSMEM	PARAM_DIR "/keep_sysmem_mb"
 #define RESET_MSG		"paging engine reset"
 
-static const char *const seg_name[] = { "system", "seg1", "seg2", "seg3" };
-
 FIXTURE(engine) {
-	struct gem_dev dev[GEM_MAX_DEVS];
-	unsigned int nr_devs;
+	struct gem_env env;
 	struct gem_dev *def;
 	int fd;
-	uint64_t size[4];
-	uint64_t base[4];
+	struct drm_wddmseg_query_segment seg[4];	/* of def, by id */
 	char dbg[64];			/* /sys/kernel/debug/dri/N */
 	char saved_use_engine[16];
 	char saved_timeout[16];
@@ -100,40 +88,15 @@ GEM_SKIP_WITHOUT_EXPECT();
 
 FIXTURE_SETUP(engine)
 {
-	char err[EXPECT_ERR_LEN] = "";
-	struct drm_wddmseg_query_segment qs;
-	const char *n;
-	unsigned int i;
-	int ret;
-
-	self->fd = -1;
-	ret = gem_load_expect(gem_expect_path(), self->dev, GEM_MAX_DEVS,
-			      &self->nr_devs, err);
-	ASSERT_EQ(0, ret) TH_LOG("%s", err);
-	for (i = 0; i < self->nr_devs; i++) {
-		struct gem_dev *d = &self->dev[i];
-
-		ASSERT_EQ(0, gem_find_nodes(d, err)) TH_LOG("%s", err);
-		if (!layout_is_default_shape(&d->exp.layout))
-			continue;
-		if (!self->def ||
-		    d->exp.layout.seg[0].size > self->def->exp.layout.seg[0].size)
-			self->def = d;
-	}
-	if (!self->def)
+	self->def = gem_env_open_default(_metadata, &self->env,
+					 GEM_PICK_MOST_VISIBLE, &self->fd,
+					 self->seg);
+	if (!self->def && !_metadata->skip)
 		SKIP(return, "no device with the default layout in %s",
 		     gem_expect_path());
-	self->fd = open(self->def->render, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->def->render,
-				      strerror(errno));
-	for (i = 1; i <= 3; i++) {
-		ASSERT_EQ(0, query_segment(self->fd, i, &qs));
-		self->size[i] = qs.size;
-		self->base[i] = qs.base_address;
-	}
-	n = strrchr(self->def->card, 'd');
-	snprintf(self->dbg, sizeof(self->dbg), "/sys/kernel/debug/dri/%s",
-		 n ? n + 1 : "0");
+	if (!self->def)
+		return;
+	gem_debugfs_dir(self->def, self->dbg, sizeof(self->dbg));
 }
 
 FIXTURE_TEARDOWN(engine)
@@ -199,14 +162,14 @@ static bool engine_debugfs(FIXTURE_DATA(engine) *self)
 
 #define MOVE_OK(h, to)							\
 	ASSERT_EQ(0, gem_move_wait(self->fd, (h), (to)))			\
-		TH_LOG("move to %s failed", seg_name[(to)])
+		TH_LOG("move to %s failed", seg_name((to)))
 
 /* A new allocation of @size in seg1, holding the pattern of @seed. */
 #define CREATE_FILLED(h, size, seed)					\
 	do {								\
 		ASSERT_EQ(0, gem_create_any(self->fd, (size), SEG_VIS, &(h))); \
 		MOVE_OK((h), SEG_VIS);					\
-		ASSERT_EQ(0, write_pattern(self->fd, (h), (size), (seed))); \
+		ASSERT_EQ(0, gem_write_pattern(self->fd, (h), (size), (seed))); \
 	} while (0)
 
 /*
@@ -250,29 +213,6 @@ static long gpu_check(FIXTURE_DATA(engine) *self, uint64_t gpu,
 	return bad;
 }
 
-/* Copy the allocation out through a mapping (it must be CPU-visible now). */
-static int read_back(int fd, uint32_t h, uint64_t size, void *out)
-{
-	void *p = gem_mmap(fd, h, size);
-
-	if (!p)
-		return -errno;
-	memcpy(out, p, size);
-	munmap(p, size);
-	return 0;
-}
-
-static int write_pattern(int fd, uint32_t h, uint64_t size, uint32_t seed)
-{
-	void *p = gem_mmap(fd, h, size);
-
-	if (!p)
-		return -errno;
-	pattern_fill(p, size, seed);
-	munmap(p, size);
-	return 0;
-}
-
 /*
  * Create the largest allocation of 64, 48 or 32 MiB that fits in visible
  * VRAM next to whatever else is there.
@@ -283,13 +223,13 @@ static uint64_t create_big(FIXTURE_DATA(engine) *self, uint32_t *h)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		if (sizes[i] > self->size[SEG_VIS] || sizes[i] > self->size[SEG_INV])
+		if (sizes[i] > self->seg[SEG_VIS].size || sizes[i] > self->seg[SEG_INV].size)
 			continue;
 		if (gem_create_any(self->fd, sizes[i], SEG_VIS, h))
 			continue;
 		if (!gem_move_wait(self->fd, *h, SEG_VIS))
 			return sizes[i];
-		gem_close(self->fd, *h);
+		wddmseg_destroy_allocation(self->fd, *h);
 	}
 	return 0;
 }
@@ -336,15 +276,15 @@ static void round_trip(struct __test_metadata *_metadata,
 	unsigned int i;
 
 	MOVE_OK(h, SEG_VIS);
-	ASSERT_EQ(0, write_pattern(self->fd, h, size, seed));
-	ASSERT_EQ(0, gem_info(self->fd, h, &info));
+	ASSERT_EQ(0, gem_write_pattern(self->fd, h, size, seed));
+	ASSERT_EQ(0, wddmseg_query_allocation(self->fd, h, &info));
 	moves = info.move_count;
 	for (i = 0; i < 4; i++) {
 		MOVE_OK(h, path[i]);
-		ASSERT_EQ(0, gem_info(self->fd, h, &info));
+		ASSERT_EQ(0, wddmseg_query_allocation(self->fd, h, &info));
 		EXPECT_EQ(moves + i + 1, info.move_count);
 		if (path[i] == SEG_INV && engine_debugfs(self)) {
-			long gbad = gpu_check(self, self->base[SEG_INV] + info.offset,
+			long gbad = gpu_check(self, self->seg[SEG_INV].base_address + info.offset,
 					      size, seed, &first);
 
 			ASSERT_LE(0, gbad) TH_LOG("peek: %s", strerror(-gbad));
@@ -353,14 +293,14 @@ static void round_trip(struct __test_metadata *_metadata,
 				       gbad, first);
 		} else if (path[i] == SEG_APT && !access(PARAM_DIR, F_OK) &&
 			   engine_debugfs(self)) {
-			long gbad = gpu_check(self, self->base[SEG_APT] + info.offset,
+			long gbad = gpu_check(self, self->seg[SEG_APT].base_address + info.offset,
 					      size, seed, &first);
 
 			ASSERT_LE(0, gbad) TH_LOG("peek: %s", strerror(-gbad));
 			EXPECT_EQ(0, gbad)
 				TH_LOG("aperture: GPU sees %ld wrong words, first at 0x%" PRIx64,
 				       gbad, first);
-			apt_gpu = self->base[SEG_APT] + info.offset;
+			apt_gpu = self->seg[SEG_APT].base_address + info.offset;
 		} else if (apt_gpu) {
 			/* moved out: the range must be unmapped (dummy page) */
 			long stale = gpu_stale(self, apt_gpu, size, seed);
@@ -372,7 +312,7 @@ static void round_trip(struct __test_metadata *_metadata,
 			apt_gpu = 0;
 		}
 	}
-	ASSERT_EQ(0, read_back(self->fd, h, size, out));
+	ASSERT_EQ(0, gem_read_back(self->fd, h, size, out));
 	bad = pattern_check(out, size, seed, &first);
 	EXPECT_EQ(0u, bad)
 		TH_LOG("%" PRIu64 " of 0x%" PRIx64 " bytes wrong after seg1->seg2->seg3->system->seg1, first at 0x%" PRIx64 " (got 0x%08x want 0x%08x)",
@@ -413,7 +353,7 @@ TEST_F_TIMEOUT(engine, big_migrations, 120)
 		EXPECT_EQ(st1.submitted, st1.completed);
 	}
 	free(out);
-	gem_close(self->fd, h);
+	wddmseg_destroy_allocation(self->fd, h);
 }
 
 /* 2. The same round trip with the CPU fallback and the engine. */
@@ -449,7 +389,7 @@ TEST_F_TIMEOUT(engine, engine_vs_cpu, 120)
 				TH_LOG("use_engine=0: the engine still got %" PRIu64 " jobs",
 				       st1.submitted - st0.submitted);
 		}
-		gem_close(self->fd, h);
+		wddmseg_destroy_allocation(self->fd, h);
 	}
 	EXPECT_EQ(0, memcmp(out[0], out[1], size))
 		TH_LOG("engine and CPU round trips differ");
@@ -470,19 +410,19 @@ TEST_F_TIMEOUT(engine, gem_wait_engine, 60)
 	MOVE_OK(h, 0);
 	ASSERT_EQ(0, engine_state(self, &st0));
 
-	ASSERT_EQ(0, gem_make_resident(self->fd, h, SEG_INV));
-	ret = gem_wait(self->fd, h, 0);
+	ASSERT_EQ(0, wddmseg_make_resident(self->fd, h, SEG_INV));
+	ret = wddmseg_wait(self->fd, h, 0);
 	EXPECT_TRUE(ret == 0 || ret == -ETIME)
 		TH_LOG("GEM_WAIT(0): %s", strerror(-ret));
 	TH_LOG("GEM_WAIT(0) right after MAKE_RESIDENT: %s",
 	       ret ? "busy (-ETIME)" : "idle");
-	EXPECT_EQ(0, gem_wait(self->fd, h, 5 * NSEC_PER_SEC));
-	EXPECT_EQ(0, gem_wait(self->fd, h, 0));
+	EXPECT_EQ(0, wddmseg_wait(self->fd, h, 5 * NSEC_PER_SEC));
+	EXPECT_EQ(0, wddmseg_wait(self->fd, h, 0));
 	ASSERT_EQ(0, engine_state(self, &st));
 	EXPECT_LE(st0.submitted + size / SZ_8M, st.submitted);
 	EXPECT_EQ(st.submitted, st.completed)
 		TH_LOG("GEM_WAIT returned with engine work outstanding");
-	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	EXPECT_EQ(SEG_INV, wddmseg_allocation_segment(self->fd, h));
 
 	MOVE_OK(h, SEG_VIS);
 	{
@@ -490,12 +430,12 @@ TEST_F_TIMEOUT(engine, gem_wait_engine, 60)
 		uint64_t first = 0;
 
 		ASSERT_NE(NULL, out);
-		ASSERT_EQ(0, read_back(self->fd, h, size, out));
+		ASSERT_EQ(0, gem_read_back(self->fd, h, size, out));
 		EXPECT_EQ(0u, pattern_check(out, size, 0x3a17, &first))
 			TH_LOG("first bad byte at 0x%" PRIx64, first);
 		free(out);
 	}
-	gem_close(self->fd, h);
+	wddmseg_destroy_allocation(self->fd, h);
 }
 
 /*
@@ -532,21 +472,21 @@ TEST_F_TIMEOUT(engine, fence_wait_modes, 120)
 					    sizeof(self->saved_spin),
 					    PARAM_FENCE_SPIN, spin[i]));
 		for (k = 0; k < ARRAY_SIZE(to); k++) {
-			ASSERT_EQ(0, gem_move(self->fd, h, to[k]));
-			ASSERT_EQ(0, gem_wait(self->fd, h, 10 * NSEC_PER_SEC))
+			ASSERT_EQ(0, wddmseg_move(self->fd, h, to[k]));
+			ASSERT_EQ(0, wddmseg_wait(self->fd, h, 10 * NSEC_PER_SEC))
 				TH_LOG("fence_spin_us=%s: move to %s",
-				       spin[i], seg_name[to[k]]);
+				       spin[i], seg_name(to[k]));
 			ASSERT_EQ(0, engine_state(self, &st));
 			EXPECT_EQ(st.submitted, st.completed)
 				TH_LOG("fence_spin_us=%s: GEM_WAIT returned before the FENCE of the move to %s",
-				       spin[i], seg_name[to[k]]);
-			EXPECT_EQ(to[k], gem_segment(self->fd, h));
+				       spin[i], seg_name(to[k]));
+			EXPECT_EQ(to[k], wddmseg_allocation_segment(self->fd, h));
 		}
 
 		ASSERT_EQ(0, file_write(path, "hang"));
-		ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
+		ASSERT_EQ(0, wddmseg_move(self->fd, h, SEG_INV));
 		t0 = now_seconds();
-		ret = gem_wait(self->fd, h, NSEC_PER_SEC / 20);
+		ret = wddmseg_wait(self->fd, h, NSEC_PER_SEC / 20);
 		dt = now_seconds() - t0;
 		EXPECT_EQ(-ETIME, ret)
 			TH_LOG("fence_spin_us=%s: GEM_WAIT(50 ms) on a held engine: %s",
@@ -555,14 +495,14 @@ TEST_F_TIMEOUT(engine, fence_wait_modes, 120)
 		EXPECT_GT(0.5, dt)
 			TH_LOG("fence_spin_us=%s: GEM_WAIT(50 ms) took %.3f s",
 			       spin[i], dt);
-		EXPECT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+		EXPECT_EQ(0, wddmseg_wait(self->fd, h, 20 * NSEC_PER_SEC));
 		MOVE_OK(h, SEG_VIS);
-		ASSERT_EQ(0, read_back(self->fd, h, size, out));
+		ASSERT_EQ(0, gem_read_back(self->fd, h, size, out));
 		EXPECT_EQ(0u, pattern_check(out, size, 0x6c21, &first))
 			TH_LOG("fence_spin_us=%s: first bad byte at 0x%" PRIx64,
 			       spin[i], first);
 	}
-	gem_close(self->fd, h);
+	wddmseg_destroy_allocation(self->fd, h);
 	free(out);
 }
 
@@ -610,10 +550,10 @@ static void inject_recovery(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, file_write(path, what));
 	t0 = now_seconds();
-	ret = gem_move(self->fd, h, SEG_INV);
+	ret = wddmseg_move(self->fd, h, SEG_INV);
 	ASSERT_EQ(0, ret) TH_LOG("MAKE_RESIDENT after inject %s: %s", what,
 				 strerror(-ret));
-	ret = gem_wait(self->fd, h, 20 * NSEC_PER_SEC);
+	ret = wddmseg_wait(self->fd, h, 20 * NSEC_PER_SEC);
 	dt = now_seconds() - t0;
 	EXPECT_EQ(0, ret) TH_LOG("GEM_WAIT after inject %s: %s", what,
 				 strerror(-ret));
@@ -622,11 +562,11 @@ static void inject_recovery(struct __test_metadata *_metadata,
 	EXPECT_LT(st0.resets, st1.resets)
 		TH_LOG("inject %s: resets stayed at %" PRIu64, what, st1.resets);
 	EXPECT_EQ(1, st1.ready);
-	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	EXPECT_EQ(SEG_INV, wddmseg_allocation_segment(self->fd, h));
 
 	/* the replayed content, back where the CPU can read it */
 	MOVE_OK(h, SEG_VIS);
-	ASSERT_EQ(0, read_back(self->fd, h, size, out));
+	ASSERT_EQ(0, gem_read_back(self->fd, h, size, out));
 	EXPECT_EQ(0u, pattern_check(out, size, 0x1e5c, &first))
 		TH_LOG("inject %s: content damaged, first bad byte at 0x%" PRIx64 " (got 0x%08x want 0x%08x)",
 		       what, first, ((uint32_t *)out)[first / 4],
@@ -637,7 +577,7 @@ static void inject_recovery(struct __test_metadata *_metadata,
 	MOVE_OK(h2, SEG_APT);
 	MOVE_OK(h2, SEG_INV);
 	MOVE_OK(h2, SEG_VIS);
-	ASSERT_EQ(0, read_back(self->fd, h2, 4 * SZ_1M, out));
+	ASSERT_EQ(0, gem_read_back(self->fd, h2, 4 * SZ_1M, out));
 	EXPECT_EQ(0u, pattern_check(out, 4 * SZ_1M, 0x2e5c, &first));
 	ASSERT_EQ(0, engine_state(self, &st0));
 	EXPECT_EQ(st0.submitted, st0.completed);
@@ -651,8 +591,8 @@ static void inject_recovery(struct __test_metadata *_metadata,
 		EXPECT_EQ(NULL, strstr(hit, "failing pending jobs"));
 		close(kfd);
 	}
-	gem_close(self->fd, h2);
-	gem_close(self->fd, h);
+	wddmseg_destroy_allocation(self->fd, h2);
+	wddmseg_destroy_allocation(self->fd, h);
 	free(out);
 }
 
@@ -676,11 +616,11 @@ TEST_F_TIMEOUT(engine, inject_fault, 60)
  */
 TEST_F_TIMEOUT(engine, residency_event_after_the_move, 60)
 {
-	struct gem_args a = {
+	struct wddmseg_allocation_desc a = {
 		.size = SZ_1M,
 		.flags = WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION |
 			 WDDMSEG_ALLOC_ACCESSED_PHYSICALLY,
-		.supported = BIT(SEG_VIS) | BIT(SEG_INV),
+		.supported_segments = BIT(SEG_VIS) | BIT(SEG_INV),
 		.preferred = { SEG_VIS },
 	};
 	struct drm_wddmseg_event_residency e;
@@ -689,23 +629,23 @@ TEST_F_TIMEOUT(engine, residency_event_after_the_move, 60)
 	uint32_t h;
 
 	NEED_INJECT(path, "1500", NULL);
-	ASSERT_EQ(0, gem_create(self->fd, &a, &h));
-	ASSERT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &a, &h));
+	ASSERT_EQ(0, wddmseg_wait(self->fd, h, 20 * NSEC_PER_SEC));
 	/* the first commit's event */
 	ASSERT_EQ(1, poll(&pfd, 1, 2000));
 	ASSERT_EQ((ssize_t)sizeof(e), read(self->fd, &e, sizeof(e)));
 	EXPECT_EQ(SEG_VIS, e.segment_id);
 
 	ASSERT_EQ(0, file_write(path, "hang"));
-	ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
+	ASSERT_EQ(0, wddmseg_move(self->fd, h, SEG_INV));
 	EXPECT_EQ(0, poll(&pfd, 1, 300))
 		TH_LOG("residency event while the move cannot have run");
-	EXPECT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+	EXPECT_EQ(0, wddmseg_wait(self->fd, h, 20 * NSEC_PER_SEC));
 	ASSERT_EQ(1, poll(&pfd, 1, 2000)) TH_LOG("no event after the move");
 	ASSERT_EQ((ssize_t)sizeof(e), read(self->fd, &e, sizeof(e)));
 	EXPECT_EQ(SEG_INV, e.segment_id);
 	EXPECT_EQ(2u, e.sequence);
-	gem_close(self->fd, h);
+	wddmseg_destroy_allocation(self->fd, h);
 }
 
 /*
@@ -724,11 +664,11 @@ TEST_F_TIMEOUT(engine, replay_fails_gem_wait_eio, 60)
 	CREATE_FILLED(h, size, 0x3e10);
 	kfd = kmsg_open_end();
 	ASSERT_EQ(0, file_write(path, "fault-replay"));
-	ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
-	ret = gem_wait(self->fd, h, 20 * NSEC_PER_SEC);
+	ASSERT_EQ(0, wddmseg_move(self->fd, h, SEG_INV));
+	ret = wddmseg_wait(self->fd, h, 20 * NSEC_PER_SEC);
 	EXPECT_EQ(-EIO, ret) TH_LOG("GEM_WAIT after a failed replay: %s",
 				    ret ? strerror(-ret) : "success");
-	EXPECT_EQ(-EIO, gem_wait(self->fd, h, 0));
+	EXPECT_EQ(-EIO, wddmseg_wait(self->fd, h, 0));
 	if (kfd >= 0) {
 		EXPECT_LE(1u, kmsg_count(kfd, "failing pending jobs", hit,
 					 sizeof(hit)));
@@ -736,8 +676,8 @@ TEST_F_TIMEOUT(engine, replay_fails_gem_wait_eio, 60)
 	}
 	/* the driver still works, and a good move clears the error */
 	MOVE_OK(h, SEG_VIS);
-	EXPECT_EQ(0, gem_wait(self->fd, h, 0));
-	gem_close(self->fd, h);
+	EXPECT_EQ(0, wddmseg_wait(self->fd, h, 0));
+	wddmseg_destroy_allocation(self->fd, h);
 }
 
 /*
@@ -750,10 +690,10 @@ TEST_F_TIMEOUT(engine, replay_fails_gem_wait_eio, 60)
  */
 TEST_F_TIMEOUT(engine, synchronous_paging_moves, 60)
 {
-	struct gem_args a = {
+	struct wddmseg_allocation_desc a = {
 		.size = 4 * SZ_1M,
 		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
-		.supported = BIT(SEG_VIS) | BIT(SEG_INV),
+		.supported_segments = BIT(SEG_VIS) | BIT(SEG_INV),
 		.preferred = { SEG_VIS },
 	};
 	char path[96];
@@ -761,34 +701,34 @@ TEST_F_TIMEOUT(engine, synchronous_paging_moves, 60)
 	double t0, dt;
 
 	NEED_INJECT(path, "1500", NULL);
-	ASSERT_EQ(0, gem_create(self->fd, &a, &h));
+	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &a, &h));
 	a.flags |= WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
-	ASSERT_EQ(0, gem_create(self->fd, &a, &hs));
-	ASSERT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
-	ASSERT_EQ(0, gem_wait(self->fd, hs, 20 * NSEC_PER_SEC));
+	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &a, &hs));
+	ASSERT_EQ(0, wddmseg_wait(self->fd, h, 20 * NSEC_PER_SEC));
+	ASSERT_EQ(0, wddmseg_wait(self->fd, hs, 20 * NSEC_PER_SEC));
 
 	/* ordinary: pipelined */
 	ASSERT_EQ(0, file_write(path, "hang"));
 	t0 = now_seconds();
-	ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
+	ASSERT_EQ(0, wddmseg_move(self->fd, h, SEG_INV));
 	dt = now_seconds() - t0;
-	EXPECT_EQ(-ETIME, gem_wait(self->fd, h, 0))
+	EXPECT_EQ(-ETIME, wddmseg_wait(self->fd, h, 0))
 		TH_LOG("an ordinary move on a hung engine is already done");
 	TH_LOG("ordinary move returned after %.3f s", dt);
-	EXPECT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+	EXPECT_EQ(0, wddmseg_wait(self->fd, h, 20 * NSEC_PER_SEC));
 
 	/* SynchronousPaging: done when the ioctl returns */
 	ASSERT_EQ(0, file_write(path, "hang"));
 	t0 = now_seconds();
-	ASSERT_EQ(0, gem_move(self->fd, hs, SEG_INV));
+	ASSERT_EQ(0, wddmseg_move(self->fd, hs, SEG_INV));
 	dt = now_seconds() - t0;
-	EXPECT_EQ(0, gem_wait(self->fd, hs, 0))
+	EXPECT_EQ(0, wddmseg_wait(self->fd, hs, 0))
 		TH_LOG("SynchronousPaging: MAKE_RESIDENT returned before its move was done");
 	EXPECT_LE(0.5, dt) TH_LOG("SynchronousPaging move on a hung engine took only %.3f s",
 				  dt);
-	EXPECT_EQ(SEG_INV, gem_segment(self->fd, hs));
-	gem_close(self->fd, hs);
-	gem_close(self->fd, h);
+	EXPECT_EQ(SEG_INV, wddmseg_allocation_segment(self->fd, hs));
+	wddmseg_destroy_allocation(self->fd, hs);
+	wddmseg_destroy_allocation(self->fd, h);
 }
 
 /*
@@ -817,11 +757,11 @@ TEST_F_TIMEOUT(engine, gem_wait_busy, 60)
 	ASSERT_EQ(st0.submitted, st0.completed);
 
 	ASSERT_EQ(0, file_write(path, "hang"));
-	ASSERT_EQ(0, gem_move(self->fd, h, SEG_INV));
-	ret = gem_wait(self->fd, h, 0);
+	ASSERT_EQ(0, wddmseg_move(self->fd, h, SEG_INV));
+	ret = wddmseg_wait(self->fd, h, 0);
 	EXPECT_EQ(-ETIME, ret) TH_LOG("GEM_WAIT(0) on a held engine: %s",
 				      ret ? strerror(-ret) : "idle");
-	ret = gem_wait(self->fd, h, NSEC_PER_SEC / 10);
+	ret = wddmseg_wait(self->fd, h, NSEC_PER_SEC / 10);
 	EXPECT_EQ(-ETIME, ret) TH_LOG("GEM_WAIT(100 ms) on a held engine: %s",
 				      ret ? strerror(-ret) : "idle");
 	ASSERT_EQ(0, engine_state(self, &st1));
@@ -830,17 +770,17 @@ TEST_F_TIMEOUT(engine, gem_wait_busy, 60)
 	EXPECT_EQ(st0.resets, st1.resets);
 
 	/* recovery: the watchdog resets the engine and replays the job */
-	EXPECT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
-	EXPECT_EQ(0, gem_wait(self->fd, h, 0));
+	EXPECT_EQ(0, wddmseg_wait(self->fd, h, 20 * NSEC_PER_SEC));
+	EXPECT_EQ(0, wddmseg_wait(self->fd, h, 0));
 	ASSERT_EQ(0, engine_state(self, &st2));
 	EXPECT_LT(st1.resets, st2.resets);
 	EXPECT_EQ(st2.submitted, st2.completed);
-	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	EXPECT_EQ(SEG_INV, wddmseg_allocation_segment(self->fd, h));
 	MOVE_OK(h, SEG_VIS);
-	ASSERT_EQ(0, read_back(self->fd, h, size, out));
+	ASSERT_EQ(0, gem_read_back(self->fd, h, size, out));
 	EXPECT_EQ(0u, pattern_check(out, size, 0x5b17, &first))
 		TH_LOG("content damaged, first bad byte at 0x%" PRIx64, first);
-	gem_close(self->fd, h);
+	wddmseg_destroy_allocation(self->fd, h);
 	free(out);
 }
 
@@ -860,18 +800,18 @@ TEST_F_TIMEOUT(engine, vram_wiped_on_release, 60)
 	ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
 	MOVE_OK(h, SEG_INV);
 	MOVE_OK(h, SEG_VIS);
-	ASSERT_EQ(0, write_pattern(self->fd, h, size, 0x71be));
+	ASSERT_EQ(0, gem_write_pattern(self->fd, h, size, 0x71be));
 	MOVE_OK(h, SEG_INV);
-	ASSERT_EQ(0, gem_info(self->fd, h, &info));
+	ASSERT_EQ(0, wddmseg_query_allocation(self->fd, h, &info));
 	ASSERT_EQ(SEG_INV, info.segment_id);
-	gpu = self->base[SEG_INV] + info.offset;
+	gpu = self->seg[SEG_INV].base_address + info.offset;
 	stale = gpu_stale(self, gpu, size, 0x71be);
 	ASSERT_EQ((long)(size / SZ_1M * GEM_PEEK_WORDS), stale)
 		TH_LOG("before release the GPU must see the content (%ld words)",
 		       stale);
 
 	/* the last reference: the wipe is queued and waited for */
-	gem_close(self->fd, h);
+	wddmseg_destroy_allocation(self->fd, h);
 	stale = gpu_stale(self, gpu, size, 0x71be);
 	ASSERT_LE(0, stale) TH_LOG("peek: %s", strerror(-stale));
 	EXPECT_EQ(0, stale)
@@ -894,26 +834,25 @@ static int child_run(const char *node, unsigned int id)
 	void *p;
 	int fd, ret;
 
-	fd = open(node, O_RDWR | O_CLOEXEC);
+	fd = wddmseg_open_adapter(node, 0);
 	if (fd < 0)
 		return 100;
 	if (gem_create_any(fd, size, SEG_VIS, &h) || gem_move_wait(fd, h, SEG_VIS))
 		return 101;
-	p = gem_mmap(fd, h, size);
-	if (!p)
+	if (wddmseg_lock(fd, h, size, &p))
 		return 102;
 	for (r = 0; r < CHILD_ROUNDS; r++) {
 		seed = 0xc000 + id * 256 + r;
 		pattern_fill(p, size, seed);
 		for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
-			ret = gem_move(fd, h, places[i]);
+			ret = wddmseg_move(fd, h, places[i]);
 			if (ret) {
 				fprintf(stderr, "child %u round %u: move: %s\n",
 					id, r, strerror(-ret));
 				return 103;
 			}
 		}
-		if (gem_wait(fd, h, 20 * NSEC_PER_SEC) || gem_segment(fd, h) != SEG_VIS)
+		if (wddmseg_wait(fd, h, 20 * NSEC_PER_SEC) || wddmseg_allocation_segment(fd, h) != SEG_VIS)
 			return 104;
 		bad = pattern_check(p, size, seed, &first);
 		if (bad) {
@@ -922,9 +861,9 @@ static int child_run(const char *node, unsigned int id)
 			return 1;
 		}
 	}
-	munmap(p, size);
-	gem_close(fd, h);
-	close(fd);
+	wddmseg_unlock(p, size);
+	wddmseg_destroy_allocation(fd, h);
+	wddmseg_close_adapter(fd);
 	return 0;
 }
 
@@ -1009,40 +948,40 @@ TEST_F_TIMEOUT(engine, into_vram_pipelined, 120)
 
 		ASSERT_EQ(0, file_write(path, "hang"));
 		t0 = now_seconds();
-		ret = gem_move(self->fd, h, SEG_VIS);
+		ret = wddmseg_move(self->fd, h, SEG_VIS);
 		dt = now_seconds() - t0;
 		ASSERT_EQ(0, ret) TH_LOG("%s -> seg1 on a held engine: %s",
-					 seg_name[v[i].from], strerror(-ret));
-		EXPECT_EQ(SEG_VIS, gem_segment(self->fd, h));
+					 seg_name(v[i].from), strerror(-ret));
+		EXPECT_EQ(SEG_VIS, wddmseg_allocation_segment(self->fd, h));
 		ASSERT_EQ(0, engine_state(self, &st1));
 		if (v[i].waits) {
 			EXPECT_LT(st0.resets, st1.resets)
 				TH_LOG("keep_sysmem_mb=0: MAKE_RESIDENT returned after %.2f s, before the copy out of the pages was done",
 				       dt);
-			EXPECT_EQ(0, gem_wait(self->fd, h, 0));
+			EXPECT_EQ(0, wddmseg_wait(self->fd, h, 0));
 		} else {
 			EXPECT_EQ(st0.resets, st1.resets)
 				TH_LOG("%s -> seg1: MAKE_RESIDENT waited for the watchdog (%.2f s)",
-				       seg_name[v[i].from], dt);
+				       seg_name(v[i].from), dt);
 			EXPECT_GT(1.0, dt)
 				TH_LOG("%s -> seg1: MAKE_RESIDENT took %.2f s",
-				       seg_name[v[i].from], dt);
-			ret = gem_wait(self->fd, h, 0);
+				       seg_name(v[i].from), dt);
+			ret = wddmseg_wait(self->fd, h, 0);
 			EXPECT_EQ(-ETIME, ret)
 				TH_LOG("%s -> seg1: GEM_WAIT(0) with the copy queued: %s",
-				       seg_name[v[i].from],
+				       seg_name(v[i].from),
 				       ret ? strerror(-ret) : "idle");
 			EXPECT_LT(st1.completed, st1.submitted);
 		}
 
-		EXPECT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
+		EXPECT_EQ(0, wddmseg_wait(self->fd, h, 20 * NSEC_PER_SEC));
 		ASSERT_EQ(0, engine_state(self, &st2));
 		EXPECT_LT(st0.resets, st2.resets);
 		EXPECT_EQ(st2.submitted, st2.completed);
-		ASSERT_EQ(0, read_back(self->fd, h, size, out));
+		ASSERT_EQ(0, gem_read_back(self->fd, h, size, out));
 		EXPECT_EQ(0u, pattern_check(out, size, seed, &first))
 			TH_LOG("%s -> seg1%s: first bad byte at 0x%" PRIx64 " (got 0x%08x want 0x%08x)",
-			       seg_name[v[i].from],
+			       seg_name(v[i].from),
 			       v[i].keep ? " with keep_sysmem_mb=0" : "", first,
 			       ((uint32_t *)out)[first / 4],
 			       pattern_word(seed, first / 4));
@@ -1052,11 +991,11 @@ TEST_F_TIMEOUT(engine, into_vram_pipelined, 120)
 		/* and back out over the kept pages */
 		MOVE_OK(h, 0);
 		MOVE_OK(h, SEG_VIS);
-		ASSERT_EQ(0, read_back(self->fd, h, size, out));
+		ASSERT_EQ(0, gem_read_back(self->fd, h, size, out));
 		EXPECT_EQ(0u, pattern_check(out, size, seed, &first))
 			TH_LOG("%s -> seg1 -> system -> seg1: first bad byte at 0x%" PRIx64,
-			       seg_name[v[i].from], first);
-		gem_close(self->fd, h);
+			       seg_name(v[i].from), first);
+		wddmseg_destroy_allocation(self->fd, h);
 	}
 	free(out);
 }

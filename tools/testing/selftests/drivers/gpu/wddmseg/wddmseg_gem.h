@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Helpers shared by the wddmseg memory-management selftests
- * (wddmseg_alloc.c, wddmseg_stress.c): the devices of the expectation file
- * and their DRM nodes, thin ioctl wrappers returning 0 or -errno, and
- * content patterns checked byte by byte.
+ * What the wddmseg kselftests share on top of libwddmseg
+ * (tools/lib/wddmseg, linked statically): the devices of the expectation
+ * file and their DRM nodes (one fixture setup for every test program),
+ * the default layout's segment ids, files in sysfs, debugfs and tracefs,
+ * the kernel log and drm.debug, the GPU's view through debugfs peek, and
+ * content patterns checked byte by byte. Every ioctl goes through
+ * libwddmseg.
  *
  * The expectation file ($WDDMSEG_EXPECT, default /etc/wddmseg/expect) is
  * parsed with wddmseg_layout.h; see wddmseg_query.c for its format.
@@ -27,8 +30,10 @@
 #include <unistd.h>
 
 #include <xf86drm.h>
-#include <drm/wddmseg_drm.h>
+#include <wddmseg.h>
 
+#include "kselftest_harness.h"
+#include "wddmseg_harness.h"
 #include "wddmseg_layout.h"
 
 #define GEM_EXPECT_DEFAULT	"/etc/wddmseg/expect"
@@ -39,16 +44,29 @@
 #define SZ_64K			0x10000ULL
 #define SZ_1M			0x100000ULL
 
-/* DXGK_SEGMENTFLAGS bits the tests look at (wddmseg_hw.h). */
-#define SEGF_APERTURE		(1u << 0)
-#define SEGF_AGP		(1u << 1)
-#define SEGF_CPU_VISIBLE	(1u << 2)
-#define SEGF_USE_BANKING	(1u << 3)
-#define SEGF_PITCH_ALIGNMENT	(1u << 5)
-#define SEGF_USE_64KB_PAGES	(1u << 11)
-#define SEGF_VPR_SUPPORTED	(1u << 16)
-#define SEGF_LOCAL_BUDGET	(1u << 19)
-#define SEGF_NON_LOCAL_BUDGET	(1u << 20)
+#define NSEC_PER_SEC		1000000000LL
+
+/* The default layout (layout_is_default_shape()): segment ids. */
+#define SEG_VIS			1	/* CPU-visible VRAM */
+#define SEG_INV			2	/* invisible VRAM */
+#define SEG_APT			3	/* aperture, CommitLimit < Size */
+#define BIT(id)			WDDMSEG_SEGMENT_BIT(id)
+
+/* Module parameters the tests switch (and restore). */
+#define PARAM_DIR		"/sys/module/wddmseg/parameters"
+#define PARAM_USE_ENGINE	PARAM_DIR "/use_engine"
+#define PARAM_FENCE_TIMEOUT	PARAM_DIR "/fence_timeout_ms"
+
+/* "system" for 0, "seg1".."seg9" for segment ids, for messages. */
+static inline const char *seg_name(uint32_t id)
+{
+	static const char *const names[] = {
+		"system", "seg1", "seg2", "seg3", "seg4", "seg5", "seg6",
+		"seg7", "seg8", "seg9",
+	};
+
+	return id < sizeof(names) / sizeof(names[0]) ? names[id] : "seg?";
+}
 
 struct gem_dev {
 	struct expect_dev exp;
@@ -114,21 +132,6 @@ static inline int gem_load_expect(const char *path, struct gem_dev *devs,
 	return ret;
 }
 
-/* @name is @prefix followed by decimal digits only. */
-static inline bool gem_node_number(const char *name, const char *prefix)
-{
-	size_t len = strlen(prefix);
-	const char *p = name + len;
-
-	if (strncmp(name, prefix, len) || !*p)
-		return false;
-	for (; *p; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	return true;
-}
-
-/* Find the cardN and renderDN nodes of @d. Returns 0 or -1 with @err. */
 /*
  * GEM_SKIP_WITHOUT_EXPECT() - skip the whole test program, before the
  * harness starts, when there is no expectation file or it lists no device.
@@ -156,64 +159,87 @@ static void __attribute__((constructor)) gem_skip_without_expect(void)	\
 	}								\
 }
 
+/*
+ * The cardN and renderDN nodes of @d (libwddmseg's sysfs lookup).
+ * Returns 0 or -1 with the reason in @err (EXPECT_ERR_LEN bytes).
+ */
 static inline int gem_find_nodes(struct gem_dev *d, char *err)
 {
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *dir;
+	static const char *const kind[] = { "primary", "render" };
+	char *path[2] = { d->card, d->render };
+	unsigned int t;
+	int ret;
 
 	d->card[0] = d->render[0] = '\0';
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/drm", d->exp.bdf);
-	dir = opendir(path);
-	if (!dir) {
-		snprintf(err, EXPECT_ERR_LEN,
-			 "%s: no DRM node; the driver did not probe the device (see dmesg)",
-			 d->exp.bdf);
-		return -1;
-	}
-	while ((de = readdir(dir))) {
-		if (gem_node_number(de->d_name, "card"))
-			snprintf(d->card, sizeof(d->card), "/dev/dri/%.20s",
-				 de->d_name);
-		else if (gem_node_number(de->d_name, "renderD"))
-			snprintf(d->render, sizeof(d->render), "/dev/dri/%.20s",
-				 de->d_name);
-	}
-	closedir(dir);
-	if (!d->card[0] || !d->render[0]) {
-		snprintf(err, EXPECT_ERR_LEN, "%s: no %s node under %.100s",
-			 d->exp.bdf, d->card[0] ? "render" : "primary", path);
-		return -1;
+	for (t = 0; t < 2; t++) {
+		ret = wddmseg_find_node(d->exp.bdf, t ? WDDMSEG_NODE_RENDER :
+					WDDMSEG_NODE_PRIMARY, path[t],
+					GEM_NODE_LEN);
+		if (ret == -ENODEV)
+			snprintf(err, EXPECT_ERR_LEN, "%s: no such PCI device",
+				 d->exp.bdf);
+		else if (ret == -ENXIO)
+			snprintf(err, EXPECT_ERR_LEN,
+				 "%s: no DRM node; the driver did not probe the device (see dmesg)",
+				 d->exp.bdf);
+		else if (ret)
+			snprintf(err, EXPECT_ERR_LEN,
+				 "%s: no %s node under /sys/bus/pci/devices/%s/drm: %s",
+				 d->exp.bdf, kind[t], d->exp.bdf, strerror(-ret));
+		if (ret)
+			return -1;
 	}
 	return 0;
 }
 
-/* Layout predicates on the expected table (flags as the device reports). */
-static inline bool seg_is_aperture(const struct layout_seg *s)
+/* The devices of the expectation file, each with its DRM nodes. */
+struct gem_env {
+	unsigned int nr_devs;
+	struct gem_dev dev[GEM_MAX_DEVS];
+};
+
+/*
+ * The one fixture setup of the wddmseg tests: read the expectation file
+ * into @env and find every device's nodes. Without the file, or with no
+ * device in it, the test is skipped (with SKIP(): the caller checks
+ * _metadata->skip, as the 6.1 harness runs the body anyway); a bad file or
+ * a device without DRM nodes fails it.
+ */
+static inline void gem_env_load(struct __test_metadata *_metadata,
+				struct gem_env *env)
 {
-	return s->flags & (SEGF_APERTURE | SEGF_AGP);
+	char err[EXPECT_ERR_LEN] = "";
+	unsigned int i;
+	int ret;
+
+	ret = gem_load_expect(gem_expect_path(), env->dev, GEM_MAX_DEVS,
+			      &env->nr_devs, err);
+	if (ret == -ENOENT)
+		SKIP(return, "no expectation file %s", gem_expect_path());
+	ASSERT_EQ(0, ret) TH_LOG("%s", err);
+	if (!env->nr_devs)
+		SKIP(return, "%s lists no device", gem_expect_path());
+	for (i = 0; i < env->nr_devs; i++)
+		ASSERT_EQ(0, gem_find_nodes(&env->dev[i], err)) TH_LOG("%s", err);
 }
 
-static inline bool seg_is_memory(const struct layout_seg *s)
+/* Open @node with wddmseg_open_adapter(); the test fails if it cannot. */
+static inline int gem_open(struct __test_metadata *_metadata,
+			   const char *node)
 {
-	return !seg_is_aperture(s);
+	int fd = wddmseg_open_adapter(node, 0);
+
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", node, strerror(-fd));
+	return fd;
 }
 
-/* The CPU can map it: CpuVisible memory, or an aperture (system pages). */
-static inline bool seg_cpu_visible(const struct layout_seg *s)
+/* /sys/kernel/debug/dri/N of @d, N of its primary node cardN. */
+static inline void gem_debugfs_dir(const struct gem_dev *d, char *buf,
+				   size_t len)
 {
-	return (s->flags & SEGF_APERTURE) ||
-	       (seg_is_memory(s) && (s->flags & SEGF_CPU_VISIBLE));
-}
+	const char *n = strrchr(d->card, 'd');	/* "...card<N>" */
 
-static inline int seg_budget_group(const struct layout_seg *s)
-{
-	if (s->flags & SEGF_LOCAL_BUDGET)
-		return WDDMSEG_BUDGET_LOCAL;
-	if (s->flags & SEGF_NON_LOCAL_BUDGET)
-		return WDDMSEG_BUDGET_NON_LOCAL;
-	return seg_is_aperture(s) ? WDDMSEG_BUDGET_NON_LOCAL :
-				    WDDMSEG_BUDGET_LOCAL;
+	snprintf(buf, len, "/sys/kernel/debug/dri/%s", n ? n + 1 : "0");
 }
 
 /*
@@ -226,14 +252,17 @@ static inline bool layout_is_default_shape(const struct layout *l)
 	const struct layout_seg *s = l->seg;
 
 	return l->nr_segs == 3 &&
-	       seg_is_memory(&s[0]) && (s[0].flags & SEGF_CPU_VISIBLE) &&
-	       !(s[0].flags & SEGF_USE_BANKING) &&
-	       seg_is_memory(&s[1]) && !(s[1].flags & SEGF_CPU_VISIBLE) &&
-	       !(s[1].flags & SEGF_USE_BANKING) &&
-	       !(s[2].flags & SEGF_AGP) && (s[2].flags & SEGF_APERTURE) &&
+	       !wddmseg_segment_is_aperture(s[0].flags) &&
+	       (s[0].flags & WDDMSEG_SEGMENT_FLAG_CPU_VISIBLE) &&
+	       !(s[0].flags & WDDMSEG_SEGMENT_FLAG_USE_BANKING) &&
+	       !wddmseg_segment_is_aperture(s[1].flags) &&
+	       !(s[1].flags & WDDMSEG_SEGMENT_FLAG_CPU_VISIBLE) &&
+	       !(s[1].flags & WDDMSEG_SEGMENT_FLAG_USE_BANKING) &&
+	       !(s[2].flags & WDDMSEG_SEGMENT_FLAG_AGP) &&
+	       (s[2].flags & WDDMSEG_SEGMENT_FLAG_APERTURE) &&
 	       s[2].commit < s[2].size &&
-	       !(s[0].flags & SEGF_USE_64KB_PAGES) &&
-	       !(s[1].flags & SEGF_USE_64KB_PAGES);
+	       !(s[0].flags & WDDMSEG_SEGMENT_FLAG_USE_64KB_PAGES) &&
+	       !(s[1].flags & WDDMSEG_SEGMENT_FLAG_USE_64KB_PAGES);
 }
 
 static inline uint64_t layout_vram_bytes(const struct layout *l)
@@ -242,116 +271,86 @@ static inline uint64_t layout_vram_bytes(const struct layout *l)
 	unsigned int i;
 
 	for (i = 0; i < l->nr_segs; i++)
-		if (seg_is_memory(&l->seg[i]))
+		if (!wddmseg_segment_is_aperture(l->seg[i].flags))
 			sum += l->seg[i].size;
 	return sum;
 }
 
-/* ioctl wrappers: 0 or -errno. */
-static inline int wioctl(int fd, unsigned long req, void *arg)
-{
-	return drmIoctl(fd, req, arg) ? -errno : 0;
-}
-
-struct gem_args {
-	uint64_t size;
-	uint32_t flags;
-	uint32_t supported;
-	uint32_t eviction;
-	uint8_t preferred[WDDMSEG_MAX_PREFERRED];
-	uint32_t bank_hint;
-	uint32_t alignment;
+/* Which device with the default layout a test program runs on. */
+enum gem_pick {
+	GEM_PICK_FIRST,			/* the first listed */
+	GEM_PICK_LEAST_VRAM,		/* the least device VRAM (vram=) */
+	GEM_PICK_LEAST_SEGMENT_VRAM,	/* the least VRAM in its segments */
+	GEM_PICK_MOST_VISIBLE,		/* the largest segment 1 */
 };
 
-static inline int gem_create_raw(int fd, struct drm_wddmseg_gem_create *c)
+/* A device of @env with the default layout, chosen by @pick, or NULL. */
+static inline struct gem_dev *gem_env_default(struct gem_env *env,
+					      enum gem_pick pick)
 {
-	return wioctl(fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, c);
-}
+	struct gem_dev *best = NULL, *d;
 
-static inline int gem_create(int fd, const struct gem_args *a, uint32_t *handle)
-{
-	struct drm_wddmseg_gem_create c;
-	int ret;
+	for (d = env->dev; d < env->dev + env->nr_devs; d++) {
+		const struct layout *l = &d->exp.layout;
 
-	memset(&c, 0, sizeof(c));
-	c.size = a->size;
-	c.flags = a->flags;
-	c.supported_segments = a->supported;
-	c.eviction_segments = a->eviction;
-	memcpy(c.preferred, a->preferred, sizeof(c.preferred));
-	c.bank_hint = a->bank_hint;
-	c.alignment = a->alignment;
-	ret = gem_create_raw(fd, &c);
-	*handle = ret ? 0 : c.handle;
-	return ret;
-}
-
-/* One allocation in segment @id only (0: system memory only). */
-static inline int gem_create_in(int fd, uint64_t size, uint32_t flags,
-				uint32_t id, uint32_t *handle)
-{
-	struct gem_args a = { .size = size, .flags = flags };
-
-	if (id) {
-		a.supported = WDDMSEG_SEGMENT_BIT(id);
-		a.preferred[0] = id;
+		if (!layout_is_default_shape(l))
+			continue;
+		if (!best ||
+		    (pick == GEM_PICK_LEAST_VRAM &&
+		     d->exp.vram < best->exp.vram) ||
+		    (pick == GEM_PICK_LEAST_SEGMENT_VRAM &&
+		     layout_vram_bytes(l) <
+		     layout_vram_bytes(&best->exp.layout)) ||
+		    (pick == GEM_PICK_MOST_VISIBLE &&
+		     l->seg[0].size > best->exp.layout.seg[0].size))
+			best = d;
 	}
-	return gem_create(fd, &a, handle);
+	return best;
 }
 
-static inline int gem_close(int fd, uint32_t handle)
+/*
+ * The first listed device, which must have the default layout: `make
+ * check` lists it first.
+ */
+static inline struct gem_dev *gem_env_first(struct __test_metadata *_metadata,
+					    struct gem_env *env)
 {
-	struct drm_gem_close c = { .handle = handle };
+	struct gem_dev *d = &env->dev[0];
 
-	return wioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+	ASSERT_TRUE(layout_is_default_shape(&d->exp.layout))
+		TH_LOG("%s: not the default layout", d->exp.bdf);
+	return d;
 }
 
-static inline int gem_info(int fd, uint32_t handle,
-			   struct drm_wddmseg_gem_info *info)
+/*
+ * gem_env_load(), then the device with the default layout that @pick
+ * chooses: its render node opened into *@fd and its segments queried into
+ * @seg[1..3], each checked against the layout. NULL (and *@fd -1) without
+ * such a device, or when gem_env_load() skipped.
+ */
+static inline struct gem_dev *
+gem_env_open_default(struct __test_metadata *_metadata, struct gem_env *env,
+		     enum gem_pick pick, int *fd,
+		     struct drm_wddmseg_query_segment seg[4])
 {
-	memset(info, 0, sizeof(*info));
-	info->handle = handle;
-	return wioctl(fd, DRM_IOCTL_WDDMSEG_GEM_INFO, info);
-}
+	struct gem_dev *d;
+	unsigned int i;
 
-/* Segment id the allocation is in now, or -errno. */
-static inline int gem_segment(int fd, uint32_t handle)
-{
-	struct drm_wddmseg_gem_info info;
-	int ret = gem_info(fd, handle, &info);
-
-	return ret ? ret : (int)info.segment_id;
-}
-
-static inline int gem_make_resident(int fd, uint32_t handle, uint32_t id)
-{
-	struct drm_wddmseg_gem_residency r = {
-		.handle = handle, .segment_id = id,
-	};
-
-	return wioctl(fd, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT, &r);
-}
-
-static inline int gem_evict(int fd, uint32_t handle)
-{
-	struct drm_wddmseg_gem_residency r = { .handle = handle };
-
-	return wioctl(fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r);
-}
-
-/* Move to @id: MAKE_RESIDENT for a segment, EVICT for system memory. */
-static inline int gem_move(int fd, uint32_t handle, uint32_t id)
-{
-	return id ? gem_make_resident(fd, handle, id) : gem_evict(fd, handle);
-}
-
-static inline int gem_wait(int fd, uint32_t handle, int64_t timeout_ns)
-{
-	struct drm_wddmseg_gem_wait w = {
-		.handle = handle, .timeout_ns = timeout_ns,
-	};
-
-	return wioctl(fd, DRM_IOCTL_WDDMSEG_GEM_WAIT, &w);
+	*fd = -1;
+	gem_env_load(_metadata, env);
+	if (_metadata->skip)
+		return NULL;
+	d = gem_env_default(env, pick);
+	if (!d)
+		return NULL;
+	*fd = gem_open(_metadata, d->render);
+	for (i = 1; i <= 3; i++) {
+		ASSERT_EQ(0, wddmseg_query_segment(*fd, i, NULL, 0, &seg[i]));
+		ASSERT_EQ(d->exp.layout.seg[i - 1].size, seg[i].size)
+			TH_LOG("%s segment %u: size differs from the layout",
+			       d->exp.bdf, i);
+	}
+	return d;
 }
 
 /* Whole small file (sysfs, debugfs, tracefs) into @buf, NUL-terminated. */
@@ -405,6 +404,8 @@ static inline int file_param_set(char *saved, size_t len, const char *path,
 /* Kernel log (/dev/kmsg) and drm.debug                              */
 
 #define DRM_DEBUG_PARAM	"/sys/module/drm/parameters/debug"
+#define DRM_UT_DRIVER	0x2
+#define DRM_UT_KMS	0x4
 
 /* /dev/kmsg positioned at its end (records from now on), or -1. */
 static inline int kmsg_open_end(void)
@@ -491,31 +492,30 @@ static inline void drm_debug_restore(char *saved)
 static inline int gem_create_any(int fd, uint64_t size, uint8_t first,
 				 uint32_t *handle)
 {
-	struct gem_args a = {
+	struct wddmseg_allocation_desc a = {
 		.size = size,
 		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
-		.supported = WDDMSEG_SEGMENT_BIT(1) | WDDMSEG_SEGMENT_BIT(2) |
-			     WDDMSEG_SEGMENT_BIT(3),
+		.supported_segments = BIT(SEG_VIS) | BIT(SEG_INV) | BIT(SEG_APT),
 		.preferred = { first },
 	};
 
-	return gem_create(fd, &a, handle);
+	return wddmseg_create_allocation(fd, &a, handle);
 }
 
 /*
- * Move to segment @to, wait for the engine (20 s), and check the
- * placement. 0, -EXDEV if it landed elsewhere, or -errno.
+ * Move to segment @to (0: evict), wait for the engine (20 s), and check
+ * the placement. 0, -EXDEV if it landed elsewhere, or -errno.
  */
 static inline int gem_move_wait(int fd, uint32_t handle, uint32_t to)
 {
-	int ret = gem_move(fd, handle, to);
+	int ret = wddmseg_move(fd, handle, to);
 
 	if (ret)
 		return ret;
-	ret = gem_wait(fd, handle, 20 * 1000000000LL);
+	ret = wddmseg_wait(fd, handle, 20 * NSEC_PER_SEC);
 	if (ret)
 		return ret;
-	ret = gem_segment(fd, handle);
+	ret = wddmseg_allocation_segment(fd, handle);
 	if (ret < 0)
 		return ret;
 	return (uint32_t)ret == to ? 0 : -EXDEV;
@@ -564,47 +564,6 @@ static inline int gem_peek(const char *dir, uint64_t addr, uint32_t *words,
 		p = end;
 	}
 	return 0;
-}
-
-static inline int gem_mmap_offset(int fd, uint32_t handle, uint64_t *offset)
-{
-	struct drm_wddmseg_gem_mmap_offset m = { .handle = handle };
-	int ret = wioctl(fd, DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET, &m);
-
-	*offset = ret ? 0 : m.offset;
-	return ret;
-}
-
-/* Map the whole allocation read-write; NULL with errno set on failure. */
-static inline void *gem_mmap(int fd, uint32_t handle, uint64_t size)
-{
-	uint64_t off;
-	void *p;
-	int ret;
-
-	ret = gem_mmap_offset(fd, handle, &off);
-	if (ret) {
-		errno = -ret;
-		return NULL;
-	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static inline int query_segment(int fd, uint32_t id,
-				struct drm_wddmseg_query_segment *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->segment_id = id;
-	return wioctl(fd, DRM_IOCTL_WDDMSEG_QUERY_SEGMENT, s);
-}
-
-static inline int query_budget(int fd, uint32_t group,
-			       struct drm_wddmseg_query_budget *b)
-{
-	memset(b, 0, sizeof(*b));
-	b->group = group;
-	return wioctl(fd, DRM_IOCTL_WDDMSEG_QUERY_BUDGET, b);
 }
 
 /*
@@ -662,6 +621,31 @@ static inline uint64_t pattern_check(const volatile void *p, uint64_t size,
 		}
 	}
 	return bad;
+}
+
+/* Lock @h (@size bytes), fill it with pattern @seed, unlock. 0 or -errno. */
+static inline int gem_write_pattern(int fd, uint32_t h, uint64_t size,
+				    uint32_t seed)
+{
+	void *p;
+	int ret = wddmseg_lock(fd, h, size, &p);
+
+	if (ret)
+		return ret;
+	pattern_fill(p, size, seed);
+	return wddmseg_unlock(p, size);
+}
+
+/* Copy @size bytes of @h out through a mapping. 0 or -errno. */
+static inline int gem_read_back(int fd, uint32_t h, uint64_t size, void *out)
+{
+	void *p;
+	int ret = wddmseg_lock(fd, h, size, &p);
+
+	if (ret)
+		return ret;
+	memcpy(out, p, size);
+	return wddmseg_unlock(p, size);
 }
 
 /* Bytes of @p that are not @byte; the first offset in *@first. */

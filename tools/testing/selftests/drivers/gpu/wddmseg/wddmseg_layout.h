@@ -8,6 +8,15 @@
  * Pure string handling, no I/O, so that wddmseg_layout_test.c can check it
  * on the build host.
  *
+ * The QEMU device model parses the same layout grammar with its own code
+ * (tools/qemu/, the "layout" property). That is on purpose: this parser is
+ * an independent oracle, written from the grammar in
+ * Documentation/gpu/wddmseg.rst and not from the device's code, so a
+ * misreading in the device (a suffix, a default, the bank list) shows up
+ * as a difference between what the kselftests expect and what the driver
+ * reports, instead of being shared by both sides. Do not replace either
+ * with the other; change both when the grammar changes.
+ *
  *   layout := CAPS ":" NODE { "|" SEG }
  *   SEG    := BASE ":" CPU ":" SIZE ":" COMMIT ":" FLAGS
  *             [ ":" NBANKS [ ":" BANKS ] ]

@@ -36,25 +36,14 @@
 #include "kselftest_harness.h"
 #include "wddmseg_gem.h"
 
-#define SEG_VIS		1	/* default layout: CPU-visible VRAM */
-#define SEG_INV		2	/* invisible VRAM */
-#define SEG_APT		3	/* aperture */
-#define BIT(id)		WDDMSEG_SEGMENT_BIT(id)
-#define NSEC_PER_SEC	1000000000LL
 #define BO_SIZE		(16 * SZ_4K)
 
-#define PARAM_DIR		"/sys/module/wddmseg/parameters"
-#define PARAM_USE_ENGINE	PARAM_DIR "/use_engine"
-#define PARAM_FENCE_TIMEOUT	PARAM_DIR "/fence_timeout_ms"
-#define DRM_UT_DRIVER		0x02
-
 FIXTURE(paging) {
-	struct gem_dev dev[GEM_MAX_DEVS];
-	unsigned int nr_devs;
+	struct gem_env env;
 	struct gem_dev *def;
 	int fd;
 	int mem;			/* /proc/self/mem */
-	uint64_t base[4];
+	struct drm_wddmseg_query_segment seg[4];	/* of def, by id */
 	char dbg[64];			/* /sys/kernel/debug/dri/N */
 	char trace[64];			/* tracefs, "" without */
 	char saved_use_engine[16];
@@ -131,40 +120,18 @@ GEM_SKIP_WITHOUT_EXPECT();
 
 FIXTURE_SETUP(paging)
 {
-	char err[EXPECT_ERR_LEN] = "";
-	struct drm_wddmseg_query_segment qs;
-	const char *n;
-	unsigned int i;
-	int ret;
-
-	self->fd = -1;
 	self->mem = -1;
 	self->kmsg = -1;
-	ret = gem_load_expect(gem_expect_path(), self->dev, GEM_MAX_DEVS,
-			      &self->nr_devs, err);
-	ASSERT_EQ(0, ret) TH_LOG("%s", err);
-	for (i = 0; i < self->nr_devs; i++) {
-		struct gem_dev *d = &self->dev[i];
-
-		ASSERT_EQ(0, gem_find_nodes(d, err)) TH_LOG("%s", err);
-		if (layout_is_default_shape(&d->exp.layout) && !self->def)
-			self->def = d;
-	}
-	if (!self->def)
+	self->def = gem_env_open_default(_metadata, &self->env, GEM_PICK_FIRST,
+					 &self->fd, self->seg);
+	if (!self->def && !_metadata->skip)
 		SKIP(return, "no device with the default layout in %s",
 		     gem_expect_path());
-	self->fd = open(self->def->render, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->def->render,
-				      strerror(errno));
-	for (i = 1; i <= 3; i++) {
-		ASSERT_EQ(0, query_segment(self->fd, i, &qs));
-		self->base[i] = qs.base_address;
-	}
+	if (!self->def)
+		return;
 	self->mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->mem) TH_LOG("/proc/self/mem: %s", strerror(errno));
-	n = strrchr(self->def->card, 'd');
-	snprintf(self->dbg, sizeof(self->dbg), "/sys/kernel/debug/dri/%s",
-		 n ? n + 1 : "0");
+	gem_debugfs_dir(self->def, self->dbg, sizeof(self->dbg));
 	find_tracefs(self);
 }
 
@@ -189,28 +156,6 @@ FIXTURE_TEARDOWN(paging)
 		close(self->fd);
 }
 
-static int write_pattern(int fd, uint32_t h, uint64_t size, uint32_t seed)
-{
-	void *p = gem_mmap(fd, h, size);
-
-	if (!p)
-		return -errno;
-	pattern_fill(p, size, seed);
-	munmap(p, size);
-	return 0;
-}
-
-static int read_back(int fd, uint32_t h, uint64_t size, void *out)
-{
-	void *p = gem_mmap(fd, h, size);
-
-	if (!p)
-		return -errno;
-	memcpy(out, p, size);
-	munmap(p, size);
-	return 0;
-}
-
 /*
  * Map the allocation with an unmapped page right after it, so that an
  * access running past its end finds nothing there. NULL on failure.
@@ -220,7 +165,7 @@ static uint8_t *map_guarded(int fd, uint32_t h, uint64_t size)
 	uint64_t off;
 	uint8_t *area, *p;
 
-	if (gem_mmap_offset(fd, h, &off))
+	if (wddmseg_mmap_offset(fd, h, &off))
 		return NULL;
 	area = mmap(NULL, size + SZ_4K, PROT_NONE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -296,10 +241,10 @@ static void setup_invisible(struct __test_metadata *_metadata,
 	 * would hide an access at the wrong segment.
 	 */
 	ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_APT, h));
-	ASSERT_EQ(SEG_APT, gem_segment(self->fd, *h));
-	ASSERT_EQ(0, write_pattern(self->fd, *h, BO_SIZE, seed));
+	ASSERT_EQ(SEG_APT, wddmseg_allocation_segment(self->fd, *h));
+	ASSERT_EQ(0, gem_write_pattern(self->fd, *h, BO_SIZE, seed));
 	ASSERT_EQ(0, gem_move_wait(self->fd, *h, SEG_INV));
-	ASSERT_EQ(0, gem_info(self->fd, *h, info));
+	ASSERT_EQ(0, wddmseg_query_allocation(self->fd, *h, info));
 	ASSERT_EQ(SEG_INV, info->segment_id);
 	*p = map_guarded(self->fd, *h, BO_SIZE);
 	ASSERT_NE(NULL, *p) TH_LOG("mmap: %s", strerror(errno));
@@ -363,7 +308,7 @@ TEST_F_TIMEOUT(paging, proc_mem_read_invisible, 120)
 	if (n == 10)
 		EXPECT_EQ(0, memcmp(buf, want + BO_SIZE - 10, 10));
 
-	ASSERT_EQ(0, gem_info(self->fd, h, &after));
+	ASSERT_EQ(0, wddmseg_query_allocation(self->fd, h, &after));
 	EXPECT_EQ(SEG_INV, after.segment_id) TH_LOG("the access moved the allocation");
 	EXPECT_EQ(info.offset, after.offset);
 	EXPECT_EQ(info.move_count, after.move_count);
@@ -381,7 +326,7 @@ TEST_F_TIMEOUT(paging, proc_mem_read_invisible, 120)
 		TH_LOG("no tracefs: READ_PHYSICAL jobs not counted");
 	}
 	munmap(p, BO_SIZE);
-	ASSERT_EQ(0, gem_close(self->fd, h));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 }
 
 /*
@@ -426,7 +371,7 @@ TEST_F_TIMEOUT(paging, proc_mem_write_invisible, 120)
 		uint32_t exp;
 		unsigned int j;
 
-		ASSERT_EQ(0, gpu_peek(self, self->base[SEG_INV] + info.offset + at,
+		ASSERT_EQ(0, gpu_peek(self, self->seg[SEG_INV].base_address + info.offset + at,
 				      words));
 		for (j = 0; j < GEM_PEEK_WORDS; j++) {
 			memcpy(&exp, want + at + 4 * j, 4);
@@ -437,7 +382,7 @@ TEST_F_TIMEOUT(paging, proc_mem_write_invisible, 120)
 
 	/* read back through /proc/self/mem, then through a move to the CPU */
 	check_reads(_metadata, self, p, want, "after writes");
-	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	EXPECT_EQ(SEG_INV, wddmseg_allocation_segment(self->fd, h));
 	if (!traced) {
 		char what[64];
 
@@ -447,11 +392,11 @@ TEST_F_TIMEOUT(paging, proc_mem_write_invisible, 120)
 	}
 	munmap(p, BO_SIZE);
 	ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
-	ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+	ASSERT_EQ(0, gem_read_back(self->fd, h, BO_SIZE, got));
 	bad = diff_bytes(got, want, BO_SIZE, &first);
 	EXPECT_EQ(0, bad) TH_LOG("%" PRIu64 " bad bytes after the move, first at 0x%" PRIx64,
 				 bad, first);
-	ASSERT_EQ(0, gem_close(self->fd, h));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 }
 
 /*
@@ -470,7 +415,7 @@ TEST_F_TIMEOUT(paging, proc_mem_visible_and_aperture, 120)
 	for (i = 0; i < BO_SIZE; i++)
 		want[i] = pattern_byte(seed, i);
 	ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &h));
-	ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, seed));
+	ASSERT_EQ(0, gem_write_pattern(self->fd, h, BO_SIZE, seed));
 	for (k = 0; k < 2; k++) {
 		ASSERT_EQ(0, gem_move_wait(self->fd, h, seg[k]));
 		p = map_guarded(self->fd, h, BO_SIZE);
@@ -478,9 +423,9 @@ TEST_F_TIMEOUT(paging, proc_mem_visible_and_aperture, 120)
 		check_reads(_metadata, self, p, want,
 			    k ? "aperture" : "visible VRAM");
 		munmap(p, BO_SIZE);
-		EXPECT_EQ(seg[k], gem_segment(self->fd, h));
+		EXPECT_EQ(seg[k], wddmseg_allocation_segment(self->fd, h));
 	}
-	ASSERT_EQ(0, gem_close(self->fd, h));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 }
 
 /*
@@ -505,7 +450,7 @@ TEST_F_TIMEOUT(paging, proc_mem_cpu_fallback, 120)
 			PARAM_USE_ENGINE, "0");
 	if (ret) {
 		munmap(p, BO_SIZE);
-		gem_close(self->fd, h);
+		wddmseg_destroy_allocation(self->fd, h);
 		SKIP(return, "cannot set %s: %s", PARAM_USE_ENGINE, strerror(-ret));
 	}
 	traced = trace_start(self);
@@ -516,11 +461,11 @@ TEST_F_TIMEOUT(paging, proc_mem_cpu_fallback, 120)
 			 (off_t)(uintptr_t)(p + 2 * SZ_4K - 29)));
 	memcpy(want + 2 * SZ_4K - 29, data, sizeof(data));
 	check_reads(_metadata, self, p, want, "CPU window");
-	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	EXPECT_EQ(SEG_INV, wddmseg_allocation_segment(self->fd, h));
 	if (!traced)
 		EXPECT_EQ(0, trace_count(self, "_physical", NULL));
 	munmap(p, BO_SIZE);
-	ASSERT_EQ(0, gem_close(self->fd, h));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 }
 
 /*
@@ -553,21 +498,14 @@ TEST_F_TIMEOUT(paging, proc_mem_read_hang, 120)
 	EXPECT_EQ(0, diff_bytes(buf, want, BO_SIZE, &first))
 		TH_LOG("first bad byte at 0x%" PRIx64, first);
 	munmap(p, BO_SIZE);
-	ASSERT_EQ(0, gem_close(self->fd, h));
-}
-
-static int evict_flags(int fd, uint32_t h, uint32_t flags)
-{
-	struct drm_wddmseg_gem_residency r = { .handle = h, .flags = flags };
-
-	return wioctl(fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r);
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 }
 
 static uint64_t local_usage(int fd)
 {
 	struct drm_wddmseg_query_budget b;
 
-	if (query_budget(fd, WDDMSEG_BUDGET_LOCAL, &b))
+	if (wddmseg_query_budget(fd, WDDMSEG_BUDGET_LOCAL, &b))
 		return UINT64_MAX;
 	return b.current_usage;
 }
@@ -601,15 +539,15 @@ TEST_F_TIMEOUT(paging, evict_discard_vram, 120)
 		char what[64];
 
 		ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &h));
-		ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0xd15c + k));
+		ASSERT_EQ(0, gem_write_pattern(self->fd, h, BO_SIZE, 0xd15c + k));
 		ASSERT_EQ(0, gem_move_wait(self->fd, h, seg[k]));
-		ASSERT_EQ(0, gem_info(self->fd, h, &info));
+		ASSERT_EQ(0, wddmseg_query_allocation(self->fd, h, &info));
 		use0 = local_usage(self->fd);
 		traced = trace_start(self);
 
-		ASSERT_EQ(0, evict_flags(self->fd, h, WDDMSEG_EVICT_DISCARD));
-		ASSERT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
-		ASSERT_EQ(0, gem_info(self->fd, h, &after));
+		ASSERT_EQ(0, wddmseg_evict(self->fd, h, WDDMSEG_EVICT_DISCARD));
+		ASSERT_EQ(0, wddmseg_wait(self->fd, h, 20 * NSEC_PER_SEC));
+		ASSERT_EQ(0, wddmseg_query_allocation(self->fd, h, &after));
 		EXPECT_EQ(0, after.segment_id);
 		EXPECT_EQ(0, after.state & WDDMSEG_STATE_RESIDENT);
 		EXPECT_EQ(info.eviction_count + 1, after.eviction_count);
@@ -631,7 +569,7 @@ TEST_F_TIMEOUT(paging, evict_discard_vram, 120)
 			unsigned int j, m;
 
 			for (m = 0; m < 2; m++) {
-				ASSERT_EQ(0, gpu_peek(self, self->base[seg[k]] +
+				ASSERT_EQ(0, gpu_peek(self, self->seg[seg[k]].base_address +
 						      info.offset + at[m], words));
 				for (j = 0; j < GEM_PEEK_WORDS; j++)
 					EXPECT_EQ(0u, words[j])
@@ -648,11 +586,11 @@ TEST_F_TIMEOUT(paging, evict_discard_vram, 120)
 			EXPECT_EQ(1, trace_count(self, what, NULL));
 		}
 		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
-		ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+		ASSERT_EQ(0, gem_read_back(self->fd, h, BO_SIZE, got));
 		bad = nonzero_bytes(got, BO_SIZE, &first);
 		EXPECT_EQ(0, bad) TH_LOG("segment %u after discard: %" PRIu64 " stale bytes, first at 0x%" PRIx64,
 					 seg[k], bad, first);
-		ASSERT_EQ(0, gem_close(self->fd, h));
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 	}
 }
 
@@ -671,18 +609,18 @@ TEST_F_TIMEOUT(paging, evict_discard_pages, 120)
 
 	for (k = 0; k < 2; k++) {
 		ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &h));
-		ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0xd15c10 + k));
+		ASSERT_EQ(0, gem_write_pattern(self->fd, h, BO_SIZE, 0xd15c10 + k));
 		ASSERT_EQ(0, gem_move_wait(self->fd, h, k ? 0 : SEG_APT));
-		ASSERT_EQ(0, evict_flags(self->fd, h, WDDMSEG_EVICT_DISCARD));
-		ASSERT_EQ(0, gem_wait(self->fd, h, 20 * NSEC_PER_SEC));
-		EXPECT_EQ(0, gem_segment(self->fd, h));
-		ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+		ASSERT_EQ(0, wddmseg_evict(self->fd, h, WDDMSEG_EVICT_DISCARD));
+		ASSERT_EQ(0, wddmseg_wait(self->fd, h, 20 * NSEC_PER_SEC));
+		EXPECT_EQ(0, wddmseg_allocation_segment(self->fd, h));
+		ASSERT_EQ(0, gem_read_back(self->fd, h, BO_SIZE, got));
 		bad = nonzero_bytes(got, BO_SIZE, &first);
 		EXPECT_EQ(0, bad) TH_LOG("%s after discard: %" PRIu64 " stale bytes, first at 0x%" PRIx64,
 					 k ? "system memory" : "aperture", bad,
 					 first);
 		/* discarded again from system memory, then into VRAM: Fill */
-		ASSERT_EQ(0, evict_flags(self->fd, h, WDDMSEG_EVICT_DISCARD));
+		ASSERT_EQ(0, wddmseg_evict(self->fd, h, WDDMSEG_EVICT_DISCARD));
 		traced = trace_start(self);
 		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_INV));
 		if (!traced) {
@@ -690,9 +628,9 @@ TEST_F_TIMEOUT(paging, evict_discard_pages, 120)
 			EXPECT_EQ(0, trace_count(self, "transfer", NULL));
 		}
 		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
-		ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+		ASSERT_EQ(0, gem_read_back(self->fd, h, BO_SIZE, got));
 		EXPECT_EQ(0, nonzero_bytes(got, BO_SIZE, &first));
-		ASSERT_EQ(0, gem_close(self->fd, h));
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 	}
 }
 
@@ -704,10 +642,10 @@ TEST_F_TIMEOUT(paging, evict_discard_pages, 120)
 TEST_F_TIMEOUT(paging, evict_discard_sync_and_cpu, 120)
 {
 	static uint8_t got[BO_SIZE];
-	struct gem_args a = {
+	struct wddmseg_allocation_desc a = {
 		.size = BO_SIZE,
 		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
-		.supported = BIT(SEG_VIS) | BIT(SEG_INV) | BIT(SEG_APT),
+		.supported_segments = BIT(SEG_VIS) | BIT(SEG_INV) | BIT(SEG_APT),
 		.preferred = { SEG_APT },
 	};
 	uint64_t first = 0;
@@ -727,21 +665,21 @@ TEST_F_TIMEOUT(paging, evict_discard_sync_and_cpu, 120)
 		} else {
 			a.flags |= WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
 		}
-		ASSERT_EQ(0, gem_create(self->fd, &a, &h));
-		ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0x5c0 + k));
+		ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &a, &h));
+		ASSERT_EQ(0, gem_write_pattern(self->fd, h, BO_SIZE, 0x5c0 + k));
 		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_INV));
-		ASSERT_EQ(0, evict_flags(self->fd, h, WDDMSEG_EVICT_DISCARD));
+		ASSERT_EQ(0, wddmseg_evict(self->fd, h, WDDMSEG_EVICT_DISCARD));
 		if (!k)
-			EXPECT_EQ(0, gem_wait(self->fd, h, 0))
+			EXPECT_EQ(0, wddmseg_wait(self->fd, h, 0))
 				TH_LOG("SynchronousPaging discard still busy after the ioctl");
-		EXPECT_EQ(0, gem_segment(self->fd, h));
+		EXPECT_EQ(0, wddmseg_allocation_segment(self->fd, h));
 		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_INV));
 		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
-		ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+		ASSERT_EQ(0, gem_read_back(self->fd, h, BO_SIZE, got));
 		EXPECT_EQ(0, nonzero_bytes(got, BO_SIZE, &first))
 			TH_LOG("%s: stale bytes after discard, first at 0x%" PRIx64,
 			       k ? "CPU path" : "SynchronousPaging", first);
-		ASSERT_EQ(0, gem_close(self->fd, h));
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 	}
 }
 
@@ -777,7 +715,7 @@ TEST_F_TIMEOUT(paging, discard_refusals, 60)
 	static uint8_t got[BO_SIZE];
 	static const uint32_t bad_flags[] = { 2, 0x80000000u, 3 };
 	struct drm_wddmseg_gem_residency r;
-	struct gem_args a = { .size = SZ_1M };
+	struct wddmseg_allocation_desc a = { .size = SZ_1M };
 	uint64_t first = 0;
 	unsigned int i;
 	uint32_t h, pin;
@@ -786,11 +724,11 @@ TEST_F_TIMEOUT(paging, discard_refusals, 60)
 	int ret;
 
 	ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &h));
-	ASSERT_EQ(0, write_pattern(self->fd, h, BO_SIZE, 0x7e57));
+	ASSERT_EQ(0, gem_write_pattern(self->fd, h, BO_SIZE, 0x7e57));
 	ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_INV));
 
 	for (i = 0; i < 3; i++) {
-		EXPECT_EQ(-EINVAL, evict_flags(self->fd, h, bad_flags[i]))
+		EXPECT_EQ(-EINVAL, wddmseg_evict(self->fd, h, bad_flags[i]))
 			TH_LOG("EVICT flags 0x%x", bad_flags[i]);
 		if (dbg)
 			EXPECT_TRUE(dbg_seen(self, "evict: unknown flags"));
@@ -799,40 +737,40 @@ TEST_F_TIMEOUT(paging, discard_refusals, 60)
 	r.handle = h;
 	r.segment_id = SEG_VIS;
 	r.flags = WDDMSEG_EVICT_DISCARD;
-	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT, &r));
+	EXPECT_EQ(-EINVAL, wddmseg_ioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT, &r));
 	if (dbg)
 		EXPECT_TRUE(dbg_seen(self, "MAKE_RESIDENT takes no flags"));
 	r.segment_id = 0;
 	r.flags = 0;
 	r.pad = 1;
-	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
+	EXPECT_EQ(-EINVAL, wddmseg_ioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
 	r.pad = 0;
 	r.reserved = 1;
 	r.flags = WDDMSEG_EVICT_DISCARD;
-	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
+	EXPECT_EQ(-EINVAL, wddmseg_ioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
 	if (dbg)
 		EXPECT_TRUE(dbg_seen(self, "pad and reserved fields must be zero"));
 	r.reserved = 0;
 	r.segment_id = SEG_VIS;
-	EXPECT_EQ(-EINVAL, wioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
+	EXPECT_EQ(-EINVAL, wddmseg_ioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
 	/* none of these moved or dropped anything */
-	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	EXPECT_EQ(SEG_INV, wddmseg_allocation_segment(self->fd, h));
 	ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
-	ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+	ASSERT_EQ(0, gem_read_back(self->fd, h, BO_SIZE, got));
 	EXPECT_EQ(0, pattern_check(got, BO_SIZE, 0x7e57, &first))
 		TH_LOG("content lost by a refused discard, first at 0x%" PRIx64, first);
-	ASSERT_EQ(0, gem_close(self->fd, h));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 
 	/* pinned (Overlay): -EBUSY, as without DISCARD */
 	a.flags = WDDMSEG_ALLOC_OVERLAY;
-	a.supported = BIT(SEG_VIS);
+	a.supported_segments = BIT(SEG_VIS);
 	a.preferred[0] = SEG_VIS;
-	ASSERT_EQ(0, gem_create(self->fd, &a, &pin));
-	EXPECT_EQ(-EBUSY, evict_flags(self->fd, pin, WDDMSEG_EVICT_DISCARD));
+	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &a, &pin));
+	EXPECT_EQ(-EBUSY, wddmseg_evict(self->fd, pin, WDDMSEG_EVICT_DISCARD));
 	if (dbg)
 		EXPECT_TRUE(dbg_seen(self, "pinned allocation"));
-	EXPECT_EQ(SEG_VIS, gem_segment(self->fd, pin));
-	ASSERT_EQ(0, gem_close(self->fd, pin));
+	EXPECT_EQ(SEG_VIS, wddmseg_allocation_segment(self->fd, pin));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, pin));
 
 	/* ExistingSysMem: the content is the user's memory */
 	user = mmap(NULL, SZ_64K, PROT_READ | PROT_WRITE,
@@ -848,16 +786,16 @@ TEST_F_TIMEOUT(paging, discard_refusals, 60)
 		c.supported_segments = BIT(SEG_APT);
 		c.preferred[0] = SEG_APT;
 		c.user_ptr = (uintptr_t)user;
-		ret = gem_create_raw(self->fd, &c);
+		ret = wddmseg_ioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &c);
 		if (ret) {
 			TH_LOG("ExistingSysMem allocation refused (%d): not checked", ret);
 		} else {
-			EXPECT_EQ(-EINVAL, evict_flags(self->fd, c.handle,
+			EXPECT_EQ(-EINVAL, wddmseg_evict(self->fd, c.handle,
 						       WDDMSEG_EVICT_DISCARD));
 			if (dbg)
 				EXPECT_TRUE(dbg_seen(self, "discard of an ExistingSysMem"));
 			EXPECT_EQ(0, bytes_check(user, SZ_64K, 0x5a, &first));
-			ASSERT_EQ(0, gem_close(self->fd, c.handle));
+			ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, c.handle));
 		}
 	}
 	munmap(user, SZ_64K);
@@ -884,7 +822,7 @@ TEST_F_TIMEOUT(paging, proc_mem_read_only_mapping, 120)
 		want[i] = pattern_byte(seed, i);
 	setup_invisible(_metadata, self, seed, &h, &rw, &info);
 	munmap(rw, BO_SIZE);
-	ASSERT_EQ(0, gem_mmap_offset(self->fd, h, &off));
+	ASSERT_EQ(0, wddmseg_mmap_offset(self->fd, h, &off));
 	ro = mmap(NULL, BO_SIZE, PROT_READ, MAP_SHARED, self->fd, off);
 	ASSERT_NE(MAP_FAILED, ro) TH_LOG("mmap: %s", strerror(errno));
 
@@ -898,13 +836,13 @@ TEST_F_TIMEOUT(paging, proc_mem_read_only_mapping, 120)
 		EXPECT_TRUE(dbg_seen(self, "rule read-only-mapping"));
 
 	munmap(ro, BO_SIZE);
-	EXPECT_EQ(SEG_INV, gem_segment(self->fd, h));
+	EXPECT_EQ(SEG_INV, wddmseg_allocation_segment(self->fd, h));
 	ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_VIS));
-	ASSERT_EQ(0, read_back(self->fd, h, BO_SIZE, got));
+	ASSERT_EQ(0, gem_read_back(self->fd, h, BO_SIZE, got));
 	EXPECT_EQ(0, diff_bytes(got, want, BO_SIZE, &first))
 		TH_LOG("content changed through a read-only mapping, first at 0x%" PRIx64,
 		       first);
-	ASSERT_EQ(0, gem_close(self->fd, h));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 }
 
 TEST_HARNESS_MAIN

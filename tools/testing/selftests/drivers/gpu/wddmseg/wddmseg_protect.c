@@ -24,21 +24,20 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-#include "wddmseg_gem.h"
-#include "kselftest_harness.h"
+#include <xf86drmMode.h>
 
-#define DRM_UT_DRIVER	0x2
+#include "wddmseg_gem.h"
+
 #define MARKER		0x5ec12e70u
 #define PROT_SIZE	(256 * SZ_4K)
-#define SEGF_ENCRYPTED_PAGING	(1u << 18)
-#define PARAM_USE_ENGINE "/sys/module/wddmseg/parameters/use_engine"
 #define TRACE_EVENT_ENABLE "events/wddmseg/wddmseg_paging_op/enable"
 
 GEM_SKIP_WITHOUT_EXPECT();
 
 FIXTURE(protect) {
-	struct gem_dev def;		/* the default layout */
-	struct gem_dev vpr;		/* encrypted and plain VPR segments */
+	struct gem_env env;
+	struct gem_dev *def;		/* the default layout */
+	struct gem_dev *vpr;		/* encrypted and plain VPR segments */
 	bool have_vpr;
 	uint32_t seg_enc, seg_vpr;	/* in vpr's layout */
 	int fd;				/* on def, card or render node */
@@ -60,7 +59,7 @@ FIXTURE_VARIANT_ADD(protect, render) { .render = true };
 /* The VprSupported segments of @d: with and without encrypted paging. */
 static void find_vpr(const struct gem_dev *d, uint32_t *enc, uint32_t *plain)
 {
-	const uint32_t vpr_enc = SEGF_VPR_SUPPORTED | SEGF_ENCRYPTED_PAGING;
+	const uint32_t vpr_enc = WDDMSEG_SEGMENT_FLAG_VPR_SUPPORTED | WDDMSEG_SEGMENT_FLAG_ENCRYPTED_PAGING_SUPPORTED;
 	unsigned int i;
 
 	*enc = *plain = 0;
@@ -69,41 +68,31 @@ static void find_vpr(const struct gem_dev *d, uint32_t *enc, uint32_t *plain)
 
 		if ((f & vpr_enc) == vpr_enc && !*enc)
 			*enc = i + 1;
-		else if ((f & vpr_enc) == SEGF_VPR_SUPPORTED &&
-			 !(f & SEGF_PITCH_ALIGNMENT) && !*plain)
+		else if ((f & vpr_enc) == WDDMSEG_SEGMENT_FLAG_VPR_SUPPORTED &&
+			 !(f & WDDMSEG_SEGMENT_FLAG_PITCH_ALIGNMENT) && !*plain)
 			*plain = i + 1;
 	}
 }
 
 FIXTURE_SETUP(protect)
 {
-	struct gem_dev devs[GEM_MAX_DEVS];
-	char err[EXPECT_ERR_LEN];
-	unsigned int nr = 0, i;
-	int ret;
+	unsigned int i;
 
 	self->fd = self->vfd = self->kmsg = -1;
-	ret = gem_load_expect(gem_expect_path(), devs, GEM_MAX_DEVS, &nr, err);
-	if (ret == -ENOENT || !nr)
-		SKIP(return, "no expectation file");
-	ASSERT_EQ(0, ret) TH_LOG("%s", err);
-	self->def = devs[0];
-	ASSERT_TRUE(layout_is_default_shape(&self->def.exp.layout))
-		TH_LOG("%s: not the default layout", self->def.exp.bdf);
-	ASSERT_EQ(0, gem_find_nodes(&self->def, err)) TH_LOG("%s", err);
-	self->fd = open(variant->render ? self->def.render : self->def.card,
-			O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->fd);
+	gem_env_load(_metadata, &self->env);
+	if (_metadata->skip)
+		return;
+	self->def = gem_env_first(_metadata, &self->env);
+	self->fd = gem_open(_metadata, variant->render ? self->def->render :
+			    self->def->card);
 
-	for (i = 0; i < nr && !self->have_vpr; i++) {
-		find_vpr(&devs[i], &self->seg_enc, &self->seg_vpr);
+	for (i = 0; i < self->env.nr_devs && !self->have_vpr; i++) {
+		find_vpr(&self->env.dev[i], &self->seg_enc, &self->seg_vpr);
 		if (!self->seg_enc || !self->seg_vpr)
 			continue;
-		self->vpr = devs[i];
-		ASSERT_EQ(0, gem_find_nodes(&self->vpr, err)) TH_LOG("%s", err);
-		self->vfd = open(variant->render ? self->vpr.render :
-				 self->vpr.card, O_RDWR | O_CLOEXEC);
-		ASSERT_LE(0, self->vfd);
+		self->vpr = &self->env.dev[i];
+		self->vfd = gem_open(_metadata, variant->render ?
+				     self->vpr->render : self->vpr->card);
 		self->have_vpr = true;
 	}
 	if (!drm_debug_raise(DRM_UT_DRIVER, self->debug_saved,
@@ -163,24 +152,10 @@ static void drain_rules(FIXTURE_DATA(protect) *self)
 	next_rule(self, rule, sizeof(rule));
 }
 
-static int blit(int fd, uint32_t op, uint32_t src, uint32_t dst,
-		uint64_t size, uint32_t pattern)
-{
-	struct drm_wddmseg_submit_blit b = {
-		.op = op, .src_handle = src, .dst_handle = dst,
-		.size = size, .pattern = pattern,
-	};
-
-	return wioctl(fd, DRM_IOCTL_WDDMSEG_SUBMIT_BLIT, &b);
-}
-
 static int map_dumb(int fd, uint32_t handle, uint64_t *offset)
 {
-	struct drm_mode_map_dumb m = { .handle = handle };
-	int ret = wioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
-
-	*offset = m.offset;
-	return ret;
+	*offset = 0;
+	return drmModeMapDumbBuffer(fd, handle, offset);
 }
 
 static int prime_export(int fd, uint32_t handle, int *dmabuf)
@@ -188,18 +163,10 @@ static int prime_export(int fd, uint32_t handle, int *dmabuf)
 	struct drm_prime_handle p = {
 		.handle = handle, .flags = DRM_CLOEXEC | DRM_RDWR, .fd = -1,
 	};
-	int ret = wioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p);
+	int ret = wddmseg_ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p);
 
 	*dmabuf = p.fd;
 	return ret;
-}
-
-/* debugfs of @d, from its primary node's minor. */
-static void dbg_dir(const struct gem_dev *d, char *dir, size_t len)
-{
-	const char *n = strrchr(d->card, 'd');
-
-	snprintf(dir, len, "/sys/kernel/debug/dri/%s", n ? n + 1 : "0");
 }
 
 /*
@@ -216,10 +183,10 @@ static int marker_in_vram(int fd, const struct gem_dev *d, uint32_t h)
 	char dir[64];
 	int ret;
 
-	dbg_dir(d, dir, sizeof(dir));
-	ret = gem_info(fd, h, &info);
+	gem_debugfs_dir(d, dir, sizeof(dir));
+	ret = wddmseg_query_allocation(fd, h, &info);
 	if (!ret)
-		ret = query_segment(fd, info.segment_id, &qs);
+		ret = wddmseg_query_segment(fd, info.segment_id, NULL, 0, &qs);
 	if (ret)
 		return ret;
 	for (k = 0; k < ARRAY_SIZE(at); k++) {
@@ -241,19 +208,19 @@ static int marker_in_vram(int fd, const struct gem_dev *d, uint32_t h)
 static uint32_t make_marked(struct __test_metadata *_metadata, int fd,
 			    uint32_t flags, uint32_t supported, uint32_t first)
 {
-	struct gem_args a = {
-		.size = PROT_SIZE, .flags = flags, .supported = supported,
-		.eviction = first ? WDDMSEG_SEGMENT_BIT(first) : 0,
+	struct wddmseg_allocation_desc a = {
+		.size = PROT_SIZE, .flags = flags, .supported_segments = supported,
+		.eviction_segments = first ? WDDMSEG_SEGMENT_BIT(first) : 0,
 		.preferred = { first },
 	};
 	uint32_t h;
 	int ret;
 
-	ret = gem_create(fd, &a, &h);
+	ret = wddmseg_create_allocation(fd, &a, &h);
 	ASSERT_EQ(0, ret) TH_LOG("create flags 0x%x in segment %u: %s", flags,
 				 first, strerror(-ret));
-	ASSERT_EQ(0, blit(fd, WDDMSEG_BLIT_FILL, 0, h, PROT_SIZE, MARKER));
-	ASSERT_EQ(0, gem_wait(fd, h, 20 * 1000000000LL));
+	ASSERT_EQ(0, wddmseg_fill(fd, h, 0, PROT_SIZE, MARKER, NULL));
+	ASSERT_EQ(0, wddmseg_wait(fd, h, 20 * 1000000000LL));
 	return h;
 }
 
@@ -270,7 +237,7 @@ static void expect_unmappable(struct __test_metadata *_metadata,
 	int dmabuf, ret;
 
 	drain_rules(self);
-	EXPECT_EQ(-EACCES, gem_mmap_offset(fd, h, &off)) TH_LOG("%s", what);
+	EXPECT_EQ(-EACCES, wddmseg_mmap_offset(fd, h, &off)) TH_LOG("%s", what);
 	EXPECT_RULE("protected-map");
 	ret = map_dumb(fd, h, &off);
 	EXPECT_EQ(-EACCES, ret) TH_LOG("%s: MAP_DUMB gave offset 0x%llx",
@@ -297,10 +264,10 @@ TEST_F(protect, protected_never_mapped)
 					 WDDMSEG_ALLOC_PROTECTED, sup, segs[i]);
 		char what[48];
 
-		ASSERT_EQ(segs[i], (uint32_t)gem_segment(self->fd, h));
+		ASSERT_EQ(segs[i], (uint32_t)wddmseg_allocation_segment(self->fd, h));
 		snprintf(what, sizeof(what), "Protected in segment %u", segs[i]);
 		expect_unmappable(_metadata, self, variant, self->fd, h, what);
-		gem_close(self->fd, h);
+		wddmseg_destroy_allocation(self->fd, h);
 	}
 }
 
@@ -308,11 +275,12 @@ TEST_F(protect, protected_never_mapped)
 static uint64_t marker_bytes_mapped(struct __test_metadata *_metadata, int fd,
 				    uint32_t h)
 {
-	uint32_t *p = gem_mmap(fd, h, PROT_SIZE);
 	uint64_t i, n = 0;
+	uint32_t *p;
+	int ret = wddmseg_lock(fd, h, PROT_SIZE, (void **)&p);
 
-	if (!p) {
-		TH_LOG("mmap of the destination: %s", strerror(errno));
+	if (ret) {
+		TH_LOG("mmap of the destination: %s", strerror(-ret));
 		return UINT64_MAX;
 	}
 	for (i = 0; i < PROT_SIZE / 4; i++)
@@ -337,31 +305,30 @@ TEST_F(protect, protected_never_blitted_out)
 
 		src = make_marked(_metadata, self->fd, WDDMSEG_ALLOC_PROTECTED,
 				  sup, segs[i]);
-		ASSERT_EQ(0, gem_create_in(self->fd, PROT_SIZE,
+		ASSERT_EQ(0, wddmseg_create_allocation_in(self->fd, PROT_SIZE,
 					   WDDMSEG_ALLOC_CPU_VISIBLE, 1, &vis));
 		drain_rules(self);
-		EXPECT_EQ(-EACCES, blit(self->fd, WDDMSEG_BLIT_COPY, src, vis,
-					PROT_SIZE, 0))
+		EXPECT_EQ(-EACCES, wddmseg_copy(self->fd, src, 0, vis, 0,
+						PROT_SIZE, NULL))
 			TH_LOG("Protected in segment %u -> CpuVisible", segs[i]);
 		EXPECT_RULE("protected-copy");
-		ASSERT_EQ(0, gem_wait(self->fd, vis, 20 * 1000000000LL));
+		ASSERT_EQ(0, wddmseg_wait(self->fd, vis, 20 * 1000000000LL));
 		EXPECT_EQ(0u, marker_bytes_mapped(_metadata, self->fd, vis));
 
 		/* Positive control: protected to protected is a copy. */
-		ASSERT_EQ(0, gem_create_in(self->fd, PROT_SIZE,
+		ASSERT_EQ(0, wddmseg_create_allocation_in(self->fd, PROT_SIZE,
 					   WDDMSEG_ALLOC_PROTECTED, 2, &dst));
-		EXPECT_EQ(0, blit(self->fd, WDDMSEG_BLIT_COPY, src, dst,
-				  PROT_SIZE, 0));
-		EXPECT_EQ(0, gem_wait(self->fd, dst, 20 * 1000000000LL));
+		EXPECT_EQ(0, wddmseg_copy(self->fd, src, 0, dst, 0, PROT_SIZE, NULL));
+		EXPECT_EQ(0, wddmseg_wait(self->fd, dst, 20 * 1000000000LL));
 		if (!variant->render) {
-			int ret = marker_in_vram(self->fd, &self->def, dst);
+			int ret = marker_in_vram(self->fd, self->def, dst);
 
 			if (ret != -ENOENT)
 				EXPECT_EQ(1, ret) TH_LOG("copy into Protected lost the content");
 		}
-		gem_close(self->fd, dst);
-		gem_close(self->fd, vis);
-		gem_close(self->fd, src);
+		wddmseg_destroy_allocation(self->fd, dst);
+		wddmseg_destroy_allocation(self->fd, vis);
+		wddmseg_destroy_allocation(self->fd, src);
 	}
 }
 
@@ -393,28 +360,30 @@ TEST_F(protect, hardware_protected_never_mapped_or_blitted_out)
 			 segs[i]);
 		expect_unmappable(_metadata, self, variant, self->vfd, h, what);
 
-		ASSERT_EQ(0, gem_create_in(self->vfd, PROT_SIZE,
+		ASSERT_EQ(0, wddmseg_create_allocation_in(self->vfd, PROT_SIZE,
 					   WDDMSEG_ALLOC_PROTECTED, 1, &prot));
 		drain_rules(self);
-		EXPECT_EQ(-EACCES, blit(self->vfd, WDDMSEG_BLIT_COPY, h, prot,
-					PROT_SIZE, 0)) TH_LOG("%s -> Protected", what);
+		EXPECT_EQ(-EACCES, wddmseg_copy(self->vfd, h, 0, prot, 0,
+						PROT_SIZE, NULL))
+			TH_LOG("%s -> Protected", what);
 		EXPECT_RULE("protected-copy");
 
-		ASSERT_EQ(0, gem_create_in(self->vfd, PROT_SIZE,
+		ASSERT_EQ(0, wddmseg_create_allocation_in(self->vfd, PROT_SIZE,
 					   WDDMSEG_ALLOC_HARDWARE_PROTECTED,
 					   segs[1 - i], &hw));
-		EXPECT_EQ(0, blit(self->vfd, WDDMSEG_BLIT_COPY, h, hw,
-				  PROT_SIZE, 0)) TH_LOG("%s -> HardwareProtected", what);
-		EXPECT_EQ(0, gem_wait(self->vfd, hw, 20 * 1000000000LL));
+		EXPECT_EQ(0, wddmseg_copy(self->vfd, h, 0, hw, 0, PROT_SIZE,
+					  NULL))
+			TH_LOG("%s -> HardwareProtected", what);
+		EXPECT_EQ(0, wddmseg_wait(self->vfd, hw, 20 * 1000000000LL));
 		if (!variant->render) {
-			int ret = marker_in_vram(self->vfd, &self->vpr, hw);
+			int ret = marker_in_vram(self->vfd, self->vpr, hw);
 
 			if (ret != -ENOENT)
 				EXPECT_EQ(1, ret);
 		}
-		gem_close(self->vfd, hw);
-		gem_close(self->vfd, prot);
-		gem_close(self->vfd, h);
+		wddmseg_destroy_allocation(self->vfd, hw);
+		wddmseg_destroy_allocation(self->vfd, prot);
+		wddmseg_destroy_allocation(self->vfd, h);
 	}
 }
 
@@ -425,7 +394,7 @@ static int segment_drained(int fd, uint32_t id)
 	int i;
 
 	for (i = 0; i < 50; i++) {
-		if (query_segment(fd, id, &qs))
+		if (wddmseg_query_segment(fd, id, NULL, 0, &qs))
 			return -EIO;
 		if (!qs.usage_bytes)
 			return 0;
@@ -453,21 +422,21 @@ TEST_F(protect, hardware_protected_unencrypted_never_evicted)
 			WDDMSEG_SEGMENT_BIT(self->seg_vpr) |
 			WDDMSEG_SEGMENT_BIT(self->seg_enc), self->seg_vpr);
 	/* ... but TTM's eviction list would offer it the other segment. */
-	ASSERT_EQ(self->seg_vpr, (uint32_t)gem_segment(self->vfd, h));
+	ASSERT_EQ(self->seg_vpr, (uint32_t)wddmseg_allocation_segment(self->vfd, h));
 	drain_rules(self);
-	EXPECT_EQ(-EACCES, gem_evict(self->vfd, h));
+	EXPECT_EQ(-EACCES, wddmseg_evict(self->vfd, h, 0));
 	EXPECT_RULE("hardware-protected-evict");
-	EXPECT_EQ(self->seg_vpr, (uint32_t)gem_segment(self->vfd, h));
+	EXPECT_EQ(self->seg_vpr, (uint32_t)wddmseg_allocation_segment(self->vfd, h));
 
 	/* Pressure: an ordinary allocation wanting the whole segment. */
-	ASSERT_EQ(0, query_segment(self->vfd, self->seg_vpr, &qs));
-	ASSERT_EQ(0, gem_create_in(self->vfd, qs.size, 0, self->seg_vpr, &big));
-	EXPECT_EQ(self->seg_vpr, (uint32_t)gem_segment(self->vfd, h))
+	ASSERT_EQ(0, wddmseg_query_segment(self->vfd, self->seg_vpr, NULL, 0, &qs));
+	ASSERT_EQ(0, wddmseg_create_allocation_in(self->vfd, qs.size, 0, self->seg_vpr, &big));
+	EXPECT_EQ(self->seg_vpr, (uint32_t)wddmseg_allocation_segment(self->vfd, h))
 		TH_LOG("memory pressure evicted HardwareProtected content");
-	EXPECT_NE(self->seg_vpr, (uint32_t)gem_segment(self->vfd, big));
-	gem_close(self->vfd, big);
+	EXPECT_NE(self->seg_vpr, (uint32_t)wddmseg_allocation_segment(self->vfd, big));
+	wddmseg_destroy_allocation(self->vfd, big);
 	if (!variant->render) {
-		ret = marker_in_vram(self->vfd, &self->vpr, h);
+		ret = marker_in_vram(self->vfd, self->vpr, h);
 		if (ret != -ENOENT)
 			EXPECT_EQ(1, ret);
 	}
@@ -480,10 +449,10 @@ TEST_F(protect, hardware_protected_unencrypted_never_evicted)
 	memset(&r, 0, sizeof(r));
 	r.handle = h;
 	r.flags = WDDMSEG_EVICT_DISCARD;
-	EXPECT_EQ(0, wioctl(self->vfd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
-	EXPECT_EQ(0, gem_segment(self->vfd, h));
-	EXPECT_EQ(0, gem_make_resident(self->vfd, h, self->seg_vpr));
-	gem_close(self->vfd, h);
+	EXPECT_EQ(0, wddmseg_ioctl(self->vfd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r));
+	EXPECT_EQ(0, wddmseg_allocation_segment(self->vfd, h));
+	EXPECT_EQ(0, wddmseg_make_resident(self->vfd, h, self->seg_vpr));
+	wddmseg_destroy_allocation(self->vfd, h);
 
 	/*
 	 * Created where it cannot fit (the segment is full of another
@@ -495,18 +464,18 @@ TEST_F(protect, hardware_protected_unencrypted_never_evicted)
 	ASSERT_EQ(0, segment_drained(self->vfd, self->seg_vpr))
 		TH_LOG("segment %u still in use 5 s after its last allocation was closed",
 		       self->seg_vpr);
-	ASSERT_EQ(0, gem_create_in(self->vfd, qs.size,
+	ASSERT_EQ(0, wddmseg_create_allocation_in(self->vfd, qs.size,
 				   WDDMSEG_ALLOC_HARDWARE_PROTECTED,
 				   self->seg_vpr, &big));
 	drain_rules(self);
-	ret = gem_create_in(self->vfd, PROT_SIZE,
+	ret = wddmseg_create_allocation_in(self->vfd, PROT_SIZE,
 			    WDDMSEG_ALLOC_HARDWARE_PROTECTED, self->seg_vpr,
 			    &other);
 	EXPECT_EQ(-ENOSPC, ret);
 	if (!ret)
-		gem_close(self->vfd, other);
+		wddmseg_destroy_allocation(self->vfd, other);
 	EXPECT_RULE("hardware-protected-resident");
-	gem_close(self->vfd, big);
+	wddmseg_destroy_allocation(self->vfd, big);
 }
 
 /* tracefs with the wddmseg events into self->trace, or "". */
@@ -579,14 +548,14 @@ TEST_F(protect, hardware_protected_sealed_eviction)
 
 	h = make_marked(_metadata, self->vfd, WDDMSEG_ALLOC_HARDWARE_PROTECTED,
 			both, self->seg_enc);
-	ASSERT_EQ(0, gem_evict(self->vfd, h));
-	ASSERT_EQ(0, gem_wait(self->vfd, h, 20 * 1000000000LL));
-	EXPECT_EQ(0, gem_segment(self->vfd, h));
+	ASSERT_EQ(0, wddmseg_evict(self->vfd, h, 0));
+	ASSERT_EQ(0, wddmseg_wait(self->vfd, h, 20 * 1000000000LL));
+	EXPECT_EQ(0, wddmseg_allocation_segment(self->vfd, h));
 	expect_unmappable(_metadata, self, variant, self->vfd, h,
 			  "sealed in system memory");
 	/* Sealed content cannot come back into the unencrypted segment. */
-	EXPECT_EQ(-EACCES, gem_make_resident(self->vfd, h, self->seg_vpr));
-	EXPECT_EQ(0, gem_segment(self->vfd, h));
+	EXPECT_EQ(-EACCES, wddmseg_make_resident(self->vfd, h, self->seg_vpr));
+	EXPECT_EQ(0, wddmseg_allocation_segment(self->vfd, h));
 	ASSERT_EQ(0, gem_move_wait(self->vfd, h, self->seg_enc));
 	if (traced) {
 		EXPECT_LE(1, trace_ops(self, "transfer-encrypt"));
@@ -595,27 +564,27 @@ TEST_F(protect, hardware_protected_sealed_eviction)
 			TH_LOG("a plain Transfer moved HardwareProtected content");
 	}
 	if (!variant->render) {
-		ret = marker_in_vram(self->vfd, &self->vpr, h);
+		ret = marker_in_vram(self->vfd, self->vpr, h);
 		if (ret != -ENOENT)
 			EXPECT_EQ(1, ret) TH_LOG("content not restored after the sealed round trip");
 	}
 
 	/* A blit into a sealed allocation brings it back first. */
-	ASSERT_EQ(0, gem_evict(self->vfd, h));
-	EXPECT_EQ(0, blit(self->vfd, WDDMSEG_BLIT_FILL, 0, h, SZ_4K, ~MARKER));
-	EXPECT_EQ(self->seg_enc, (uint32_t)gem_segment(self->vfd, h));
-	EXPECT_EQ(0, gem_wait(self->vfd, h, 20 * 1000000000LL));
+	ASSERT_EQ(0, wddmseg_evict(self->vfd, h, 0));
+	EXPECT_EQ(0, wddmseg_fill(self->vfd, h, 0, SZ_4K, ~MARKER, NULL));
+	EXPECT_EQ(self->seg_enc, (uint32_t)wddmseg_allocation_segment(self->vfd, h));
+	EXPECT_EQ(0, wddmseg_wait(self->vfd, h, 20 * 1000000000LL));
 
 	/* Memory pressure seals it too, and it comes back intact. */
-	ASSERT_EQ(0, blit(self->vfd, WDDMSEG_BLIT_FILL, 0, h, PROT_SIZE, MARKER));
-	ASSERT_EQ(0, query_segment(self->vfd, self->seg_enc, &qs));
-	ASSERT_EQ(0, gem_create_in(self->vfd, qs.size, 0, self->seg_enc, &big));
-	EXPECT_EQ(self->seg_enc, (uint32_t)gem_segment(self->vfd, big));
-	EXPECT_EQ(0, gem_segment(self->vfd, h));
-	gem_close(self->vfd, big);
+	ASSERT_EQ(0, wddmseg_fill(self->vfd, h, 0, PROT_SIZE, MARKER, NULL));
+	ASSERT_EQ(0, wddmseg_query_segment(self->vfd, self->seg_enc, NULL, 0, &qs));
+	ASSERT_EQ(0, wddmseg_create_allocation_in(self->vfd, qs.size, 0, self->seg_enc, &big));
+	EXPECT_EQ(self->seg_enc, (uint32_t)wddmseg_allocation_segment(self->vfd, big));
+	EXPECT_EQ(0, wddmseg_allocation_segment(self->vfd, h));
+	wddmseg_destroy_allocation(self->vfd, big);
 	ASSERT_EQ(0, gem_move_wait(self->vfd, h, self->seg_enc));
 	if (!variant->render) {
-		ret = marker_in_vram(self->vfd, &self->vpr, h);
+		ret = marker_in_vram(self->vfd, self->vpr, h);
 		if (ret != -ENOENT)
 			EXPECT_EQ(1, ret) TH_LOG("content lost by a sealed eviction under pressure");
 	}
@@ -625,16 +594,16 @@ TEST_F(protect, hardware_protected_sealed_eviction)
 			    sizeof(self->saved_use_engine), PARAM_USE_ENGINE,
 			    "0")) {
 		drain_rules(self);
-		EXPECT_EQ(-EACCES, gem_evict(self->vfd, h));
+		EXPECT_EQ(-EACCES, wddmseg_evict(self->vfd, h, 0));
 		EXPECT_RULE("hardware-protected-evict");
-		EXPECT_EQ(self->seg_enc, (uint32_t)gem_segment(self->vfd, h));
-		EXPECT_EQ(-EACCES, gem_make_resident(self->vfd, h,
+		EXPECT_EQ(self->seg_enc, (uint32_t)wddmseg_allocation_segment(self->vfd, h));
+		EXPECT_EQ(-EACCES, wddmseg_make_resident(self->vfd, h,
 						     self->seg_vpr));
 		EXPECT_RULE("hardware-protected-cpu");
 		file_write(PARAM_USE_ENGINE, self->saved_use_engine);
 		self->saved_use_engine[0] = '\0';
 	}
-	gem_close(self->vfd, h);
+	wddmseg_destroy_allocation(self->vfd, h);
 }
 
 TEST_HARNESS_MAIN

@@ -29,91 +29,28 @@
 #include <unistd.h>
 #include <linux/magic.h>
 
-#include <xf86drm.h>
-#include <drm/wddmseg_drm.h>
+#include "wddmseg_gem.h"
 
-#include "kselftest_harness.h"
-#include "wddmseg_harness.h"
-#include "wddmseg_layout.h"
-
-#define EXPECT_PATH_DEFAULT	"/etc/wddmseg/expect"
-#define MAX_DEVS		8
 #define SENTINEL		0x5a5a5a5a5a5a5a5aULL
 #define NR_NODES		2	/* primary, render */
 #define DEBUGFS_DIR		"/sys/kernel/debug"
 
 struct wdev {
 	struct expect_dev exp;
-	char node[NR_NODES][32];	/* /dev/dri/cardN, /dev/dri/renderDN */
+	char node[NR_NODES][GEM_NODE_LEN]; /* /dev/dri/cardN, renderDN */
 	int fd[NR_NODES];
 	int minor;			/* N of cardN */
 	uint64_t bar2_start;		/* bus address of BAR2 */
 };
 
-FIXTURE(wddmseg) {
+FIXTURE(query) {
+	struct gem_env env;
 	unsigned int nr_devs;
-	struct wdev dev[MAX_DEVS];
+	struct wdev dev[GEM_MAX_DEVS];
 };
 
 #define for_each_dev(self, d) \
 	for ((d) = (self)->dev; (d) < (self)->dev + (self)->nr_devs; (d)++)
-
-static const char *expect_path(void)
-{
-	const char *p = getenv("WDDMSEG_EXPECT");
-
-	return p && *p ? p : EXPECT_PATH_DEFAULT;
-}
-
-/*
- * Read the expectation file. Returns 0, -ENOENT when there is no file, or
- * another negative errno with a message in @err.
- */
-static int load_expect(const char *path, struct wdev *devs,
-		       unsigned int *nr, char *err)
-{
-	unsigned int lineno = 0, n = 0;
-	char *line = NULL;
-	size_t cap = 0;
-	int ret = 0;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (!f) {
-		ret = -errno;
-		snprintf(err, EXPECT_ERR_LEN, "cannot open %s: %s", path,
-			 strerror(errno));
-		return ret;
-	}
-	while (getline(&line, &cap, f) != -1) {
-		char lerr[EXPECT_ERR_LEN];
-		struct expect_dev d;
-		int r;
-
-		lineno++;
-		r = expect_parse_line(line, &d, lerr);
-		if (r == 0)
-			continue;
-		if (r < 0) {
-			snprintf(err, EXPECT_ERR_LEN, "%s:%u: %.200s", path,
-				 lineno, lerr);
-			ret = -EINVAL;
-			break;
-		}
-		if (n == MAX_DEVS) {
-			snprintf(err, EXPECT_ERR_LEN,
-				 "%s:%u: more than %d devices", path, lineno,
-				 MAX_DEVS);
-			ret = -E2BIG;
-			break;
-		}
-		devs[n++].exp = d;
-	}
-	free(line);
-	fclose(f);
-	*nr = n;
-	return ret;
-}
 
 /* First field of line @index of /sys/bus/pci/devices/<bdf>/resource. */
 static int read_bar_start(const char *bdf, unsigned int index, uint64_t *start)
@@ -138,137 +75,40 @@ static int read_bar_start(const char *bdf, unsigned int index, uint64_t *start)
 	return ret;
 }
 
-/* @name is @prefix followed by a decimal number only: "card0", not "card0-DP-1". */
-static bool node_number(const char *name, const char *prefix, unsigned int *n)
-{
-	size_t len = strlen(prefix);
-	const char *p = name + len;
+GEM_SKIP_WITHOUT_EXPECT();
 
-	if (strncmp(name, prefix, len) || !*p)
-		return false;
-	for (; *p; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	*n = strtoul(name + len, NULL, 10);
-	return true;
-}
-
-/*
- * Find cardN and renderDN under /sys/bus/pci/devices/<bdf>/drm and open
- * them. Returns 0 or -1 with the reason in @err.
- */
-static int open_nodes(struct wdev *d, char *err)
-{
-	bool have_card = false, have_render = false;
-	char path[PATH_MAX];
-	struct dirent *de;
-	struct stat st;
-	unsigned int n;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", d->exp.bdf);
-	if (stat(path, &st)) {
-		snprintf(err, EXPECT_ERR_LEN, "%s: no such PCI device",
-			 d->exp.bdf);
-		return -1;
-	}
-	strncat(path, "/drm", sizeof(path) - strlen(path) - 1);
-	dir = opendir(path);
-	if (!dir) {
-		snprintf(err, EXPECT_ERR_LEN,
-			 "%s: no DRM node; the driver did not probe the device (see dmesg)",
-			 d->exp.bdf);
-		return -1;
-	}
-	while ((de = readdir(dir))) {
-		if (node_number(de->d_name, "card", &n)) {
-			d->minor = n;
-			snprintf(d->node[0], sizeof(d->node[0]),
-				 "/dev/dri/card%u", n);
-			have_card = true;
-		} else if (node_number(de->d_name, "renderD", &n)) {
-			snprintf(d->node[1], sizeof(d->node[1]),
-				 "/dev/dri/renderD%u", n);
-			have_render = true;
-		}
-	}
-	closedir(dir);
-	if (!have_card || !have_render) {
-		snprintf(err, EXPECT_ERR_LEN,
-			 "%s: no %s node under /sys/bus/pci/devices/%s/drm",
-			 d->exp.bdf, have_card ? "render" : "primary",
-			 d->exp.bdf);
-		return -1;
-	}
-	for (n = 0; n < NR_NODES; n++) {
-		d->fd[n] = open(d->node[n], O_RDWR | O_CLOEXEC);
-		if (d->fd[n] < 0) {
-			snprintf(err, EXPECT_ERR_LEN, "%s: cannot open %s: %s",
-				 d->exp.bdf, d->node[n], strerror(errno));
-			return -1;
-		}
-	}
-	if (read_bar_start(d->exp.bdf, 2, &d->bar2_start)) {
-		snprintf(err, EXPECT_ERR_LEN, "%s: cannot read BAR2 address",
-			 d->exp.bdf);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Without an expectation file (or with one listing no device) there is
- * nothing to compare with: skip the whole program with the kselftest skip
- * code (4) before the harness starts. The fixture setup skips too, for
- * harnesses that call it anyway.
- */
-static void __attribute__((constructor)) skip_without_expect(void)
-{
-	static struct wdev devs[MAX_DEVS];
-	const char *path = expect_path();
-	char err[EXPECT_ERR_LEN] = "";
-	unsigned int nr = 0;
-	int ret;
-
-	ret = load_expect(path, devs, &nr, err);
-	if (ret == -ENOENT) {
-		ksft_print_header();
-		ksft_exit_skip("no expectation file %s\n", path);
-	}
-	if (!ret && !nr) {
-		ksft_print_header();
-		ksft_exit_skip("%s lists no device\n", path);
-	}
-}
-
-FIXTURE_SETUP(wddmseg)
-{
-	const char *path = expect_path();
-	char err[EXPECT_ERR_LEN] = "";
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < MAX_DEVS; i++)
-		self->dev[i].fd[0] = self->dev[i].fd[1] = -1;
-
-	ret = load_expect(path, self->dev, &self->nr_devs, err);
-	if (ret == -ENOENT)
-		SKIP(return, "no expectation file %s", path);
-	ASSERT_EQ(0, ret) TH_LOG("%s", err);
-	if (!self->nr_devs)
-		SKIP(return, "%s lists no device", path);
-
-	for (i = 0; i < self->nr_devs; i++) {
-		ret = open_nodes(&self->dev[i], err);
-		ASSERT_EQ(0, ret) TH_LOG("%s", err);
-	}
-}
-
-FIXTURE_TEARDOWN(wddmseg)
+FIXTURE_SETUP(query)
 {
 	unsigned int i, n;
 
-	for (i = 0; i < MAX_DEVS; i++)
+	for (i = 0; i < GEM_MAX_DEVS; i++)
+		self->dev[i].fd[0] = self->dev[i].fd[1] = -1;
+
+	gem_env_load(_metadata, &self->env);
+	if (_metadata->skip)
+		return;
+	self->nr_devs = self->env.nr_devs;
+	for (i = 0; i < self->nr_devs; i++) {
+		const struct gem_dev *g = &self->env.dev[i];
+		struct wdev *d = &self->dev[i];
+		const char *minor = strrchr(g->card, 'd');	/* "...cardN" */
+
+		d->exp = g->exp;
+		snprintf(d->node[0], sizeof(d->node[0]), "%s", g->card);
+		snprintf(d->node[1], sizeof(d->node[1]), "%s", g->render);
+		d->minor = minor ? atoi(minor + 1) : -1;
+		for (n = 0; n < NR_NODES; n++)
+			d->fd[n] = gem_open(_metadata, d->node[n]);
+		ASSERT_EQ(0, read_bar_start(d->exp.bdf, 2, &d->bar2_start))
+			TH_LOG("%s: cannot read BAR2 address", d->exp.bdf);
+	}
+}
+
+FIXTURE_TEARDOWN(query)
+{
+	unsigned int i, n;
+
+	for (i = 0; i < GEM_MAX_DEVS; i++)
 		for (n = 0; n < NR_NODES; n++)
 			if (self->dev[i].fd[n] >= 0)
 				close(self->dev[i].fd[n]);
@@ -304,27 +144,14 @@ static bool iommu_isolated(const char *bdf)
  */
 static uint32_t caps_honoured(uint32_t caps, bool isolated)
 {
-	return isolated ? caps & ((1u << 11) | (1u << 13)) : 0;
+	return isolated ? caps & (WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_SUPPORTED |
+				  WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_REQUIRED) : 0;
 }
 
-static int query_adapter(int fd, struct drm_wddmseg_query_adapter *a)
+/* QUERY_ADAPTER with @a exactly as given (non-zero input included). */
+static int query_adapter_raw(int fd, struct drm_wddmseg_query_adapter *a)
 {
-	return drmIoctl(fd, DRM_IOCTL_WDDMSEG_QUERY_ADAPTER, a) ? -errno : 0;
-}
-
-static int query_segment_raw(int fd, struct drm_wddmseg_query_segment *s)
-{
-	return drmIoctl(fd, DRM_IOCTL_WDDMSEG_QUERY_SEGMENT, s) ? -errno : 0;
-}
-
-static int query_segment(int fd, uint32_t id, uint64_t *banks, uint32_t cap,
-			 struct drm_wddmseg_query_segment *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->segment_id = id;
-	s->bank_capacity = cap;
-	s->banks_ptr = (uintptr_t)banks;
-	return query_segment_raw(fd, s);
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_QUERY_ADAPTER, a);
 }
 
 static void fill_sentinel(uint64_t *banks, unsigned int n)
@@ -341,7 +168,7 @@ static bool has_banks(const struct layout_seg *ls)
 }
 
 /* The driver's nodes answer to the name "wddmseg" and have the right type. */
-TEST_F(wddmseg, drm_nodes)
+TEST_F(query, drm_nodes)
 {
 	struct wdev *d;
 	unsigned int n;
@@ -368,7 +195,7 @@ TEST_F(wddmseg, drm_nodes)
 	}
 }
 
-TEST_F(wddmseg, query_adapter)
+TEST_F(query, query_adapter)
 {
 	struct drm_wddmseg_query_adapter a;
 	const struct layout *l;
@@ -380,7 +207,7 @@ TEST_F(wddmseg, query_adapter)
 	for_each_dev(self, d) {
 		l = &d->exp.layout;
 		memset(&a, 0, sizeof(a));
-		ret = query_adapter(d->fd[0], &a);
+		ret = wddmseg_query_adapter(d->fd[0], &a);
 		EXPECT_EQ(0, ret) TH_LOG("%s %s: QUERY_ADAPTER: %s",
 					 d->exp.bdf, d->node[0],
 					 strerror(-ret));
@@ -409,7 +236,7 @@ TEST_F(wddmseg, query_adapter)
 }
 
 /* Every descriptor and its bank table as the layout gave them. */
-TEST_F(wddmseg, query_segment)
+TEST_F(query, query_segment)
 {
 	uint64_t banks[WDDMSEG_MAX_BANKS + 1];
 	struct drm_wddmseg_query_segment s;
@@ -425,7 +252,7 @@ TEST_F(wddmseg, query_segment)
 		for (i = 0; i < d->exp.layout.nr_segs; i++) {
 			ls = &d->exp.layout.seg[i];
 			fill_sentinel(banks, WDDMSEG_MAX_BANKS + 1);
-			ret = query_segment(d->fd[0], i + 1, banks,
+			ret = wddmseg_query_segment(d->fd[0], i + 1, banks,
 					    WDDMSEG_MAX_BANKS, &s);
 			EXPECT_EQ(0, ret)
 				TH_LOG("%s segment %u: QUERY_SEGMENT: %s",
@@ -470,7 +297,7 @@ TEST_F(wddmseg, query_segment)
 }
 
 /* The render node answers exactly like the primary node. */
-TEST_F(wddmseg, render_node_same)
+TEST_F(query, render_node_same)
 {
 	uint64_t banks[NR_NODES][WDDMSEG_MAX_BANKS];
 	struct drm_wddmseg_query_segment s[NR_NODES];
@@ -484,7 +311,7 @@ TEST_F(wddmseg, render_node_same)
 	for_each_dev(self, d) {
 		for (n = 0; n < NR_NODES; n++) {
 			memset(&a[n], 0, sizeof(a[n]));
-			ret = query_adapter(d->fd[n], &a[n]);
+			ret = wddmseg_query_adapter(d->fd[n], &a[n]);
 			ASSERT_EQ(0, ret) TH_LOG("%s %s: QUERY_ADAPTER: %s",
 						 d->exp.bdf, d->node[n],
 						 strerror(-ret));
@@ -496,7 +323,7 @@ TEST_F(wddmseg, render_node_same)
 		for (i = 1; i <= a[0].segment_count; i++) {
 			for (n = 0; n < NR_NODES; n++) {
 				fill_sentinel(banks[n], WDDMSEG_MAX_BANKS);
-				ret = query_segment(d->fd[n], i, banks[n],
+				ret = wddmseg_query_segment(d->fd[n], i, banks[n],
 						    WDDMSEG_MAX_BANKS, &s[n]);
 				ASSERT_EQ(0, ret)
 					TH_LOG("%s %s segment %u: QUERY_SEGMENT: %s",
@@ -515,7 +342,7 @@ TEST_F(wddmseg, render_node_same)
 }
 
 /* Capacity 0 with a NULL pointer: the count alone, on every segment. */
-TEST_F(wddmseg, bank_capacity_zero)
+TEST_F(query, bank_capacity_zero)
 {
 	struct drm_wddmseg_query_segment s;
 	unsigned int i, n;
@@ -527,7 +354,7 @@ TEST_F(wddmseg, bank_capacity_zero)
 	for_each_dev(self, d) {
 		for (i = 0; i < d->exp.layout.nr_segs; i++) {
 			for (n = 0; n < NR_NODES; n++) {
-				ret = query_segment(d->fd[n], i + 1, NULL, 0, &s);
+				ret = wddmseg_query_segment(d->fd[n], i + 1, NULL, 0, &s);
 				EXPECT_EQ(0, ret)
 					TH_LOG("%s %s segment %u: capacity 0, banks_ptr 0: %s",
 					       d->exp.bdf, d->node[n], i + 1,
@@ -546,7 +373,7 @@ TEST_F(wddmseg, bank_capacity_zero)
  * A capacity below nb_banks copies exactly that many entries and still
  * reports the full count; a capacity above it copies nb_banks entries.
  */
-TEST_F(wddmseg, bank_capacity_short)
+TEST_F(query, bank_capacity_short)
 {
 	uint64_t banks[WDDMSEG_MAX_BANKS + 2];
 	struct drm_wddmseg_query_segment s;
@@ -566,7 +393,7 @@ TEST_F(wddmseg, bank_capacity_short)
 			checked++;
 			for (cap = 0; cap <= ls->nb_banks + 1; cap++) {
 				fill_sentinel(banks, WDDMSEG_MAX_BANKS + 2);
-				ret = query_segment(d->fd[0], i + 1, banks, cap,
+				ret = wddmseg_query_segment(d->fd[0], i + 1, banks, cap,
 						    &s);
 				EXPECT_EQ(0, ret)
 					TH_LOG("%s segment %u capacity %u: %s",
@@ -592,10 +419,10 @@ TEST_F(wddmseg, bank_capacity_short)
 		}
 	}
 	if (!checked)
-		SKIP(return, "no segment with banks in %s", expect_path());
+		SKIP(return, "no segment with banks in %s", gem_expect_path());
 }
 
-TEST_F(wddmseg, bad_segment_id)
+TEST_F(query, bad_segment_id)
 {
 	struct drm_wddmseg_query_segment s;
 	uint32_t ids[3];
@@ -611,7 +438,7 @@ TEST_F(wddmseg, bad_segment_id)
 		ids[2] = 0xffffffff;
 		for (n = 0; n < NR_NODES; n++) {
 			for (i = 0; i < 3; i++) {
-				ret = query_segment(d->fd[n], ids[i], NULL, 0, &s);
+				ret = wddmseg_query_segment(d->fd[n], ids[i], NULL, 0, &s);
 				EXPECT_EQ(-EINVAL, ret)
 					TH_LOG("%s %s: segment_id %u accepted or wrong error",
 					       d->exp.bdf, d->node[n], ids[i]);
@@ -620,7 +447,7 @@ TEST_F(wddmseg, bad_segment_id)
 	}
 }
 
-TEST_F(wddmseg, adapter_reserved)
+TEST_F(query, adapter_reserved)
 {
 	static const __u64 values[] = { 1, 1ULL << 63 };
 	struct drm_wddmseg_query_adapter a;
@@ -635,7 +462,7 @@ TEST_F(wddmseg, adapter_reserved)
 			for (v = 0; v < 2; v++) {
 				memset(&a, 0, sizeof(a));
 				a.reserved[i] = values[v];
-				ret = query_adapter(d->fd[0], &a);
+				ret = query_adapter_raw(d->fd[0], &a);
 				EXPECT_EQ(-EINVAL, ret)
 					TH_LOG("%s: QUERY_ADAPTER with reserved[%u] = 0x%llx",
 					       d->exp.bdf, i,
@@ -643,13 +470,13 @@ TEST_F(wddmseg, adapter_reserved)
 			}
 		}
 		memset(&a, 0, sizeof(a));
-		EXPECT_EQ(0, query_adapter(d->fd[0], &a))
+		EXPECT_EQ(0, wddmseg_query_adapter(d->fd[0], &a))
 			TH_LOG("%s: zeroed QUERY_ADAPTER after refusals",
 			       d->exp.bdf);
 	}
 }
 
-TEST_F(wddmseg, segment_reserved)
+TEST_F(query, segment_reserved)
 {
 	static const __u64 values[] = { 1, 1ULL << 63 };
 	struct drm_wddmseg_query_segment s;
@@ -667,21 +494,21 @@ TEST_F(wddmseg, segment_reserved)
 				memset(&s, 0, sizeof(s));
 				s.segment_id = 1;
 				s.reserved[i] = values[v];
-				ret = query_segment_raw(d->fd[0], &s);
+				ret = wddmseg_ioctl(d->fd[0], DRM_IOCTL_WDDMSEG_QUERY_SEGMENT, &s);
 				EXPECT_EQ(-EINVAL, ret)
 					TH_LOG("%s segment 1: QUERY_SEGMENT with reserved[%u] = 0x%llx",
 					       d->exp.bdf, i,
 					       (unsigned long long)values[v]);
 			}
 		}
-		EXPECT_EQ(0, query_segment(d->fd[0], 1, NULL, 0, &s))
+		EXPECT_EQ(0, wddmseg_query_segment(d->fd[0], 1, NULL, 0, &s))
 			TH_LOG("%s segment 1: clean QUERY_SEGMENT after refusals",
 			       d->exp.bdf);
 	}
 }
 
 /* QUERY_ADAPTER is output only: any non-zero field on input is refused. */
-TEST_F(wddmseg, adapter_output_fields)
+TEST_F(query, adapter_output_fields)
 {
 #define FIELD(f) { #f, offsetof(struct drm_wddmseg_query_adapter, f), \
 		   sizeof(((struct drm_wddmseg_query_adapter *)0)->f) }
@@ -722,7 +549,7 @@ TEST_F(wddmseg, adapter_output_fields)
 				memcpy((char *)&a + fields[i].offset, &v64,
 				       sizeof(v64));
 			}
-			ret = query_adapter(d->fd[0], &a);
+			ret = query_adapter_raw(d->fd[0], &a);
 			EXPECT_EQ(-EINVAL, ret)
 				TH_LOG("%s: QUERY_ADAPTER with %s non-zero on input",
 				       d->exp.bdf, fields[i].name);
@@ -731,7 +558,7 @@ TEST_F(wddmseg, adapter_output_fields)
 }
 
 /* Bank tables copied to memory that cannot be written fail with EFAULT. */
-TEST_F(wddmseg, banks_efault)
+TEST_F(query, banks_efault)
 {
 	struct drm_wddmseg_query_segment s;
 	const struct layout_seg *ls;
@@ -758,19 +585,19 @@ TEST_F(wddmseg, banks_efault)
 			if (!has_banks(ls))
 				continue;
 			checked++;
-			ret = query_segment(d->fd[0], i + 1,
+			ret = wddmseg_query_segment(d->fd[0], i + 1,
 					    (uint64_t *)(map + 2 * page),
 					    ls->nb_banks, &s);
 			EXPECT_EQ(-EFAULT, ret)
 				TH_LOG("%s segment %u: banks_ptr to a PROT_NONE page",
 				       d->exp.bdf, i + 1);
-			ret = query_segment(d->fd[0], i + 1,
+			ret = wddmseg_query_segment(d->fd[0], i + 1,
 					    (uint64_t *)(map + page),
 					    ls->nb_banks, &s);
 			EXPECT_EQ(-EFAULT, ret)
 				TH_LOG("%s segment %u: banks_ptr to a read-only page",
 				       d->exp.bdf, i + 1);
-			ret = query_segment(d->fd[0], i + 1, NULL,
+			ret = wddmseg_query_segment(d->fd[0], i + 1, NULL,
 					    ls->nb_banks, &s);
 			EXPECT_EQ(-EFAULT, ret)
 				TH_LOG("%s segment %u: banks_ptr 0 with capacity %u",
@@ -778,7 +605,7 @@ TEST_F(wddmseg, banks_efault)
 			if (ls->nb_banks < 2)
 				continue;
 			/* first entry writable, the rest on the read-only page */
-			ret = query_segment(d->fd[0], i + 1, tail,
+			ret = wddmseg_query_segment(d->fd[0], i + 1, tail,
 					    ls->nb_banks, &s);
 			EXPECT_EQ(-EFAULT, ret)
 				TH_LOG("%s segment %u: bank table crossing into a read-only page",
@@ -787,7 +614,7 @@ TEST_F(wddmseg, banks_efault)
 	}
 	munmap(map, 3 * page);
 	if (!checked)
-		SKIP(return, "no segment with banks in %s", expect_path());
+		SKIP(return, "no segment with banks in %s", gem_expect_path());
 }
 
 /* Mount debugfs if needed. Returns false when it is not available. */
@@ -869,7 +696,7 @@ check_debugfs_segments(struct __test_metadata *_metadata, const struct wdev *d)
 	}
 }
 
-TEST_F(wddmseg, debugfs_segments)
+TEST_F(query, debugfs_segments)
 {
 	struct wdev *d;
 

@@ -133,22 +133,22 @@ static int proc_run(const struct gem_dev *d, unsigned int idx,
 	int fd, ret;
 
 	for (i = 0; i < l->nr_segs && i < WDDMSEG_MAX_SEGMENTS; i++) {
-		if (seg_is_memory(&l->seg[i])) {
+		if (!wddmseg_segment_is_aperture(l->seg[i].flags)) {
 			vram[nr_vram++] = i + 1;
 			supported |= WDDMSEG_SEGMENT_BIT(i + 1);
 		}
 	}
-	fd = open(d->render, O_RDWR | O_CLOEXEC);
+	fd = wddmseg_open_adapter(d->render, 0);
 	if (fd < 0)
-		FAIL(res, "open %s: %s", d->render, strerror(errno));
+		FAIL(res, "open %s: %s", d->render, strerror(-fd));
 
 	/* fill: allocate and write until this process holds @target */
 	t0 = now_seconds();
 	while (res->bytes < target) {
-		struct gem_args ga = {
+		struct wddmseg_allocation_desc ga = {
 			.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
-			.supported = supported,
-			.eviction = supported,
+			.supported_segments = supported,
+			.eviction_segments = supported,
 		};
 		unsigned int first_pref = rnd(&s) % nr_vram;
 
@@ -157,15 +157,15 @@ static int proc_run(const struct gem_dev *d, unsigned int idx,
 		ga.size = pick_size(&s);
 		for (k = 0; k < nr_vram; k++)
 			ga.preferred[k] = vram[(first_pref + k) % nr_vram];
-		ret = gem_create(fd, &ga, &a[n].handle);
+		ret = wddmseg_create_allocation(fd, &ga, &a[n].handle);
 		if (ret)
 			FAIL(res, "GEM_CREATE #%u of 0x%" PRIx64 " bytes: %s", n,
 			     ga.size, strerror(-ret));
 		a[n].size = ga.size;
 		a[n].seed = alloc_seed(pid, n, 0);
-		a[n].map = gem_mmap(fd, a[n].handle, ga.size);
-		if (!a[n].map)
-			FAIL(res, "mmap #%u: %s", n, strerror(errno));
+		ret = wddmseg_lock(fd, a[n].handle, ga.size, &a[n].map);
+		if (ret)
+			FAIL(res, "mmap #%u: %s", n, strerror(-ret));
 		pattern_fill(a[n].map, a[n].size, a[n].seed);
 		res->bytes += a[n].size;
 		n++;
@@ -185,13 +185,13 @@ static int proc_run(const struct gem_dev *d, unsigned int idx,
 			res->ops[op]++;
 			switch (op) {
 			case OP_EVICT:
-				ret = gem_evict(fd, x->handle);
+				ret = wddmseg_evict(fd, x->handle, 0);
 				if (ret)
 					FAIL(res, "EVICT: %s", strerror(-ret));
 				break;
 			case OP_RESIDENT_SEG:
 				seg = vram[rnd(&s) % nr_vram];
-				ret = gem_make_resident(fd, x->handle, seg);
+				ret = wddmseg_make_resident(fd, x->handle, seg);
 				if (ret == -ENOSPC)
 					res->enospc++;
 				else if (ret)
@@ -199,7 +199,7 @@ static int proc_run(const struct gem_dev *d, unsigned int idx,
 					     seg, x->size, strerror(-ret));
 				break;
 			case OP_RESIDENT_ANY:
-				ret = gem_make_resident(fd, x->handle, 0);
+				ret = wddmseg_make_resident(fd, x->handle, 0);
 				if (ret)
 					FAIL(res, "MAKE_RESIDENT(0): %s",
 					     strerror(-ret));
@@ -209,10 +209,11 @@ static int proc_run(const struct gem_dev *d, unsigned int idx,
 				pattern_fill(x->map, x->size, x->seed);
 				break;
 			case OP_REMAP:
-				munmap(x->map, x->size);
-				x->map = gem_mmap(fd, x->handle, x->size);
-				if (!x->map)
-					FAIL(res, "remap: %s", strerror(errno));
+				wddmseg_unlock(x->map, x->size);
+				ret = wddmseg_lock(fd, x->handle, x->size,
+						   &x->map);
+				if (ret)
+					FAIL(res, "remap: %s", strerror(-ret));
 				break;
 			case OP_PEEK:
 				w = rnd(&s) % (x->size / 4);
@@ -254,7 +255,7 @@ static int proc_run(const struct gem_dev *d, unsigned int idx,
 	if (wait_for(&sync->moving_done, NR_PROCS))
 		FAIL(res, "the other processes did not finish their moves");
 	for (i = 0; i < n; i++) {
-		ret = gem_info(fd, a[i].handle, &info);
+		ret = wddmseg_query_allocation(fd, a[i].handle, &info);
 		if (ret)
 			FAIL(res, "GEM_INFO: %s", strerror(-ret));
 		res->evictions += info.eviction_count;
@@ -266,13 +267,12 @@ static int proc_run(const struct gem_dev *d, unsigned int idx,
 	if (wait_for(&sync->snapshot_done, NR_PROCS))
 		FAIL(res, "the other processes did not take their snapshot");
 	res->done = 1;
-	close(fd);
+	wddmseg_close_adapter(fd);
 	return 0;
 }
 
 FIXTURE(stress) {
-	struct gem_dev dev[GEM_MAX_DEVS];
-	unsigned int nr_devs;
+	struct gem_env env;
 	struct gem_dev *d;
 };
 
@@ -280,25 +280,10 @@ GEM_SKIP_WITHOUT_EXPECT();
 
 FIXTURE_SETUP(stress)
 {
-	char err[EXPECT_ERR_LEN] = "";
-	unsigned int i;
-	int ret;
-
-	ret = gem_load_expect(gem_expect_path(), self->dev, GEM_MAX_DEVS,
-			      &self->nr_devs, err);
-	if (ret == -ENOENT)
-		SKIP(return, "no expectation file %s", gem_expect_path());
-	ASSERT_EQ(0, ret) TH_LOG("%s", err);
-	for (i = 0; i < self->nr_devs; i++) {
-		struct gem_dev *d = &self->dev[i];
-
-		if (!layout_is_default_shape(&d->exp.layout))
-			continue;
-		ASSERT_EQ(0, gem_find_nodes(d, err)) TH_LOG("%s", err);
-		if (!self->d || layout_vram_bytes(&d->exp.layout) <
-				layout_vram_bytes(&self->d->exp.layout))
-			self->d = d;
-	}
+	gem_env_load(_metadata, &self->env);
+	if (_metadata->skip)
+		return;
+	self->d = gem_env_default(&self->env, GEM_PICK_LEAST_SEGMENT_VRAM);
 }
 
 FIXTURE_TEARDOWN(stress)

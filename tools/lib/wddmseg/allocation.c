@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT
+/*
+ * libwddmseg: allocations (create, destroy, query) and their CPU
+ * mappings (lock, unlock).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <xf86drm.h>
+
+#include "wddmseg.h"
+
+int wddmseg_create_allocation(int fd,
+			      const struct wddmseg_allocation_desc *desc,
+			      uint32_t *handle)
+{
+	struct drm_wddmseg_gem_create c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.size = desc->size;
+	c.flags = desc->flags;
+	c.supported_segments = desc->supported_segments;
+	c.eviction_segments = desc->eviction_segments;
+	memcpy(c.preferred, desc->preferred, sizeof(c.preferred));
+	c.bank_hint = desc->bank_hint;
+	c.alignment = desc->alignment;
+	c.user_ptr = (uintptr_t)desc->user_ptr;
+	ret = wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &c);
+	*handle = ret ? 0 : c.handle;
+	return ret;
+}
+
+int wddmseg_create_allocation_in(int fd, uint64_t size, uint32_t flags,
+				 uint32_t segment_id, uint32_t *handle)
+{
+	struct wddmseg_allocation_desc desc = { .size = size, .flags = flags };
+
+	if (segment_id) {
+		desc.supported_segments = WDDMSEG_SEGMENT_BIT(segment_id);
+		desc.preferred[0] = segment_id;
+	}
+	return wddmseg_create_allocation(fd, &desc, handle);
+}
+
+int wddmseg_destroy_allocation(int fd, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	return wddmseg_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+int wddmseg_query_allocation(int fd, uint32_t handle,
+			     struct drm_wddmseg_gem_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->handle = handle;
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_GEM_INFO, info);
+}
+
+int wddmseg_allocation_segment(int fd, uint32_t handle)
+{
+	struct drm_wddmseg_gem_info info;
+	int ret = wddmseg_query_allocation(fd, handle, &info);
+
+	return ret ? ret : (int)info.segment_id;
+}
+
+int wddmseg_mmap_offset(int fd, uint32_t handle, uint64_t *offset)
+{
+	struct drm_wddmseg_gem_mmap_offset m = { .handle = handle };
+	int ret = wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_GEM_MMAP_OFFSET, &m);
+
+	*offset = ret ? 0 : m.offset;
+	return ret;
+}
+
+int wddmseg_lock(int fd, uint32_t handle, uint64_t size, void **ptr)
+{
+	uint64_t offset;
+	void *p;
+	int ret;
+
+	*ptr = NULL;
+	if (!size) {
+		struct drm_wddmseg_gem_info info;
+
+		ret = wddmseg_query_allocation(fd, handle, &info);
+		if (ret)
+			return ret;
+		size = info.size;
+	}
+	ret = wddmseg_mmap_offset(fd, handle, &offset);
+	if (ret)
+		return ret;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	*ptr = p;
+	return 0;
+}
+
+int wddmseg_unlock(void *ptr, uint64_t size)
+{
+	return munmap(ptr, size) ? -errno : 0;
+}

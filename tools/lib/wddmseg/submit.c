@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT
+/*
+ * libwddmseg: what runs on the paging engine (residency changes, blits),
+ * waiting for it, and the residency events it sends back.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "wddmseg.h"
+
+int wddmseg_make_resident(int fd, uint32_t handle, uint32_t segment_id)
+{
+	struct drm_wddmseg_gem_residency r = {
+		.handle = handle, .segment_id = segment_id,
+	};
+
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_GEM_MAKE_RESIDENT, &r);
+}
+
+int wddmseg_evict(int fd, uint32_t handle, uint32_t flags)
+{
+	struct drm_wddmseg_gem_residency r = {
+		.handle = handle, .flags = flags,
+	};
+
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r);
+}
+
+int wddmseg_move(int fd, uint32_t handle, uint32_t segment_id)
+{
+	return segment_id ? wddmseg_make_resident(fd, handle, segment_id) :
+			    wddmseg_evict(fd, handle, 0);
+}
+
+int wddmseg_wait(int fd, uint32_t handle, int64_t timeout_ns)
+{
+	struct drm_wddmseg_gem_wait w = {
+		.handle = handle, .timeout_ns = timeout_ns,
+	};
+
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_GEM_WAIT, &w);
+}
+
+int wddmseg_read_residency_events(int fd,
+				  struct drm_wddmseg_event_residency *events,
+				  unsigned int max, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	size_t len = (size_t)max * sizeof(*events);
+	unsigned int n = 0;
+	char buf[4096];
+	ssize_t got, off;
+	int ret;
+
+	if (!max)
+		return -EINVAL;
+	if (len > sizeof(buf))
+		len = sizeof(buf) / sizeof(*events) * sizeof(*events);
+	ret = poll(&pfd, 1, timeout_ms);
+	if (ret < 0)
+		return -errno;
+	if (!ret)
+		return -ETIME;
+	got = read(fd, buf, len);
+	if (got < 0)
+		return errno == EAGAIN ? -ETIME : -errno;
+	for (off = 0; off < got;) {
+		struct drm_event e;
+
+		if (got - off < (ssize_t)sizeof(e))
+			return -EPROTO;
+		memcpy(&e, buf + off, sizeof(e));
+		if (e.length < sizeof(e) || e.length > got - off)
+			return -EPROTO;
+		if (e.type == DRM_WDDMSEG_EVENT_RESIDENCY) {
+			if (e.length != sizeof(*events))
+				return -EPROTO;
+			memcpy(&events[n++], buf + off, sizeof(*events));
+		}
+		off += e.length;
+	}
+	return n;
+}
+
+int wddmseg_submit_blit(int fd, struct drm_wddmseg_submit_blit *blit)
+{
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_SUBMIT_BLIT, blit);
+}
+
+int wddmseg_copy(int fd, uint32_t src, uint64_t src_offset, uint32_t dst,
+		 uint64_t dst_offset, uint64_t size, int *fence_fd)
+{
+	struct drm_wddmseg_submit_blit b = {
+		.op = WDDMSEG_BLIT_COPY,
+		.flags = fence_fd ? WDDMSEG_BLIT_FENCE_OUT : 0,
+		.src_handle = src, .src_offset = src_offset,
+		.dst_handle = dst, .dst_offset = dst_offset,
+		.size = size,
+	};
+	int ret = wddmseg_submit_blit(fd, &b);
+
+	if (fence_fd)
+		*fence_fd = ret ? -1 : b.fence_fd;
+	return ret;
+}
+
+int wddmseg_fill(int fd, uint32_t dst, uint64_t dst_offset, uint64_t size,
+		 uint32_t pattern, int *fence_fd)
+{
+	struct drm_wddmseg_submit_blit b = {
+		.op = WDDMSEG_BLIT_FILL,
+		.flags = fence_fd ? WDDMSEG_BLIT_FENCE_OUT : 0,
+		.dst_handle = dst, .dst_offset = dst_offset,
+		.size = size, .pattern = pattern,
+	};
+	int ret = wddmseg_submit_blit(fd, &b);
+
+	if (fence_fd)
+		*fence_fd = ret ? -1 : b.fence_fd;
+	return ret;
+}
