@@ -94,7 +94,7 @@ static bool wddmseg_bo_may_use(struct wddmseg_bo *bo, u32 id, bool cpu_access)
  * The hinted bank, then the preferred segments in order, first without and
  * then with eviction of least recently used allocations; system memory
  * only when no segment qualifies. System memory as the last resort is
- * wddmseg_bo_validate()'s job: in a TTM busy list it would make an
+ * wddmseg_bo_validate()'s job: in the placement it would make an
  * allocation already in system memory count as placed.
  */
 void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access)
@@ -112,21 +112,15 @@ void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access)
 	if (!n)
 		wddmseg_place(bo, &bo->places[n++], WDDMSEG_SEGMENT_SYSTEM, 0);
 
-	bo->placement.placement = bo->places;
-	bo->placement.num_placement = n;
-	bo->placement.busy_placement = bo->places;
-	bo->placement.num_busy_placement = n;
+	wddmseg_placement_init(&bo->placement, bo->places, n, 0);
 }
 
 /* Validate into @bo's placement, else (unless pinned) into system memory. */
 static int wddmseg_bo_validate(struct wddmseg_bo *bo,
 			       struct ttm_operation_ctx *ctx)
 {
-	static const struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
-	struct ttm_placement placement = {
-		.placement = &sys, .num_placement = 1,
-		.busy_placement = &sys, .num_busy_placement = 1,
-	};
+	struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
+	struct ttm_placement placement;
 	int ret;
 
 	ret = ttm_bo_validate(&bo->tbo, &bo->placement, ctx);
@@ -139,6 +133,7 @@ static int wddmseg_bo_validate(struct wddmseg_bo *bo,
 			bo->supported);
 		return ret;
 	}
+	wddmseg_placement_init(&placement, &sys, 1, 0);
 	return ttm_bo_validate(&bo->tbo, &placement, ctx);
 }
 
@@ -176,8 +171,8 @@ int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
  * @placement: filled in
  *
  * Its eviction segments (never @from, never a PitchAlignment segment) if
- * they have room, else system memory. The busy list is system memory only,
- * so that an eviction never evicts in turn. A HardwareProtected
+ * they have room, else system memory. Only system memory is tried with
+ * eviction, which always has room: an eviction never evicts in turn. A HardwareProtected
  * allocation goes into system memory only sealed (wddmseg_protect.c);
  * TTM does not pick one it cannot seal (wddmseg_protect_evictable()), and for
  * the evictions TTM does without asking (device teardown) it gets no
@@ -187,7 +182,6 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
 				struct ttm_placement *placement)
 {
 	struct wddmseg_device *wdev = bo_wdev(bo);
-	static const struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
 	bool cpu = bo->flags & WDDMSEG_ALLOC_CPU_VISIBLE;
 	u32 n = 0, id;
 
@@ -201,18 +195,11 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
 		wddmseg_place(bo, &bo->evict_places[n++], id, 0);
 	}
 	if (wddmseg_bo_hw_protected(bo) && !wddmseg_protect_may_seal(bo, from)) {
-		placement->placement = bo->evict_places;
-		placement->num_placement = n;
-		placement->busy_placement = NULL;
-		placement->num_busy_placement = 0;
+		wddmseg_placement_init(placement, bo->evict_places, n, n);
 		return;
 	}
 	wddmseg_place(bo, &bo->evict_places[n++], WDDMSEG_SEGMENT_SYSTEM, 0);
-
-	placement->placement = bo->evict_places;
-	placement->num_placement = n;
-	placement->busy_placement = &sys;
-	placement->num_busy_placement = 1;
+	wddmseg_placement_init(placement, bo->evict_places, n, n - 1);
 }
 
 static struct wddmseg_residency_event *
@@ -352,7 +339,7 @@ static void wddmseg_gem_free(struct drm_gem_object *obj)
 		WARN_ON(ttm_bo_reserve(&bo->tbo, false, false, NULL));
 		id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
 		if (id)
-			atomic64_sub(bo->tbo.resource->num_pages,
+			atomic64_sub(bo->tbo.base.size >> PAGE_SHIFT,
 				     &wdev->mgr[id - 1]->pinned_pages);
 		ttm_bo_unpin(&bo->tbo);
 		ttm_bo_unreserve(&bo->tbo);
@@ -456,7 +443,7 @@ static void wddmseg_bo_pin_locked(struct wddmseg_bo *bo)
 	u32 id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
 
 	if (!bo->tbo.pin_count && id)
-		atomic64_add(bo->tbo.resource->num_pages,
+		atomic64_add(bo->tbo.base.size >> PAGE_SHIFT,
 			     &wdev->mgr[id - 1]->pinned_pages);
 	ttm_bo_pin(&bo->tbo);
 }
@@ -468,7 +455,7 @@ static void wddmseg_bo_unpin_locked(struct wddmseg_bo *bo)
 
 	ttm_bo_unpin(&bo->tbo);
 	if (!bo->tbo.pin_count && id)
-		atomic64_sub(bo->tbo.resource->num_pages,
+		atomic64_sub(bo->tbo.base.size >> PAGE_SHIFT,
 			     &wdev->mgr[id - 1]->pinned_pages);
 }
 
@@ -535,10 +522,7 @@ int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo)
 			if (mask & WDDMSEG_SEGMENT_BIT(id))
 				wddmseg_place(bo, &places[n++], id, 0);
 		}
-		placement.placement = places;
-		placement.num_placement = n;
-		placement.busy_placement = places;
-		placement.num_busy_placement = n;
+		wddmseg_placement_init(&placement, places, n, 0);
 		ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
 		if (ret) {
 			drm_dbg_kms(&wdev->drm, "scanout: no room in DirectFlip segs 0x%x: %d\n",
@@ -745,10 +729,7 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	 * failure ttm_bo_init_reserved() calls wddmseg_bo_destroy().
 	 */
 	wddmseg_place(bo, &bo->places[0], WDDMSEG_SEGMENT_SYSTEM, 0);
-	bo->placement.placement = bo->places;
-	bo->placement.num_placement = 1;
-	bo->placement.busy_placement = bo->places;
-	bo->placement.num_busy_placement = 1;
+	wddmseg_placement_init(&bo->placement, bo->places, 1, 0);
 	ret = ttm_bo_init_reserved(&wdev->bdev, &bo->tbo, ttm_bo_type_device,
 				   &bo->placement,
 				   wddmseg_bo_page_alignment(wdev, bo->supported,
@@ -773,7 +754,7 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 		id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
 		ttm_bo_pin(&bo->tbo);
 		if (id)
-			atomic64_add(bo->tbo.resource->num_pages,
+			atomic64_add(bo->tbo.base.size >> PAGE_SHIFT,
 				     &wdev->mgr[id - 1]->pinned_pages);
 	}
 	ttm_bo_unreserve(&bo->tbo);
@@ -984,10 +965,7 @@ static int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard)
 	int ret;
 
 	wddmseg_place(bo, &place, id, 0);
-	placement.placement = &place;
-	placement.num_placement = 1;
-	placement.busy_placement = &place;
-	placement.num_busy_placement = 1;
+	wddmseg_placement_init(&placement, &place, 1, 0);
 
 	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret)

@@ -56,6 +56,7 @@ static const struct drm_driver wddmseg_drm_driver = {
 	.postclose = wddmseg_postclose,
 	.dumb_create = wddmseg_dumb_create,
 	.dumb_map_offset = wddmseg_dumb_map_offset,
+	WDDMSEG_FBDEV_DRIVER_OPS,
 	.ioctls = wddmseg_ioctls,
 	.num_ioctls = ARRAY_SIZE(wddmseg_ioctls),
 	.fops = &wddmseg_fops,

@@ -19,12 +19,13 @@
 #include <drm/drm_file.h>
 #include <drm/drm_plane.h>
 #include <drm/drm_mm.h>
-#include <drm/ttm/ttm_bo_api.h>
-#include <drm/ttm/ttm_bo_driver.h>
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
+#include <drm/ttm/ttm_tt.h>
 #include <drm/wddmseg_drm.h>
+
+#include "wddmseg_compat.h"
 
 #define WDDMSEG_DRIVER_NAME	"wddmseg"
 #define WDDMSEG_DRIVER_DESC	"WDDM-style video memory segments"
@@ -276,7 +277,8 @@ struct wddmseg_kms {
  * @kept_lock: protects @kept_list, @kept_pages and every &wddmseg_bo.kept
  * @kept_list: system pages kept by allocations in VRAM, oldest first
  * @kept_pages: how many pages @kept_list holds
- * @kept_shrinker: gives them back under memory pressure
+ * @kept_shrinker: gives them back under memory pressure (allocated:
+ *	wddmseg_shrinker_create())
  * @access_lock: serializes users of @access_bounce and @access_fence
  * @access_bounce: DMA-coherent bounce buffer of WDDMSEG_ACCESS_BOUNCE bytes
  *	for ReadPhysical/WritePhysical (TTM's access_memory), or NULL
@@ -307,7 +309,7 @@ struct wddmseg_device {
 	spinlock_t kept_lock;		/* kept_list, kept_pages, bo->kept */
 	struct list_head kept_list;
 	unsigned long kept_pages;
-	struct shrinker kept_shrinker;
+	struct shrinker *kept_shrinker;
 	struct mutex access_lock;	/* access_bounce, access_fence */
 	void *access_bounce;
 	dma_addr_t access_bounce_dma;
@@ -507,6 +509,8 @@ void wddmseg_mgr_fini(struct wddmseg_device *wdev, u32 segment_id);
 u32 wddmseg_mem_type_segment(struct wddmseg_device *wdev, u32 mem_type);
 struct wddmseg_mgr *wddmseg_mgr_res(struct wddmseg_device *wdev,
 				    struct ttm_resource *res);
+u64 wddmseg_mgr_res_pages(struct ttm_resource *res);
+struct ttm_resource *wddmseg_mgr_node_res(struct drm_mm_node *node);
 bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
 				 struct ttm_resource *res);
 

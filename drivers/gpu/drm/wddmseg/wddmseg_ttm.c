@@ -508,9 +508,10 @@ static int wddmseg_access_tt(struct ttm_buffer_object *tbo,
 			     unsigned long offset, void *buf, int len,
 			     bool write)
 {
+	struct ttm_operation_ctx ctx = { .interruptible = true };
 	int done = 0, ret;
 
-	ret = ttm_bo_wait(tbo, true, false);
+	ret = ttm_bo_wait_ctx(tbo, &ctx);
 	if (ret)
 		return ret;
 	if (!tbo->ttm || !ttm_tt_is_populated(tbo->ttm))
@@ -552,7 +553,7 @@ static int wddmseg_access_memory(struct ttm_buffer_object *tbo,
 
 	if (!mgr || len <= 0)
 		return -EIO;
-	size = (u64)res->num_pages << PAGE_SHIFT;
+	size = tbo->base.size;
 	if (offset >= size)
 		return -EIO;
 	/* TTM checks the end only to the page; stop at the allocation's. */
