@@ -550,8 +550,10 @@ void wddmseg_bo_unpin_scanout(struct wddmseg_bo *bo)
 }
 
 /*
- * Kernel mappings (fbdev emulation): pinned where the allocation is while
- * mapped, once the moves that brought it there are done.
+ * Kernel mappings (fbdev emulation, a dma-buf's vmap): pinned where the
+ * allocation is while mapped, once the moves that brought it there are
+ * done. The reservation is the caller's since 6.2, ours before
+ * (wddmseg_gem_vmap_lock()).
  */
 static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 {
@@ -562,7 +564,7 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	/* A kernel mapping is a CPU path too (fbdev, dma-buf importers). */
 	if (wddmseg_bo_protected(bo))
 		return wddmseg_protect_check_cpu(bo, "vmap");
-	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
+	ret = wddmseg_gem_vmap_lock(obj, true);
 	if (ret)
 		return ret;
 	lret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
@@ -576,7 +578,7 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	if (ret)
 		wddmseg_bo_unpin_locked(bo);
 out:
-	ttm_bo_unreserve(&bo->tbo);
+	wddmseg_gem_vmap_unlock(obj);
 	return ret;
 }
 
@@ -585,11 +587,11 @@ static void wddmseg_gem_vunmap(struct drm_gem_object *obj,
 {
 	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
 
-	if (ttm_bo_reserve(&bo->tbo, false, false, NULL))
+	if (wddmseg_gem_vmap_lock(obj, false))
 		return;
 	ttm_bo_vunmap(&bo->tbo, map);
 	wddmseg_bo_unpin_locked(bo);
-	ttm_bo_unreserve(&bo->tbo);
+	wddmseg_gem_vmap_unlock(obj);
 }
 
 /* Every mmap of the DRM file (GEM, dumb and dma-buf offsets) ends here. */

@@ -4,8 +4,10 @@
  * supports (Debian 12's 6.1 and 6.12), in one place.
  *
  * Each shim tests for the feature, never for a version number: a header
- * (__has_include, in its quoted form, which checkpatch can parse) or a
- * macro. Distribution kernels backport DRM
+ * (__has_include, in its quoted form, which checkpatch can parse), a
+ * macro, or, for the one change that left neither, a declaration the
+ * driver's Makefile looks for in the kernel's headers
+ * (WDDMSEG_HAVE_GEM_VMAP_LOCKED). Distribution kernels backport DRM
  * changes (Debian's 6.12 has 6.13's drm_client_setup()), so a version
  * number would lie. Each shim names the mainline release and commit that
  * made the change. The logic files include this header through
@@ -105,6 +107,39 @@ static inline int wddmseg_placement_evict_start(const struct ttm_placement *plac
 #endif
 	return k;
 }
+
+/*
+ * 6.2 ("drm/gem: Take reservation lock for vmap/vunmap operations"):
+ * drm_gem_object_funcs.vmap and .vunmap run with the reservation held
+ * (drm_gem_vmap() asserts it; dma_buf_vmap(), the fbdev damage worker
+ * and drm_client take it); before, they ran without and the driver
+ * reserved itself. The commit left no macro; it added
+ * drm_gem_vmap_unlocked() for callers without the lock, which the
+ * Makefile finds in drm_gem.h.
+ */
+#ifdef WDDMSEG_HAVE_GEM_VMAP_LOCKED
+static inline int wddmseg_gem_vmap_lock(struct drm_gem_object *obj, bool intr)
+{
+	dma_resv_assert_held(obj->resv);
+	return 0;
+}
+
+static inline void wddmseg_gem_vmap_unlock(struct drm_gem_object *obj)
+{
+}
+#else
+static inline int wddmseg_gem_vmap_lock(struct drm_gem_object *obj, bool intr)
+{
+	if (intr)
+		return dma_resv_lock_interruptible(obj->resv, NULL);
+	return dma_resv_lock(obj->resv, NULL);
+}
+
+static inline void wddmseg_gem_vmap_unlock(struct drm_gem_object *obj)
+{
+	dma_resv_unlock(obj->resv);
+}
+#endif
 
 /*
  * fbdev emulation on a TTM driver, 32 bpp, drawn into a shadow buffer and
