@@ -138,6 +138,31 @@ static int wddmseg_bo_validate(struct wddmseg_bo *bo,
 }
 
 /**
+ * wddmseg_bo_give_resource - a placement for an allocation that has none
+ * @bo: reserved allocation
+ * @ctx: TTM operation context
+ *
+ * An allocation TTM left without a resource (wddmseg_res_mem_type())
+ * holds no content. The paths that need a placement to work on (CPU
+ * faults, kernel mappings, ptrace, blits) give it system memory, where
+ * TTM's pages for it are zeroed: the placeholder 6.1 gave it.
+ *
+ * Return: 0 or a negative errno.
+ */
+int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
+			     struct ttm_operation_ctx *ctx)
+{
+	struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
+	struct ttm_placement placement;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+	if (bo->tbo.resource)
+		return 0;
+	wddmseg_placement_init(&placement, &sys, 1, 0);
+	return ttm_bo_validate(&bo->tbo, &placement, ctx);
+}
+
+/**
  * wddmseg_bo_make_resident_locked - bring an allocation into a segment
  * @bo: reserved allocation
  * @ctx: TTM operation context
@@ -154,11 +179,11 @@ int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
 	int ret;
 
 	dma_resv_assert_held(bo->tbo.base.resv);
-	if (bo->tbo.resource->mem_type != TTM_PL_SYSTEM)
+	if (wddmseg_res_mem_type(bo->tbo.resource) != TTM_PL_SYSTEM)
 		return 0;
 	wddmseg_bo_placement(bo, false);
 	ret = wddmseg_bo_validate(bo, ctx);
-	if (!ret && bo->tbo.resource->mem_type == TTM_PL_SYSTEM &&
+	if (!ret && wddmseg_res_mem_type(bo->tbo.resource) == TTM_PL_SYSTEM &&
 	    wddmseg_bo_hw_protected(bo))
 		ret = -ENOSPC;
 	return ret == -ENOMEM ? -ENOSPC : ret;
@@ -254,7 +279,7 @@ static void wddmseg_bo_notify_residency(struct wddmseg_bo *bo, u32 segment_id,
 /**
  * wddmseg_bo_moved - account a placement change
  * @bo: allocation
- * @old: previous resource, or NULL
+ * @old: previous resource, or NULL (none: wddmseg_res_mem_type())
  * @new: new resource, or NULL when the allocation is released
  * @evict: the move is an eviction
  */
@@ -262,25 +287,27 @@ void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
 		      struct ttm_resource *new, bool evict)
 {
 	struct wddmseg_device *wdev = bo_wdev(bo);
-	u32 old_id = old ? wddmseg_mem_type_segment(wdev, old->mem_type) : 0;
-	u32 new_id = new ? wddmseg_mem_type_segment(wdev, new->mem_type) : 0;
+	u32 old_id = wddmseg_res_segment(wdev, old);
+	u32 new_id = new ? wddmseg_res_segment(wdev, new) : 0;
+	bool moved = new && wddmseg_res_mem_type(old) != new->mem_type;
 	u64 size = bo->tbo.base.size;
 
 	if ((evict || bo->evicting) && old_id) {
 		atomic64_inc(&wdev->mgr[old_id - 1]->evictions);
 		atomic64_inc(&bo->evictions);
 	}
-	if (old && new && old->mem_type != new->mem_type)
+	if (moved)
 		atomic64_inc(&bo->moves);
 
-	if (old && new)
+	/* Not the first placement of a new allocation: nothing moved. */
+	if (new && (old || new_id))
 		trace_wddmseg_bo_move(bo, size, old_id,
 				      old_id ? (u64)old->start << PAGE_SHIFT : 0,
 				      new_id,
 				      new_id ? (u64)new->start << PAGE_SHIFT : 0,
 				      evict || bo->evicting);
 
-	if (old && new && old->mem_type != new->mem_type && bo->residency_event)
+	if (moved && bo->residency_event)
 		wddmseg_bo_notify_residency(bo, new_id,
 					    new_id ? (u64)new->start << PAGE_SHIFT : 0);
 
@@ -337,7 +364,7 @@ static void wddmseg_gem_free(struct drm_gem_object *obj)
 
 		/* Last reference: nobody else can hold the reservation. */
 		WARN_ON(ttm_bo_reserve(&bo->tbo, false, false, NULL));
-		id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+		id = wddmseg_res_segment(wdev, bo->tbo.resource);
 		if (id)
 			atomic64_sub(bo->tbo.base.size >> PAGE_SHIFT,
 				     &wdev->mgr[id - 1]->pinned_pages);
@@ -351,9 +378,14 @@ static vm_fault_t wddmseg_bo_fault_migrate(struct wddmseg_bo *bo)
 {
 	struct wddmseg_device *wdev = bo_wdev(bo);
 	struct ttm_operation_ctx ctx = { .interruptible = false };
-	u32 id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	u32 id;
 	int ret;
 
+	/* Nothing to migrate: zeroes, in system pages from now on. */
+	ret = wddmseg_bo_give_resource(bo, &ctx);
+	if (ret)
+		return ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	id = wddmseg_res_segment(wdev, bo->tbo.resource);
 	if (wddmseg_segment_cpu_visible(wdev, id))
 		return 0;
 	/* Only CpuVisibleOnDemand allocations can be away from the CPU. */
@@ -409,13 +441,19 @@ static vm_fault_t wddmseg_gem_fault(struct vm_fault *vmf)
  * access_memory for VRAM: Read/WritePhysical). get_user_pages refuses a
  * forced write to a shared read-only mapping of ordinary memory; do the
  * same here, or a read-only mapping would be a way to write the
- * allocation.
+ * allocation. An access across the end of the allocation is cut there:
+ * 6.12's TTM refuses it whole (-EIO), 6.1's let it through to the end of
+ * the page.
  */
 static int wddmseg_gem_vm_access(struct vm_area_struct *vma,
 				 unsigned long addr, void *buf, int len,
 				 int write)
 {
 	struct ttm_buffer_object *tbo = vma->vm_private_data;
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	unsigned long offset = addr - vma->vm_start +
+		((vma->vm_pgoff - drm_vma_node_start(&tbo->base.vma_node)) <<
+		 PAGE_SHIFT);
 	int ret;
 
 	ret = wddmseg_protect_check_cpu(to_wddmseg_bo(tbo), "access");
@@ -426,6 +464,18 @@ static int wddmseg_gem_vm_access(struct vm_area_struct *vma,
 			       "access: rule read-only-mapping: write through a mapping without PROT_WRITE\n");
 		return -EACCES;
 	}
+	/* Zeroes are readable too, as on 6.1: give them a placement. */
+	if (!READ_ONCE(tbo->resource)) {
+		ret = ttm_bo_reserve(tbo, true, false, NULL);
+		if (ret)
+			return ret;
+		ret = wddmseg_bo_give_resource(to_wddmseg_bo(tbo), &ctx);
+		ttm_bo_unreserve(tbo);
+		if (ret)
+			return ret;
+	}
+	if (len > 0 && offset < tbo->base.size)
+		len = min_t(unsigned long, len, tbo->base.size - offset);
 	return ttm_bo_vm_access(vma, addr, buf, len, write);
 }
 
@@ -440,7 +490,7 @@ static const struct vm_operations_struct wddmseg_gem_vm_ops = {
 static void wddmseg_bo_pin_locked(struct wddmseg_bo *bo)
 {
 	struct wddmseg_device *wdev = bo_wdev(bo);
-	u32 id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	u32 id = wddmseg_res_segment(wdev, bo->tbo.resource);
 
 	if (!bo->tbo.pin_count && id)
 		atomic64_add(bo->tbo.base.size >> PAGE_SHIFT,
@@ -451,7 +501,7 @@ static void wddmseg_bo_pin_locked(struct wddmseg_bo *bo)
 static void wddmseg_bo_unpin_locked(struct wddmseg_bo *bo)
 {
 	struct wddmseg_device *wdev = bo_wdev(bo);
-	u32 id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	u32 id = wddmseg_res_segment(wdev, bo->tbo.resource);
 
 	ttm_bo_unpin(&bo->tbo);
 	if (!bo->tbo.pin_count && id)
@@ -509,7 +559,7 @@ int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo)
 	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret)
 		return ret;
-	cur = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	cur = wddmseg_res_segment(wdev, bo->tbo.resource);
 	if (!cur || !(mask & WDDMSEG_SEGMENT_BIT(cur))) {
 		if (bo->tbo.pin_count) {
 			drm_dbg_kms(&wdev->drm, "scanout: pinned in segment %u, not DirectFlip\n",
@@ -558,6 +608,7 @@ void wddmseg_bo_unpin_scanout(struct wddmseg_bo *bo)
 static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 {
 	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
+	struct ttm_operation_ctx ctx = { .interruptible = true };
 	long lret;
 	int ret;
 
@@ -567,6 +618,9 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	ret = wddmseg_gem_vmap_lock(obj, true);
 	if (ret)
 		return ret;
+	ret = wddmseg_bo_give_resource(bo, &ctx);
+	if (ret)
+		goto out;
 	lret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
 				     MAX_SCHEDULE_TIMEOUT);
 	if (lret < 0) {
@@ -611,6 +665,18 @@ static struct dma_buf *wddmseg_gem_prime_export(struct drm_gem_object *obj,
 	return ret ? ERR_PTR(ret) : drm_gem_prime_export(obj, flags);
 }
 
+/* debugfs (framebuffer, state dumps): TTM's helper needs a resource. */
+static void wddmseg_gem_print_info(struct drm_printer *p, unsigned int indent,
+				   const struct drm_gem_object *obj)
+{
+	const struct ttm_buffer_object *tbo = drm_gem_ttm_of_gem(obj);
+
+	if (tbo->resource)
+		drm_gem_ttm_print_info(p, indent, obj);
+	else
+		drm_printf_indent(p, indent, "placement=none (no content)\n");
+}
+
 const struct drm_gem_object_funcs wddmseg_gem_funcs = {
 	.free = wddmseg_gem_free,
 	.export = wddmseg_gem_prime_export,
@@ -618,7 +684,7 @@ const struct drm_gem_object_funcs wddmseg_gem_funcs = {
 	.vmap = wddmseg_gem_vmap,
 	.vunmap = wddmseg_gem_vunmap,
 	.vm_ops = &wddmseg_gem_vm_ops,
-	.print_info = drm_gem_ttm_print_info,
+	.print_info = wddmseg_gem_print_info,
 };
 
 static u32 wddmseg_bo_page_alignment(struct wddmseg_device *wdev,
@@ -750,15 +816,9 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 
 	atomic64_set(&bo->moves, 0);
 	trace_wddmseg_bo_create(bo, size, bo->flags, bo->supported,
-				wddmseg_mem_type_segment(wdev,
-							 bo->tbo.resource->mem_type));
-	if (wddmseg_bo_pinned_kind(bo)) {
-		id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
-		ttm_bo_pin(&bo->tbo);
-		if (id)
-			atomic64_add(bo->tbo.base.size >> PAGE_SHIFT,
-				     &wdev->mgr[id - 1]->pinned_pages);
-	}
+				wddmseg_res_segment(wdev, bo->tbo.resource));
+	if (wddmseg_bo_pinned_kind(bo))
+		wddmseg_bo_pin_locked(bo);
 	ttm_bo_unreserve(&bo->tbo);
 
 	ret = drm_gem_handle_create(file, &bo->tbo.base, handle);
@@ -919,7 +979,7 @@ int wddmseg_ioctl_gem_info(struct drm_device *drm, void *data,
 
 		memset(args, 0, sizeof(*args));
 		args->handle = handle;
-		args->segment_id = wddmseg_mem_type_segment(wdev, res->mem_type);
+		args->segment_id = wddmseg_res_segment(wdev, res);
 		if (args->segment_id)
 			args->offset = (u64)res->start << PAGE_SHIFT;
 		args->size = bo->tbo.base.size;

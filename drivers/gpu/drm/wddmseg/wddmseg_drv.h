@@ -507,12 +507,27 @@ void wddmseg_engine_inject(struct wddmseg_engine *eng, u32 what, bool again);
 int wddmseg_mgr_init(struct wddmseg_device *wdev, u32 segment_id);
 void wddmseg_mgr_fini(struct wddmseg_device *wdev, u32 segment_id);
 u32 wddmseg_mem_type_segment(struct wddmseg_device *wdev, u32 mem_type);
+u32 wddmseg_res_segment(struct wddmseg_device *wdev,
+			const struct ttm_resource *res);
 struct wddmseg_mgr *wddmseg_mgr_res(struct wddmseg_device *wdev,
-				    struct ttm_resource *res);
+				    const struct ttm_resource *res);
 u64 wddmseg_mgr_res_pages(struct ttm_resource *res);
 struct ttm_resource *wddmseg_mgr_node_res(struct drm_mm_node *node);
 bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
-				 struct ttm_resource *res);
+				 const struct ttm_resource *res);
+
+/*
+ * The TTM memory type of a buffer object's resource. Since 6.3 ("drm/ttm:
+ * stop allocating dummy resources during BO creation", and the same for
+ * pipeline gutting, i.e. a discard) TTM leaves a buffer without one, NULL;
+ * 6.1 gave it a placeholder in system memory. Either way it holds no
+ * content: it reads as zeroes, like unpopulated system pages, and that is
+ * what NULL stands for in this driver.
+ */
+static inline u32 wddmseg_res_mem_type(const struct ttm_resource *res)
+{
+	return res ? res->mem_type : TTM_PL_SYSTEM;
+}
 
 /* wddmseg_ttm.c */
 int wddmseg_ttm_init(struct wddmseg_device *wdev);
@@ -603,6 +618,8 @@ int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
 
 int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
 				    struct ttm_operation_ctx *ctx);
+int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
+			     struct ttm_operation_ctx *ctx);
 
 /* wddmseg_protect.c */
 int wddmseg_protect_check_cpu(struct wddmseg_bo *bo, const char *path);

@@ -218,16 +218,30 @@ u32 wddmseg_mem_type_segment(struct wddmseg_device *wdev, u32 mem_type)
 }
 
 /**
+ * wddmseg_res_segment - segment id of a buffer object's resource
+ * @wdev: device
+ * @res: resource, or NULL (no resource: see wddmseg_res_mem_type())
+ *
+ * Return: the segment id, or WDDMSEG_SEGMENT_SYSTEM for system memory and
+ * for no resource at all.
+ */
+u32 wddmseg_res_segment(struct wddmseg_device *wdev,
+			const struct ttm_resource *res)
+{
+	return wddmseg_mem_type_segment(wdev, wddmseg_res_mem_type(res));
+}
+
+/**
  * wddmseg_mgr_res - the segment manager of a resource
  * @wdev: device
- * @res: resource
+ * @res: resource, or NULL
  *
- * Return: its manager, or NULL for system memory.
+ * Return: its manager, or NULL for system memory and for no resource.
  */
 struct wddmseg_mgr *wddmseg_mgr_res(struct wddmseg_device *wdev,
-				    struct ttm_resource *res)
+				    const struct ttm_resource *res)
 {
-	u32 id = wddmseg_mem_type_segment(wdev, res->mem_type);
+	u32 id = wddmseg_res_segment(wdev, res);
 
 	return id ? wdev->mgr[id - 1] : NULL;
 }
@@ -261,13 +275,13 @@ u64 wddmseg_mgr_res_pages(struct ttm_resource *res)
 /**
  * wddmseg_mgr_res_is_aperture - whether a resource is an aperture range
  * @wdev: device
- * @res: resource
+ * @res: resource, or NULL
  *
  * Return: true when @res lies in an aperture segment (its pages are
  * system pages bound through the aperture page table).
  */
 bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
-				 struct ttm_resource *res)
+				 const struct ttm_resource *res)
 {
 	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
 

@@ -87,7 +87,7 @@ static void wddmseg_res_loc(struct wddmseg_device *wdev,
 /**
  * wddmseg_migrate_move - the paging buffer of one TTM move, on the engine
  * @wdev: device
- * @tbo: buffer object; its current resource is the source
+ * @tbo: buffer object; its current resource is the source (none: @clear)
  * @new_mem: destination resource
  * @clear: the source never had content: Fill with zeroes instead
  * @crypt: 0, or WDDMSEG_CRYPT_ENCRYPT/DECRYPT: TRANSFER_ENCRYPTED
@@ -508,7 +508,8 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 /**
  * wddmseg_migrate_cpu_copy - a move's Transfer (or Fill) by the CPU
  * @wdev: device
- * @tbo: idle buffer object; its current resource is the source
+ * @tbo: idle buffer object; its current resource is the source (none:
+ *	content that never existed)
  * @new_mem: destination resource
  * @ctx: TTM operation context, for populating the ttm_tt
  *
@@ -532,8 +533,8 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 	pgoff_t i;
 	int ret;
 
-	/* Content that lives in pages nobody populated is all zeroes. */
-	clear = old_tt && (!ttm || !ttm_tt_is_populated(ttm));
+	/* Content nowhere or in pages nobody populated is all zeroes. */
+	clear = !old_mem || (old_tt && (!ttm || !ttm_tt_is_populated(ttm)));
 
 	/* Either side may be the ttm_tt (system memory or an aperture). */
 	if (ttm && !clear) {
