@@ -612,9 +612,10 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	long lret;
 	int ret;
 
-	/* A kernel mapping is a CPU path too (fbdev, dma-buf importers). */
-	if (wddmseg_bo_protected(bo))
-		return wddmseg_protect_check_cpu(bo, "vmap");
+	/* A kernel mapping is a CPU path too: the rules of mmap. */
+	ret = wddmseg_protect_check_cpu(bo, "vmap");
+	if (ret)
+		return ret;
 	ret = wddmseg_gem_vmap_lock(obj, true);
 	if (ret)
 		return ret;
@@ -648,21 +649,16 @@ static void wddmseg_gem_vunmap(struct drm_gem_object *obj,
 	wddmseg_gem_vmap_unlock(obj);
 }
 
-/* Every mmap of the DRM file (GEM, dumb and dma-buf offsets) ends here. */
+/*
+ * Every mmap of the DRM file (GEM and dumb offsets) and of a dma-buf of
+ * the allocation (drm_gem_prime_mmap()) ends here.
+ */
 static int wddmseg_gem_mmap(struct drm_gem_object *obj,
 			    struct vm_area_struct *vma)
 {
 	int ret = wddmseg_protect_check_cpu(gem_to_wddmseg_bo(obj), "mmap");
 
 	return ret ? ret : drm_gem_ttm_mmap(obj, vma);
-}
-
-static struct dma_buf *wddmseg_gem_prime_export(struct drm_gem_object *obj,
-						int flags)
-{
-	int ret = wddmseg_protect_check_export(gem_to_wddmseg_bo(obj));
-
-	return ret ? ERR_PTR(ret) : drm_gem_prime_export(obj, flags);
 }
 
 /* debugfs (framebuffer, state dumps): TTM's helper needs a resource. */

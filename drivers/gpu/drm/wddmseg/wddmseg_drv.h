@@ -621,6 +621,12 @@ int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
 int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
 			     struct ttm_operation_ctx *ctx);
 
+/* wddmseg_prime.c */
+struct dma_buf *wddmseg_gem_prime_export(struct drm_gem_object *obj,
+					 int flags);
+struct drm_gem_object *wddmseg_gem_prime_import(struct drm_device *drm,
+						struct dma_buf *dma_buf);
+
 /* wddmseg_protect.c */
 int wddmseg_protect_check_cpu(struct wddmseg_bo *bo, const char *path);
 int wddmseg_protect_check_export(struct wddmseg_bo *bo);
