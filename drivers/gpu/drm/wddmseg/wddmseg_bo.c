@@ -997,6 +997,12 @@ int wddmseg_ioctl_gem_info(struct drm_device *drm, void *data,
  * pages (TTM's pipeline gutting: an empty placement gives it a new,
  * unpopulated ttm_tt marked for clearing, so whatever populates it next
  * gets zeroed pages) and the pages it kept from an earlier stay.
+ *
+ * Once the DiscardContent is done: TTM guts a busy buffer through a ghost
+ * object that holds a reference on the allocation until a worker frees
+ * it, so an allocation closed right after a discard would outlive its
+ * last handle, and keep the VRAM it took since, which no eviction takes
+ * from a live HardwareProtected allocation.
  */
 static int wddmseg_bo_discard_pages(struct wddmseg_bo *bo,
 				    struct ttm_operation_ctx *ctx)
@@ -1004,6 +1010,9 @@ static int wddmseg_bo_discard_pages(struct wddmseg_bo *bo,
 	struct ttm_placement none = {};
 	int ret;
 
+	ret = ttm_bo_wait_ctx(&bo->tbo, ctx);
+	if (ret)
+		return ret;
 	ttm_bo_unmap_virtual(&bo->tbo);
 	ret = ttm_bo_validate(&bo->tbo, &none, ctx);
 	wddmseg_bo_drop_kept(bo);
