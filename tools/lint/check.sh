@@ -1,16 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Host-side static checks, printed as TAP lines:
-#   - checkpatch.pl --strict on every tracked driver and uapi file
-#   - kernel-doc -Werror on the uapi header and the driver
-#   - the module builds against Debian's headers with W=1 and no warning
+# Host-side static checks for one kernel (KABI, tools/vm/kenv.sh; default
+# the primary one, 6.12), printed as TAP lines:
+#   - checkpatch.pl --strict of that kernel's source on every tracked
+#     driver and uapi file
+#   - that kernel-doc, -Werror, on the uapi header and the driver
+#   - the module builds against that kernel's Debian headers with W=1 and
+#     no warning
+# make check runs it once per supported kernel.
+#
+# Usage: tools/lint/check.sh [OUT]   (logs; default build/ABI/lint)
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${1:-$REPO/build}
-SRC=$BUILD/linux-src
-LOG=$BUILD/lint
+. "$REPO/tools/vm/kenv.sh" || exit 1
+SRC=$WDDMSEG_KBUILD/linux-src
+LOG=${1:-$WDDMSEG_KBUILD/lint}
+K="Linux $WDDMSEG_KSERIES"
 n=0
 fail=0
 
@@ -24,7 +31,7 @@ tap() { # tap STATUS DESCRIPTION
 	fi
 }
 
-bash "$REPO/tools/lint/linux-source.sh" "$BUILD" || exit 1
+bash "$REPO/tools/lint/linux-source.sh" "$SRC" || exit 1
 mkdir -p "$LOG"
 cd "$REPO"
 
@@ -40,20 +47,20 @@ for f in "${files[@]}"; do
 		st=1
 	fi
 	[ $st -eq 0 ] || sed 's/^/# /' "$out"
-	tap $st "checkpatch --strict $f"
+	tap $st "checkpatch --strict ($K) $f"
 done
 
 perl "$SRC/scripts/kernel-doc" -none -Werror "${files[@]}" >"$LOG/kernel-doc.log" 2>&1
 st=$?
 [ $st -eq 0 ] || sed 's/^/# /' "$LOG/kernel-doc.log"
-tap $st "kernel-doc -Werror on uapi header and driver"
+tap $st "kernel-doc -Werror ($K) on uapi header and driver"
 
-make -s -C "$REPO" module-w1 >"$LOG/w1.log" 2>&1
+make -s -C "$REPO" module-w1 KABI="$WDDMSEG_KABI" >"$LOG/w1.log" 2>&1
 st=$?
 if [ $st -eq 0 ] && grep -q 'warning:' "$LOG/w1.log"; then
 	st=1
 fi
 [ $st -eq 0 ] || sed 's/^/# /' "$LOG/w1.log"
-tap $st "module builds with W=1 without warnings"
+tap $st "module builds with W=1 against $WDDMSEG_KABI without warnings"
 
 exit $fail

@@ -28,13 +28,15 @@
 # console log, and no device outside the cases logged a wddmseg error.
 # Once: every rule of the rst's two rule tables has a case.
 #
-# Output: TAP on stdout (also in build/vm/check-layouts.tap), ending with
-# "layouts: N passed, N failed". Exit 0 when everything passed.
+# Output: TAP on stdout (also in build/ABI/vm/check-layouts.tap), ending
+# with "layouts: N passed, N failed". Exit 0 when everything passed.
+# Environment: KABI, the kernel (tools/vm/kenv.sh; default 6.12).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$REPO/tools/vm
-VMDIR=$REPO/build/vm
+. "$HERE/kenv.sh"
+VMDIR=${WDDMSEG_VM_DIR:-$WDDMSEG_KBUILD/vm}
 LAYOUTS=$HERE/layouts.txt
 RST=$REPO/Documentation/gpu/wddmseg.rst
 PER_BOOT=200
@@ -60,7 +62,7 @@ fi
 mkdir -p "$VMDIR"
 TAPOUT=$VMDIR/check-layouts.tap
 if [ -z "${WDDMSEG_CHECK_LAYOUTS_TEED:-}" ]; then
-	# one run at a time: runs share build/vm/layouts-*
+	# one run at a time: runs share build/ABI/vm/layouts-*
 	exec 7>"$VMDIR/.check-layouts.lock"
 	if ! flock -n 7; then
 		echo "check-layouts: another run is in progress; waiting" >&2
