@@ -21,7 +21,8 @@
 #     "... *ERROR* segment N: rule R: ..." for segment rules, N being the
 #     last segment of the layout (layouts.txt puts the broken one last);
 #     agp-unique and overlap may name either;
-#   - "wddmseg: probe of B failed with error -22";
+#   - the driver core's "wddmseg: probe of B failed with error -22" (6.1;
+#     "wddmseg B: probe with driver wddmseg failed with error -22" on 6.12);
 #   - no DRM device for B.
 # A "valid" case must have no error line, no failed probe and a DRM device.
 # Per boot: the VM finished by itself, scan-log.sh finds nothing in the
@@ -213,8 +214,9 @@ run_boot() { # BOOT-INDEX FIRST-CASE COUNT
 		errs=$(grep -F "wddmseg $bdf: [drm] *ERROR* " <<<"$dmesg" | sed 's/^\[[^]]*\] //' || true)
 		nerr=0
 		[ -n "$errs" ] && nerr=$(wc -l <<<"$errs")
-		failed=$(grep -F "wddmseg: probe of $bdf failed with error" <<<"$dmesg" |
-			sed 's/^\[[^]]*\] //' || true)
+		failed=$(grep -F -e "wddmseg: probe of $bdf failed with error" \
+			-e "wddmseg $bdf: probe with driver wddmseg failed with error" \
+			<<<"$dmesg" | sed 's/^\[[^]]*\] //' || true)
 		card=$(awk -v b="$bdf" '$1 == "drm-dev" && $2 ~ /^card/ && $3 == b { print $2 " " $4 }' <<<"$drm")
 
 		if [ "$rule" = control ] || [ "$rule" = valid ]; then
@@ -255,7 +257,7 @@ run_boot() { # BOOT-INDEX FIRST-CASE COUNT
 			diag+=("right rule, wrong location '$loc' (expected '$want'): $errs")
 		fi
 		if [ -z "$failed" ]; then
-			diag+=("no 'wddmseg: probe of $bdf failed with error -22'")
+			diag+=("no 'wddmseg: probe of $bdf failed with error -22' (or 6.12's 'probe with driver wddmseg failed')")
 		elif ! grep -qF "failed with error -22" <<<"$failed"; then
 			diag+=("probe failed with another error: $failed")
 		fi
@@ -269,7 +271,7 @@ run_boot() { # BOOT-INDEX FIRST-CASE COUNT
 
 	# errors from devices that are not cases of this boot
 	local stray
-	stray=$(grep -E 'wddmseg [0-9a-f:.]+: .*\*ERROR\*|probe of [0-9a-f:.]+ failed' <<<"$dmesg" |
+	stray=$(grep -E 'wddmseg [0-9a-f:.]+: .*\*ERROR\*|probe of [0-9a-f:.]+ failed|wddmseg [0-9a-f:.]+: probe with driver' <<<"$dmesg" |
 		grep -vF -f <(printf '%s\n' "${bdfs[@]}") || true)
 	if [ -z "$dmesg" ]; then
 		tap not-ok "boot $b: no errors from other devices" "no dmesg in $tapf"
