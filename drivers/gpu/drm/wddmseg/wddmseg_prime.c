@@ -50,6 +50,17 @@ static int wddmseg_dmabuf_attach(struct dma_buf *dma_buf,
 }
 
 /*
+ * The GEM mmap, on both kernels: 6.1's drm_gem_dmabuf_mmap() goes through
+ * drm_driver.gem_prime_mmap (gone since 6.6), later ones straight to
+ * drm_gem_prime_mmap(), which calls wddmseg_gem_mmap().
+ */
+static int wddmseg_dmabuf_mmap(struct dma_buf *dma_buf,
+			       struct vm_area_struct *vma)
+{
+	return drm_gem_prime_mmap(dma_buf->priv, vma);
+}
+
+/*
  * drm_gem_prime_export()'s operations, but for attach: no importer gets
  * to map_dma_buf (which dma_buf_export() requires to exist).
  */
@@ -58,7 +69,7 @@ static const struct dma_buf_ops wddmseg_dmabuf_ops = {
 	.map_dma_buf = drm_gem_map_dma_buf,
 	.unmap_dma_buf = drm_gem_unmap_dma_buf,
 	.release = drm_gem_dmabuf_release,
-	.mmap = drm_gem_dmabuf_mmap,
+	.mmap = wddmseg_dmabuf_mmap,
 	.vmap = drm_gem_dmabuf_vmap,
 	.vunmap = drm_gem_dmabuf_vunmap,
 };
