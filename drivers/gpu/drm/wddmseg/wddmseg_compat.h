@@ -146,7 +146,10 @@ static inline void wddmseg_gem_vmap_unlock(struct drm_gem_object *obj)
  * blitted into the framebuffer through vmap:
  *  - 6.13 ("drm/client: Add client-lib module", drm_client_setup()): the
  *    in-kernel clients are chosen by the DRM core and the driver gives its
- *    fbdev_probe (DRM_FBDEV_TTM_DRIVER_OPS); Debian backports it to 6.12;
+ *    fbdev_probe (DRM_FBDEV_TTM_DRIVER_OPS); Debian backports it to 6.12.
+ *    It is built only when a driver selects DRM_CLIENT_SELECTION (a stub
+ *    otherwise), which an out-of-tree module cannot, so it is used only
+ *    when the kernel has it (CONFIG_DRM_CLIENT_SETUP);
  *  - 6.11 ("drm/fbdev-generic: Convert to fbdev-ttm"):
  *    drm_fbdev_ttm_setup(), which always shadows;
  *  - 6.1: drm_fbdev_generic_setup(), which shadows only when the mode
@@ -154,7 +157,7 @@ static inline void wddmseg_gem_vmap_unlock(struct drm_gem_object *obj)
  * WDDMSEG_FBDEV_DRIVER_OPS goes into struct drm_driver; where it has
  * nothing to set it restates a field as NULL.
  */
-#if __has_include("drm/drm_client_setup.h")
+#if __has_include("drm/drm_client_setup.h") && IS_ENABLED(CONFIG_DRM_CLIENT_SETUP)
 #include <drm/drm_client_setup.h>
 #include <drm/drm_fbdev_ttm.h>
 #define WDDMSEG_FBDEV_DRIVER_OPS DRM_FBDEV_TTM_DRIVER_OPS
