@@ -4,8 +4,8 @@
 #
 #   make run     build everything, boot the VM, load the driver, show the
 #                decoded segment table
-#   make check   build everything and run every test (host and VM); ends
-#                with "N passed, N failed"
+#   make check   build everything and run every test (host and VM) on
+#                every supported kernel; ends with "N passed, N failed"
 #   make check-debug
 #                the debug-kernel tier: build a KASAN/lockdep/kmemleak/KUnit
 #                kernel with the driver in-tree, run the KUnit suites, the
@@ -13,12 +13,22 @@
 #   make bench   allocation and eviction rates of wddmseg next to Debian's
 #                bochs driver, in one VM boot (tools/bench.sh)
 #
-# Both install their Debian build dependencies first (tools/vm/deps.sh).
+# The kernel is one variable, KABI: a series (6.12, 6.1) or a Debian ABI
+# (6.12.117+deb12-amd64). Unset, `make check` runs every supported kernel
+# (tools/vm/kabi.sh --all) and everything else the primary one, 6.12:
+#
+#   make run KABI=6.1      make check KABI=6.12      make module KABI=6.1
+#
+# Per-kernel outputs are in build/ABI/ (tools/vm/kenv.sh). Every target
+# installs its Debian build dependencies first (tools/vm/deps.sh).
 
 REPO := $(CURDIR)
 BUILD := $(REPO)/build
-KABI ?= $(shell tools/vm/kabi.sh 2>/dev/null)
-KDIR ?= /usr/src/linux-headers-$(KABI)
+KABI ?=
+export KABI
+# evaluated when used, i.e. after deps installed the headers
+ABI = $(shell tools/vm/kabi.sh $(KABI) 2>/dev/null)
+KDIR ?= /usr/src/linux-headers-$(ABI)
 DRVDIR := $(REPO)/drivers/gpu/drm/wddmseg
 
 .PHONY: all deps module module-w1 qemu lib tests tools guest run check clean
@@ -28,13 +38,13 @@ all: qemu guest
 deps:
 	@bash tools/vm/deps.sh
 
+# build/ABI/src/drivers/gpu/drm/wddmseg/wddmseg.ko (tools/vm/module.sh)
 module: deps
-	$(MAKE) -C $(KDIR) M=$(DRVDIR) CONFIG_DRM_WDDMSEG=m modules
+	KDIR=$(KDIR) bash tools/vm/module.sh
 
 # Build with W=1 into a log so warnings can be counted by the checks.
 module-w1: deps
-	$(MAKE) -C $(KDIR) M=$(DRVDIR) clean >/dev/null
-	$(MAKE) -C $(KDIR) M=$(DRVDIR) CONFIG_DRM_WDDMSEG=m W=1 modules
+	KDIR=$(KDIR) bash tools/vm/module.sh --w1
 
 qemu: deps
 	bash tools/qemu/build.sh $(BUILD)
@@ -51,11 +61,13 @@ tools: lib
 	$(MAKE) -C tools/wddmseg OUTPUT=$(BUILD)/tools \
 		LIBWDDMSEG_OUTPUT=$(LIBWDDMSEG)
 
+# Userspace, the same binaries for every kernel. The kselftests build with
+# either kselftest_harness.h (wddmseg_harness.h); they take 6.1's, which
+# deps.sh installs.
+KSFT_TARBALL := /usr/src/linux-source-6.1.tar.xz
 tests: lib
-	bash tools/lint/linux-source.sh $(BUILD)
 	$(MAKE) -C tools/testing/selftests/drivers/gpu/wddmseg \
-		OUTPUT=$(BUILD)/selftests \
-		KSFT_INC=$(BUILD)/linux-src/tools/testing/selftests \
+		OUTPUT=$(BUILD)/selftests KSFT_TARBALL=$(KSFT_TARBALL) \
 		LIBWDDMSEG_OUTPUT=$(LIBWDDMSEG)
 
 guest: module tests tools
@@ -65,8 +77,9 @@ guest: module tests tools
 run: qemu guest
 	bash tools/demo.sh
 
+# The kernels on the command line (KABI=...), else every supported one.
 check:
-	bash tools/check.sh
+	bash tools/check.sh $(if $(filter command line environment,$(origin KABI)),$(KABI))
 
 .PHONY: check-debug
 check-debug:
@@ -76,6 +89,10 @@ check-debug:
 bench: deps
 	bash tools/bench.sh
 
+# Objects of out-of-tree builds made in the driver directory before the
+# per-kernel copies (build/ABI/src) existed go too.
 clean:
-	-$(MAKE) -C $(KDIR) M=$(DRVDIR) clean
+	rm -f $(DRVDIR)/*.o $(DRVDIR)/*.ko $(DRVDIR)/*.mod $(DRVDIR)/*.mod.c \
+		$(DRVDIR)/.*.cmd $(DRVDIR)/modules.order $(DRVDIR)/Module.symvers \
+		$(DRVDIR)/tests/*.o $(DRVDIR)/tests/.*.cmd
 	rm -rf $(BUILD)

@@ -32,12 +32,15 @@
 # host's load average is printed before and after.
 #
 # Outputs: build/bench/result.txt (the table and the benchmark's notes),
-# build/vm/bench.{console.log,tap,qemu.log,result}.
+# build/ABI/vm/bench.{console.log,tap,qemu.log,result}. The kernel is
+# KABI's (tools/vm/kenv.sh): 6.12 unless `make bench KABI=6.1`.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$REPO/build/bench
 cd "$REPO"
+. tools/vm/kenv.sh
+VMDIR=$WDDMSEG_KBUILD/vm
 
 BUILD=1 SECS=5 REPEATS=5
 while [ $# -gt 0 ]; do
@@ -130,7 +133,7 @@ bash tools/vm/run-vm.sh --no-build --name bench --mode script \
 	-device wddmseg,addr=0x4 -device bochs-display,addr=0x5,vgamem=16M \
 	>"$OUT/vm.log" 2>&1 || rc=$?
 {
-	tr -d '\r' <"$REPO/build/vm/bench.tap" 2>/dev/null
+	tr -d '\r' <"$VMDIR/bench.tap" 2>/dev/null
 	echo "host: $(nproc) CPUs, load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 	echo "host: memcpy of 64 MiB buffers $HOST_MEMCPY MiB/s (build/bench/host-memcpy)"
 	# The host is shared and its memcpy speed drifts (seen 6.2 and 11.8
@@ -140,7 +143,7 @@ bash tools/vm/run-vm.sh --no-build --name bench --mode script \
 	host_after=$("$OUT/host-memcpy")
 	ceiling=$((host_after > HOST_MEMCPY ? host_after : HOST_MEMCPY))
 	echo "host: memcpy of 64 MiB buffers after the VM $host_after MiB/s; ceiling $ceiling MiB/s"
-	tr -d '\r' <"$REPO/build/vm/bench.tap" 2>/dev/null |
+	tr -d '\r' <"$VMDIR/bench.tap" 2>/dev/null |
 		awk -v before="$HOST_MEMCPY" -v ceiling="$ceiling" '
 			/^engine 64 MiB .* \/ host memcpy: / {
 				r = $NF; sub(/ \/ host memcpy: [0-9.]+$/, "");
@@ -154,4 +157,4 @@ if [ $rc -ne 0 ] || ! grep -q '^measurement' "$OUT/result.txt"; then
 	exit 1
 fi
 cat "$OUT/result.txt"
-log "saved in build/bench/result.txt; guest console: build/vm/bench.console.log"
+log "saved in build/bench/result.txt; guest console: $VMDIR/bench.console.log"

@@ -1,10 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# `make check`: build everything and run every test, host and VM.
-# Each stage prints TAP lines; the summary counts them and ends with
-# "N passed, N failed" (and skipped ones, if any). Exit status is non-zero
-# on any failure. Logs and TAP files are in build/check/.
+# `make check`: build everything and run every test, host and VM, on every
+# supported kernel.
+#
+# Usage: tools/check.sh [KERNEL...]
+#   KERNEL: a series (6.12, 6.1) or a Debian ABI; default every supported
+#   kernel, primary first (tools/vm/kabi.sh --all). `make check KABI=6.1`
+#   passes one.
+#
+# Once: the Debian packages, QEMU with the device, the libdrm tools, the
+# kselftests, the host checks (selftest layout parser, qtest of the device
+# model, RGB565 screendump expansion). Then for each kernel, in build/ABI/
+# (see tools/vm/kenv.sh): the module, the guest kernel and initramfs, the
+# lint (that kernel's checkpatch and kernel-doc, W=1), the
+# VM boots (valid layouts + kselftests, invalid layouts, the vIOMMU boot,
+# KMS screendumps) and the WDDM fidelity table.
+# Each stage prints TAP lines; the summary counts them per kernel and in
+# total and ends with "N passed, N failed" (and skipped ones, if any).
+# Exit status is non-zero on any failure. Logs and TAP files are in
+# build/check/ (shared stages) and build/ABI/check/ (each kernel's).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,17 +31,19 @@ mkdir -p "$OUT"
 
 pass=0 fail=0 skip=0
 t0=$(date +%s)
+KERNEL_LINES=()
 
 log() { echo "check: $*"; }
 
-# count FILE: add the TAP results of FILE to the totals and echo them.
+# count FILE [TAG]: add the TAP results of FILE to the totals and echo them,
+# each prefixed with [TAG/name] (TAG: the kernel series, if any).
 # Results nested by the kselftest runner ("# ok 3 ...") count one by one;
 # the passing summary line of a whole selftest binary ("ok 1 selftests:
 # ...") does not count again, a failing one does. The same for the C
 # qtests: each check is a nested "# ok N - ..." line, glib's own line of
 # a passing test case ("ok 1 /x86_64/wddmseg/...") does not count again.
 count() {
-	local res p f s
+	local res p f s tag=${2:+$2/}
 	res=$(grep -E '^(# )*(not )?ok [0-9]+' "$1" |
 		grep -Ev '^ok [0-9]+ (selftests: |/x86_64/wddmseg/)')
 	p=$(grep -Ec '^(# )*ok [0-9]+' <<<"$res")
@@ -35,51 +52,66 @@ count() {
 	pass=$((pass + p - s))
 	skip=$((skip + s))
 	fail=$((fail + f))
-	[ -z "$res" ] || sed "s|^|[$(basename "$1" .tap)] |" <<<"$res"
+	[ -z "$res" ] || sed "s|^|[$tag$(basename "$1" .tap)] |" <<<"$res"
 }
 
-# stage NAME COMMAND...: run a build step; a failure is one failed test.
+# stage DIR TAG NAME COMMAND...: run a build step, logs in DIR; a failure
+# is one failed test.
 stage() {
-	local name=$1
-	shift
-	log "$name"
-	if "$@" >"$OUT/$name.log" 2>&1; then
-		echo "ok 1 - $name" >"$OUT/$name.tap"
+	local dir=$1 tag=$2 name=$3
+	shift 3
+	log "${tag:+$tag: }$name"
+	if "$@" >"$dir/$name.log" 2>&1; then
+		echo "ok 1 - $name" >"$dir/$name.tap"
 	else
-		echo "not ok 1 - $name (see $OUT/$name.log)" >"$OUT/$name.tap"
-		tail -n 30 "$OUT/$name.log" | sed 's/^/# /'
+		echo "not ok 1 - $name (see $dir/$name.log)" >"$dir/$name.tap"
+		tail -n 30 "$dir/$name.log" | sed 's/^/# /'
 	fi
-	count "$OUT/$name.tap"
+	count "$dir/$name.tap" "$tag"
+}
+
+totals() { # totals PASS FAIL SKIP
+	if [ "$3" -gt 0 ]; then
+		echo "$1 passed, $2 failed, $3 skipped"
+	else
+		echo "$1 passed, $2 failed"
+	fi
 }
 
 summary() {
+	local l
 	log "done in $(( $(date +%s) - t0 ))s"
-	if [ "$skip" -gt 0 ]; then
-		echo "$pass passed, $fail failed, $skip skipped"
-	else
-		echo "$pass passed, $fail failed"
-	fi
+	for l in ${KERNEL_LINES[@]+"${KERNEL_LINES[@]}"}; do
+		log "$l"
+	done
+	totals $pass $fail $skip
 	[ "$fail" -eq 0 ]
 	exit $?
 }
 
-stage deps bash tools/vm/deps.sh
+# --- once ---------------------------------------------------------------------
+stage "$OUT" "" deps bash tools/vm/deps.sh
 grep -q '^ok' "$OUT/deps.tap" || summary
-stage build-module make -s module
-stage build-qemu bash tools/qemu/build.sh "$BUILD"
-stage build-tools make -s tools
-stage build-selftests make -s tests
-stage build-guest bash -c 'bash tools/vm/kernel.sh && bash tools/vm/initramfs.sh'
+stage "$OUT" "" build-qemu bash tools/qemu/build.sh "$BUILD"
+stage "$OUT" "" build-tools make -s tools
+stage "$OUT" "" build-selftests make -s tests
 
-# Host-side static checks: checkpatch, kernel-doc, W=1.
-log "lint"
-bash tools/lint/check.sh "$BUILD" >"$OUT/lint.tap" 2>&1
-count "$OUT/lint.tap"
+KERNELS=()
+if [ $# -gt 0 ]; then
+	for k in "$@"; do
+		a=$(bash tools/vm/kabi.sh "$k") || { echo "check: unknown kernel '$k'"; exit 2; }
+		KERNELS+=("$a")
+	done
+else
+	mapfile -t KERNELS < <(bash tools/vm/kabi.sh --all)
+fi
+[ ${#KERNELS[@]} -gt 0 ] || { echo "check: no kernel to check (tools/vm/kabi.sh --all)"; exit 2; }
+log "kernels: ${KERNELS[*]}"
 
 # The selftests' layout-string parser, on the host.
 log "host-check"
 make -s -C tools/testing/selftests/drivers/gpu/wddmseg \
-	OUTPUT="$BUILD/selftests" host-check >"$OUT/host-check.log" 2>&1
+	OUTPUT="$OUT" host-check >"$OUT/host-check.log" 2>&1
 st=$?
 tail -n 1 "$OUT/host-check.log" | grep -Eq '^[0-9]+ passed, 0 failed$' || st=1
 if [ $st -eq 0 ]; then
@@ -113,52 +145,6 @@ for t in "${qtests[@]}"; do
 done
 count "$OUT/qtest.tap"
 
-# Valid layouts: one boot, one device per layout; the kselftests compare
-# what the driver reports with the tables the devices were given.
-log "vm: valid layouts + kselftests"
-expect=$OUT/expect
-devs=()
-: >"$expect"
-while IFS='|' read -r slot vram bar props layout; do
-	case "$slot" in ''|'#'*) continue ;; esac
-	dev="wddmseg,addr=$slot"
-	for p in ${props//,/ }; do
-		if [ "$p" = layout ]; then
-			dev="$dev,layout=$layout"
-		else
-			dev="$dev,$p"
-		fi
-	done
-	devs+=(-device "$dev")
-	printf '0000:00:%02x.0 vram=%s bar2=%s layout=%s\n' "$slot" "$vram" \
-		"$bar" "$layout" >>"$expect"
-done <tools/vm/valid-layouts.txt
-bash tools/vm/run-vm.sh --no-build --name check --mode check \
-	--expect "$expect" --timeout 600 -- "${devs[@]}" >"$OUT/vm-check.log" 2>&1
-rc=$?
-cp "$BUILD/vm/check.tap" "$OUT/kselftest.tap" 2>/dev/null || : >"$OUT/kselftest.tap"
-{
-	if [ $rc -eq 0 ]; then
-		echo "ok 1 - vm check boot: finished, guest log clean"
-	else
-		echo "not ok 1 - vm check boot: run-vm.sh exit $rc (see $OUT/vm-check.log)"
-		sed 's/^/# /' "$OUT/vm-check.log"
-	fi
-} >"$OUT/vm-check.tap"
-count "$OUT/kselftest.tap"
-count "$OUT/vm-check.tap"
-
-# Invalid layouts: every validation rule refused with its name in dmesg.
-log "vm: invalid layouts"
-bash tools/vm/check-layouts.sh >"$OUT/layouts.tap" 2>&1
-count "$OUT/layouts.tap"
-
-# IoMmuSecureModeRequired behind QEMU's intel-iommu: accepted, reported as
-# honoured, DMA through the IOMMU (tools/vm/iommu-check.sh).
-log "vm: vIOMMU"
-bash tools/vm/iommu-check.sh >"$OUT/iommu.tap" 2>&1
-count "$OUT/iommu.tap"
-
 # The RGB565 expansion screendump.py expects (QEMU's screendump converts
 # an r5g6b5 display surface with pixman) against pixman itself.
 log "host: RGB565 screendump expansion"
@@ -173,29 +159,111 @@ else
 fi >"$OUT/rgb565.tap"
 count "$OUT/rgb565.tap"
 
-# KMS: libdrm's modetest lists and sets modes, and the pattern the guest
-# shows (wddmseg-pattern: XRGB8888 and RGB565, page flip, padded pitch)
-# equals, pixel for pixel, the QEMU screendump taken over QMP
-# (tools/vm/kms-check.sh). Debian's bochs driver on QEMU's bochs-display
-# in the same boot is the control: the harness must pass on it. The
-# wddmseg results SKIP while the driver exposes no KMS connector.
-log "vm: kms (modetest, screendump comparison)"
-bash tools/vm/kms-check.sh --name kms --out "$BUILD/kms" \
-	--cards "wddmseg:gpu0:XR24,RG16 bochs-drm:bochs0:XR24" \
-	--modules "wddmseg bochs" -- \
-	-device wddmseg,addr=0x4,id=gpu0 \
-	-device bochs-display,addr=0x5,vgamem=16M,id=bochs0 \
-	>"$OUT/kms.tap" 2>&1
-count "$OUT/kms.tap"
+# --- per kernel ---------------------------------------------------------------
+# check_kernel ABI: everything that depends on the kernel, in build/ABI/.
+check_kernel() {
+	local k=$1 tag kout expect devs=() rc slot vram bar props layout dev p
+	export KABI=$k WDDMSEG_KABI=$k
+	unset WDDMSEG_KBUILD WDDMSEG_KSERIES
+	. tools/vm/kenv.sh || return 1
+	tag=$WDDMSEG_KSERIES
+	kout=$WDDMSEG_KBUILD/check
+	rm -rf "$kout"
+	mkdir -p "$kout"
 
-# The WDDM fidelity table of the rst: every flag, capability and paging
-# operation has a row, every implemented or refused one a test that passed
-# above, every other one a reason (tools/lint/fidelity.py).
-log "fidelity table"
-python3 tools/lint/fidelity.py Documentation/gpu/wddmseg.rst \
-	drivers/gpu/drm/wddmseg/wddmseg_hw.h include/uapi/drm/wddmseg_drm.h \
-	"$OUT" >"$OUT/fidelity.tap.tmp" 2>&1
-mv "$OUT/fidelity.tap.tmp" "$OUT/fidelity.tap"
-count "$OUT/fidelity.tap"
+	stage "$kout" "$tag" build-module make -s module KABI="$k"
+	stage "$kout" "$tag" build-guest \
+		bash -c 'bash tools/vm/kernel.sh && bash tools/vm/initramfs.sh'
+
+	# Host-side static checks: checkpatch, kernel-doc, W=1.
+	log "$tag: lint"
+	bash tools/lint/check.sh >"$kout/lint.tap" 2>&1
+	count "$kout/lint.tap" "$tag"
+
+	# Valid layouts: one boot, one device per layout; the kselftests
+	# compare what the driver reports with the tables the devices were
+	# given.
+	log "$tag: vm: valid layouts + kselftests"
+	expect=$kout/expect
+	: >"$expect"
+	while IFS='|' read -r slot vram bar props layout; do
+		case "$slot" in ''|'#'*) continue ;; esac
+		dev="wddmseg,addr=$slot"
+		for p in ${props//,/ }; do
+			if [ "$p" = layout ]; then
+				dev="$dev,layout=$layout"
+			else
+				dev="$dev,$p"
+			fi
+		done
+		devs+=(-device "$dev")
+		printf '0000:00:%02x.0 vram=%s bar2=%s layout=%s\n' "$slot" "$vram" \
+			"$bar" "$layout" >>"$expect"
+	done <tools/vm/valid-layouts.txt
+	bash tools/vm/run-vm.sh --no-build --name check --mode check \
+		--expect "$expect" --timeout 600 -- "${devs[@]}" >"$kout/vm-check.log" 2>&1
+	rc=$?
+	cp "$WDDMSEG_KBUILD/vm/check.tap" "$kout/kselftest.tap" 2>/dev/null ||
+		: >"$kout/kselftest.tap"
+	{
+		if [ $rc -eq 0 ]; then
+			echo "ok 1 - vm check boot ($k): finished, guest log clean"
+		else
+			echo "not ok 1 - vm check boot ($k): run-vm.sh exit $rc (see $kout/vm-check.log)"
+			sed 's/^/# /' "$kout/vm-check.log"
+		fi
+	} >"$kout/vm-check.tap"
+	count "$kout/kselftest.tap" "$tag"
+	count "$kout/vm-check.tap" "$tag"
+
+	# Invalid layouts: every validation rule refused with its name in
+	# dmesg.
+	log "$tag: vm: invalid layouts"
+	bash tools/vm/check-layouts.sh --no-build >"$kout/layouts.tap" 2>&1
+	count "$kout/layouts.tap" "$tag"
+
+	# IoMmuSecureModeRequired behind QEMU's intel-iommu: accepted,
+	# reported as honoured, DMA through the IOMMU
+	# (tools/vm/iommu-check.sh).
+	log "$tag: vm: vIOMMU"
+	bash tools/vm/iommu-check.sh >"$kout/iommu.tap" 2>&1
+	count "$kout/iommu.tap" "$tag"
+
+	# KMS: libdrm's modetest lists and sets modes, and the pattern the
+	# guest shows (wddmseg-pattern: XRGB8888 and RGB565, page flip, padded
+	# pitch) equals, pixel for pixel, the QEMU screendump taken over QMP
+	# (tools/vm/kms-check.sh). Debian's bochs driver on QEMU's
+	# bochs-display in the same boot is the control: the harness must pass
+	# on it. The wddmseg results SKIP while the driver exposes no KMS
+	# connector.
+	log "$tag: vm: kms (modetest, screendump comparison)"
+	bash tools/vm/kms-check.sh --name kms \
+		--cards "wddmseg:gpu0:XR24,RG16 bochs-drm:bochs0:XR24" \
+		--modules "wddmseg bochs" -- \
+		-device wddmseg,addr=0x4,id=gpu0 \
+		-device bochs-display,addr=0x5,vgamem=16M,id=bochs0 \
+		>"$kout/kms.tap" 2>&1
+	count "$kout/kms.tap" "$tag"
+
+	# The WDDM fidelity table of the rst: every flag, capability and
+	# paging operation has a row, every implemented or refused one a test
+	# that passed on this kernel (or in the shared stages), every other
+	# one a reason (tools/lint/fidelity.py).
+	log "$tag: fidelity table"
+	python3 tools/lint/fidelity.py Documentation/gpu/wddmseg.rst \
+		drivers/gpu/drm/wddmseg/wddmseg_hw.h \
+		include/uapi/drm/wddmseg_drm.h "$OUT" "$kout" \
+		>"$kout/fidelity.tap.tmp" 2>&1
+	mv "$kout/fidelity.tap.tmp" "$kout/fidelity.tap"
+	count "$kout/fidelity.tap" "$tag"
+}
+
+for k in "${KERNELS[@]}"; do
+	kt=$(date +%s)
+	p0=$pass f0=$fail s0=$skip
+	check_kernel "$k"
+	KERNEL_LINES+=("Linux $k: $(totals $((pass - p0)) $((fail - f0)) $((skip - s0))) in $(( $(date +%s) - kt ))s")
+done
+unset KABI WDDMSEG_KABI WDDMSEG_KBUILD WDDMSEG_KSERIES
 
 summary

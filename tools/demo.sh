@@ -6,7 +6,8 @@
 # wddmseg-info,
 # take screenshots of the guest display, power off. Extra QEMU -device
 # properties may be given in WDDMSEG_DEVICE, e.g.
-# WDDMSEG_DEVICE="vis-size=16M,invis-size=32M".
+# WDDMSEG_DEVICE="vis-size=16M,invis-size=32M". The kernel is KABI's
+# (tools/vm/kenv.sh): 6.12 unless `make run KABI=6.1`.
 #
 # Screenshots (QEMU screendumps over QMP, tools/vm/screendump.py), in
 # build/demo/:
@@ -18,8 +19,9 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/tools/vm/kenv.sh"
 OUT=$REPO/build/demo
-VMDIR=${WDDMSEG_VM_DIR:-$REPO/build/vm}
+VMDIR=${WDDMSEG_VM_DIR:-$WDDMSEG_KBUILD/vm}
 dev="wddmseg,addr=0x4,id=gpu0${WDDMSEG_DEVICE:+,$WDDMSEG_DEVICE}"
 mkdir -p "$OUT"
 rm -f "$OUT"/*.png "$OUT"/*.ppm
@@ -66,9 +68,9 @@ python3 "$REPO/tools/vm/screendump.py" watch --qmp "$VMDIR/demo.qmp" \
 	--ctl "$VMDIR/demo.ctl" --log "$VMDIR/demo.tap" --out "$OUT" \
 	--timeout 300 >"$OUT/screendump.log" 2>&1 || rc=$?
 wait $vm || rc=$?
-echo "demo: guest output (build/vm/demo.tap):"
+echo "demo: guest output ($VMDIR/demo.tap):"
 tr -d '\r' <"$VMDIR/demo.tap" | grep -v '^WDDMSEG-'
-echo "demo: full guest console log: build/vm/demo.console.log"
+echo "demo: full guest console log: $VMDIR/demo.console.log"
 echo "demo: screendumps (build/demo/screendump.log):"
 sed 's/^/  /' "$OUT/screendump.log"
 grep -q '^not ok' "$OUT/screendump.log" && rc=1

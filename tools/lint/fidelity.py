@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Check the WDDM fidelity table of Documentation/gpu/wddmseg.rst.
 
-Usage: fidelity.py RST HW_H UAPI_H TAP_DIR
+Usage: fidelity.py RST HW_H UAPI_H TAP_DIR...
 
 The table (section "WDDM fidelity") has one row per WDDM item: every
 DXGK_SEGFLAG_*, DXGK_VIDMMCAP_* and paging opcode (WDDMSEG_OP_*) of the
@@ -71,9 +71,10 @@ def table_rows(rst):
     return rows
 
 
-def passed_lines(tap_dir):
+def passed_lines(tap_dirs):
     ok = []
-    for name in sorted(os.listdir(tap_dir)):
+    for tap_dir, name in sorted((d, n) for d in tap_dirs
+                                for n in os.listdir(d)):
         if not name.endswith(".tap"):
             continue
         with open(os.path.join(tap_dir, name), encoding="utf-8",
@@ -118,10 +119,11 @@ def proof_ok(token, ok, kunit):
 
 
 def main():
-    if len(sys.argv) != 5:
+    if len(sys.argv) < 5:
         print(__doc__, file=sys.stderr)
         return 2
-    rst, hw_h, uapi_h, tap_dir = sys.argv[1:]
+    rst, hw_h, uapi_h = sys.argv[1:4]
+    tap_dirs = sys.argv[4:]
     repo = os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))
     n = 0
@@ -146,7 +148,7 @@ def main():
         f"opcode of the headers has a row ({len(want)} names"
         + (f"; missing: {' '.join(missing)})" if missing else ")"))
 
-    ok = passed_lines(tap_dir)
+    ok = passed_lines(tap_dirs)
     kunit = kunit_cases(repo)
     for item, status, proof in rows:
         item = item.strip("`")

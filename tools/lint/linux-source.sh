@@ -1,17 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Extract the few files we use from Debian's linux-source-6.1 tarball
-# (checkpatch, kernel-doc, the kselftest headers) into BUILD/linux-src.
+# Extract the few files we use from a kernel's Debian linux-source
+# package (checkpatch, kernel-doc, the kselftest headers) into
+# build/ABI/linux-src (or OUT), for the kernel KABI names
+# (tools/vm/kenv.sh): linux-source-6.12 for 6.12, linux-source-6.1 for
+# 6.1, so that each kernel's code is checked by its own checkpatch.
 # They are build-time tools and are never copied into the repository.
+#
+# Usage: tools/lint/linux-source.sh [OUT]
 set -euo pipefail
 
-BUILD=${1:-$(cd "$(dirname "$0")/../.." && pwd)/build}
-OUT=$BUILD/linux-src
-# The 6.1 tarball deps.sh installs, even when a newer linux-source-* is
-# on the machine too: checkpatch and kernel-doc of one known version (the
-# kselftests build with either harness: wddmseg_harness.h).
-TARBALL=/usr/src/linux-source-6.1.tar.xz
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$REPO/tools/vm/kenv.sh"
+OUT=${1:-$WDDMSEG_KBUILD/linux-src}
+TARBALL=/usr/src/linux-source-$WDDMSEG_KSERIES.tar.xz
 [ -f "$TARBALL" ] || { echo "linux-source: no $TARBALL (tools/vm/deps.sh installs it)" >&2; exit 1; }
 
 FILES=(
@@ -24,7 +27,8 @@ FILES=(
 )
 
 stamp=$OUT/.stamp
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$TARBALL" ]; then
+want="$TARBALL $(stat -c '%s %Y' "$TARBALL")"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
 	exit 0
 fi
 
@@ -33,4 +37,4 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 echo "linux-source: extracting ${FILES[*]} from $TARBALL"
 tar -xJf "$TARBALL" -C "$OUT" --strip-components=1 "${FILES[@]/#/$top/}"
-echo "$TARBALL" >"$stamp"
+echo "$want" >"$stamp"

@@ -21,20 +21,23 @@
 #     "... *ERROR* segment N: rule R: ..." for segment rules, N being the
 #     last segment of the layout (layouts.txt puts the broken one last);
 #     agp-unique and overlap may name either;
-#   - "wddmseg: probe of B failed with error -22";
+#   - the driver core's "wddmseg: probe of B failed with error -22" (6.1;
+#     "wddmseg B: probe with driver wddmseg failed with error -22" on 6.12);
 #   - no DRM device for B.
 # A "valid" case must have no error line, no failed probe and a DRM device.
 # Per boot: the VM finished by itself, scan-log.sh finds nothing in the
 # console log, and no device outside the cases logged a wddmseg error.
 # Once: every rule of the rst's two rule tables has a case.
 #
-# Output: TAP on stdout (also in build/vm/check-layouts.tap), ending with
-# "layouts: N passed, N failed". Exit 0 when everything passed.
+# Output: TAP on stdout (also in build/ABI/vm/check-layouts.tap), ending
+# with "layouts: N passed, N failed". Exit 0 when everything passed.
+# Environment: KABI, the kernel (tools/vm/kenv.sh; default 6.12).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$REPO/tools/vm
-VMDIR=$REPO/build/vm
+. "$HERE/kenv.sh"
+VMDIR=${WDDMSEG_VM_DIR:-$WDDMSEG_KBUILD/vm}
 LAYOUTS=$HERE/layouts.txt
 RST=$REPO/Documentation/gpu/wddmseg.rst
 PER_BOOT=200
@@ -60,7 +63,7 @@ fi
 mkdir -p "$VMDIR"
 TAPOUT=$VMDIR/check-layouts.tap
 if [ -z "${WDDMSEG_CHECK_LAYOUTS_TEED:-}" ]; then
-	# one run at a time: runs share build/vm/layouts-*
+	# one run at a time: runs share build/ABI/vm/layouts-*
 	exec 7>"$VMDIR/.check-layouts.lock"
 	if ! flock -n 7; then
 		echo "check-layouts: another run is in progress; waiting" >&2
@@ -211,8 +214,9 @@ run_boot() { # BOOT-INDEX FIRST-CASE COUNT
 		errs=$(grep -F "wddmseg $bdf: [drm] *ERROR* " <<<"$dmesg" | sed 's/^\[[^]]*\] //' || true)
 		nerr=0
 		[ -n "$errs" ] && nerr=$(wc -l <<<"$errs")
-		failed=$(grep -F "wddmseg: probe of $bdf failed with error" <<<"$dmesg" |
-			sed 's/^\[[^]]*\] //' || true)
+		failed=$(grep -F -e "wddmseg: probe of $bdf failed with error" \
+			-e "wddmseg $bdf: probe with driver wddmseg failed with error" \
+			<<<"$dmesg" | sed 's/^\[[^]]*\] //' || true)
 		card=$(awk -v b="$bdf" '$1 == "drm-dev" && $2 ~ /^card/ && $3 == b { print $2 " " $4 }' <<<"$drm")
 
 		if [ "$rule" = control ] || [ "$rule" = valid ]; then
@@ -253,7 +257,7 @@ run_boot() { # BOOT-INDEX FIRST-CASE COUNT
 			diag+=("right rule, wrong location '$loc' (expected '$want'): $errs")
 		fi
 		if [ -z "$failed" ]; then
-			diag+=("no 'wddmseg: probe of $bdf failed with error -22'")
+			diag+=("no 'wddmseg: probe of $bdf failed with error -22' (or 6.12's 'probe with driver wddmseg failed')")
 		elif ! grep -qF "failed with error -22" <<<"$failed"; then
 			diag+=("probe failed with another error: $failed")
 		fi
@@ -267,7 +271,7 @@ run_boot() { # BOOT-INDEX FIRST-CASE COUNT
 
 	# errors from devices that are not cases of this boot
 	local stray
-	stray=$(grep -E 'wddmseg [0-9a-f:.]+: .*\*ERROR\*|probe of [0-9a-f:.]+ failed' <<<"$dmesg" |
+	stray=$(grep -E 'wddmseg [0-9a-f:.]+: .*\*ERROR\*|probe of [0-9a-f:.]+ failed|wddmseg [0-9a-f:.]+: probe with driver' <<<"$dmesg" |
 		grep -vF -f <(printf '%s\n' "${bdfs[@]}") || true)
 	if [ -z "$dmesg" ]; then
 		tap not-ok "boot $b: no errors from other devices" "no dmesg in $tapf"

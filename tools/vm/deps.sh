@@ -4,11 +4,16 @@
 # Install every Debian 12 package the build, the VM and the tests need
 # (libdrm-tests: modetest, run in the VM; python3: tools/vm/screendump.py;
 # libpixman-1-dev, also a QEMU build dependency: the RGB565 host check).
+# The supported kernels (tools/vm/kabi.sh), headers and source each:
+# Linux 6.12 from Debian 12's security archive (linux-headers-6.12-amd64
+# follows its newest upload) and 6.1, Debian 12's own (linux-headers-amd64).
+# Their guest images are downloaded, not installed (tools/vm/kernel.sh).
 # Idempotent: does nothing when all packages are already installed.
 set -euo pipefail
 
 PKGS=(
 	build-essential bc bison flex kmod cpio gzip xz-utils git
+	linux-headers-6.12-amd64 linux-source-6.12
 	linux-headers-amd64 linux-source-6.1
 	libdrm-dev libdrm-tests busybox-static python3
 	dpkg-dev ninja-build meson pkg-config python3-venv

@@ -1,19 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build the guest initramfs: build/vm/initramfs.cpio.gz
+# Build the guest initramfs: build/ABI/vm/initramfs.cpio.gz, for the
+# kernel KABI names (tools/vm/kenv.sh; default: the primary kernel, 6.12).
 #
 # Usage: tools/vm/initramfs.sh [WDDMSEG_KO]
-#        (default drivers/gpu/drm/wddmseg/wddmseg.ko, relative to the repo)
+#        (default build/ABI/src/drivers/gpu/drm/wddmseg/wddmseg.ko, the
+#        module `make module` built for that kernel)
 #
 # Environment (all optional; the defaults are the Debian kernel of
 # tools/vm/kernel.sh, as used by `make check`):
-#   WDDMSEG_KERNEL_DIR    guest kernel in the layout of build/kernel/ (abi,
-#                         .stamp, lib/modules/<abi>/); default build/kernel,
-#                         which this script fetches with tools/vm/kernel.sh.
-#                         Any other directory must be ready (the debug tier
-#                         passes build/debug/kernel, tools/debug/kernel.sh).
-#   WDDMSEG_VM_DIR        output directory instead of build/vm
+#   KABI                  the kernel: a series (6.12, 6.1) or an ABI
+#   WDDMSEG_KERNEL_DIR    guest kernel in the layout of build/ABI/kernel/
+#                         (abi, .stamp, lib/modules/<abi>/); default
+#                         build/ABI/kernel, which this script fetches with
+#                         tools/vm/kernel.sh. Any other directory must be
+#                         ready (the debug tier passes build/debug/kernel,
+#                         tools/debug/kernel.sh).
+#   WDDMSEG_VM_DIR        output directory instead of build/ABI/vm
 #   WDDMSEG_BASE_MODULES  the kernel's own modules to include, with their
 #                         dependencies (space-separated; default below;
 #                         empty when DRM is built in); built-in ones are
@@ -43,14 +47,15 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$REPO/tools/vm
-DEFAULT_KDIR=$REPO/build/kernel
+. "$HERE/kenv.sh"
+DEFAULT_KDIR=$WDDMSEG_KBUILD/kernel
 KDIR=${WDDMSEG_KERNEL_DIR:-$DEFAULT_KDIR}
-OUT_DIR=${WDDMSEG_VM_DIR:-$REPO/build/vm}
+OUT_DIR=${WDDMSEG_VM_DIR:-$WDDMSEG_KBUILD/vm}
 OUT=$OUT_DIR/initramfs.cpio.gz
 
 log() { echo "initramfs.sh: $*" >&2; }
 
-KO=${1:-drivers/gpu/drm/wddmseg/wddmseg.ko}
+KO=${1:-$WDDMSEG_KBUILD/src/drivers/gpu/drm/wddmseg/wddmseg.ko}
 case "$KO" in /*) ;; *) KO=$REPO/$KO ;; esac
 
 read -r -a BASE_MODULES <<<"${WDDMSEG_BASE_MODULES-drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper drm_buddy bochs}"

@@ -15,7 +15,8 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-VMDIR=${WDDMSEG_VM_DIR:-$REPO/build/vm}
+. "$REPO/tools/vm/kenv.sh" || exit 1
+VMDIR=${WDDMSEG_VM_DIR:-$WDDMSEG_KBUILD/vm}
 mkdir -p "$VMDIR"
 CAPS=0x2800	# IoMmuSecureModeSupported | IoMmuSecureModeRequired
 LAYOUT="$CAPS:0|0:0:64M:64M:0x484|64M:-:64M:64M:0|0x100000000:-:256M:128M:0x11"

@@ -1,71 +1,34 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Fetch the guest kernel that matches the installed linux-headers ABI:
-# `apt-get download linux-image-<abi>` + `dpkg-deb -x` into build/kernel/.
+# Fetch the guest kernel of one supported kernel (KABI, tools/vm/kenv.sh):
+# `apt-get download linux-image-<abi>` + `dpkg-deb -x` into build/ABI/kernel/.
 #
 # Produces:
-#   build/kernel/vmlinuz                    the guest kernel (bzImage)
-#   build/kernel/vmlinux                    the same, decompressed: an ELF
+#   build/ABI/kernel/vmlinuz                the guest kernel (bzImage)
+#   build/ABI/kernel/vmlinux                the same, decompressed: an ELF
 #                                           with a PVH entry note that QEMU
 #                                           boots directly (-kernel), which
 #                                           saves ~6 s of in-guest
 #                                           decompression per boot under TCG
-#   build/kernel/lib/modules/<abi>/         its module tree
-#   build/kernel/abi                        the ABI name (e.g. 6.1.0-56-amd64)
+#   build/ABI/kernel/lib/modules/<abi>/     its module tree
+#   build/ABI/kernel/abi                    the ABI name (e.g. 6.1.0-56-amd64)
 #
-# Idempotent: does nothing when build/kernel/ already holds the right image.
-# Environment: KABI=<abi> overrides the ABI detection (tools/vm/kabi.sh,
-# the same as the Makefile's, else the logic below).
+# Idempotent: does nothing when the directory already holds the right image.
+# Environment: KABI=<series or abi> (default: the primary kernel, 6.12;
+# tools/vm/kabi.sh, the same as the Makefile's).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-OUT=$REPO/build/kernel
-FALLBACK_ABI=6.1.0-56-amd64
+. "$REPO/tools/vm/kenv.sh"
+ABI=$WDDMSEG_KABI
+OUT=$WDDMSEG_KBUILD/kernel
 
 log() { echo "kernel.sh: $*" >&2; }
 
-# The ABI the module is built against: the headers that linux-headers-amd64
-# depends on (dpkg-query, or `apt-cache depends`) when they are installed, otherwise the newest installed
-# /usr/src/linux-headers-*-amd64, otherwise whatever apt knows, otherwise
-# the fallback.
-detect_abi() {
-	local dep abi h
-	# the installed metapackage's dependency (fast), else apt's view
-	dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
-		tr ',' '\n' | sed -n 's/^ *linux-headers-\([^ ]*-amd64\).*/\1/p' | head -n1) || true
-	if [ -z "$dep" ]; then
-		dep=$(apt-cache depends linux-headers-amd64 2>/dev/null |
-			sed -n 's/^ *Depends: linux-headers-\(.*-amd64\)$/\1/p' | head -n1) || true
-	fi
-	if [ -n "$dep" ] && [ -d "/usr/src/linux-headers-$dep" ]; then
-		echo "$dep"; return
-	fi
-	abi=
-	for h in /usr/src/linux-headers-*-amd64; do
-		[ -d "$h" ] || continue
-		abi=${h#/usr/src/linux-headers-}
-	done
-	if [ -n "$abi" ]; then
-		# the glob is sorted lexically; pick the highest version properly
-		abi=$(ls -d /usr/src/linux-headers-*-amd64 | sed 's|^/usr/src/linux-headers-||' |
-			sort -V | tail -n1)
-		echo "$abi"; return
-	fi
-	if [ -n "$dep" ]; then echo "$dep"; return; fi
-	echo "$FALLBACK_ABI"
-}
-
-ABI=${KABI:-}
-# tools/vm/kabi.sh is what the Makefile builds the module against
-if [ -z "$ABI" ] && [ -f "$REPO/tools/vm/kabi.sh" ]; then
-	ABI=$(bash "$REPO/tools/vm/kabi.sh" 2>/dev/null || true)
-fi
-[ -n "$ABI" ] || ABI=$(detect_abi)
-
 # one build at a time (parallel VM runs may all call this)
-mkdir -p "$REPO/build"
-exec 9>"$REPO/build/.kernel.lock"
+mkdir -p "$WDDMSEG_KBUILD"
+exec 9>"$WDDMSEG_KBUILD/.kernel.lock"
 flock 9
 PKG=linux-image-$ABI
 # Same upload as the installed headers if we can tell, so vermagic and
@@ -104,7 +67,7 @@ extract_vmlinux() {
 }
 
 log "fetching $PKG ${VER:+($VER)}"
-DL=$REPO/build/kernel.dl
+DL=$WDDMSEG_KBUILD/kernel.dl
 rm -rf "$DL"
 mkdir -p "$DL"
 # apt drops privileges to _apt for downloads; let it write here.
@@ -124,7 +87,7 @@ chown _apt "$DL" 2>/dev/null || true
 )
 DEB=$(ls "$DL"/"$PKG"_*.deb | head -n1)
 
-TMP=$REPO/build/kernel.tmp
+TMP=$WDDMSEG_KBUILD/kernel.tmp
 rm -rf "$TMP"
 mkdir -p "$TMP"
 dpkg-deb -x "$DEB" "$TMP"

@@ -18,14 +18,17 @@
 #
 # Prints one TAP stream (the guest's modetest results, then the host's
 # screendump comparisons, then the VM boot itself) on stdout; exit status
-# 0 when nothing failed. Files: DIR/NAME.{tap,console.log,...} (run-vm.sh)
-# and the screendumps in --out (default build/kms): DRIVER-FORMAT.ppm and
-# .png, and DRIVER-FORMAT.expected.ppm when a comparison fails.
+# 0 when nothing failed. Files: DIR/NAME.{tap,console.log,...} (run-vm.sh;
+# default build/ABI/vm) and the screendumps in --out (default
+# build/ABI/kms): DRIVER-FORMAT.ppm and .png, and DRIVER-FORMAT.expected.ppm
+# when a comparison fails. Environment: KABI, the kernel (tools/vm/kenv.sh;
+# default 6.12).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$REPO/tools/vm
-NAME=kms VMDIR=$REPO/build/vm OUT=$REPO/build/kms TIMEOUT=600
+. "$HERE/kenv.sh"
+NAME=kms VMDIR=$WDDMSEG_KBUILD/vm OUT=$WDDMSEG_KBUILD/kms TIMEOUT=600
 CARDS="wddmseg:gpu0:XR24,RG16" MODULES="wddmseg" MODE=1024x768
 while [ $# -gt 0 ]; do
 	case "$1" in

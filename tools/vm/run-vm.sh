@@ -10,7 +10,7 @@
 #                      [--kernel-dir DIR] [--vm-dir DIR] [--mem SIZE]
 #                      [--no-build] [--qmp] [--ctl] [-- EXTRA QEMU ARGS...]
 #
-#   --name     names the outputs, all in build/vm/ (or --vm-dir):
+#   --name     names the outputs, all in build/ABI/vm/ (or --vm-dir):
 #                NAME.console.log  guest console (ttyS0): kernel log + init
 #                NAME.tap          guest ttyS1: the mode's result (dmesg in
 #                                  probe mode, TAP in check mode, tool output
@@ -26,11 +26,12 @@
 #   --timeout  host-side limit in seconds (default 300); QEMU is killed then
 #   --append   more kernel command line (e.g. drm.debug=0x2)
 #   --ko       wddmseg.ko to put in the initramfs (initramfs.sh argument)
-#   --kernel-dir  guest kernel directory in the layout of build/kernel/
-#              (default build/kernel, the Debian kernel; the debug tier
-#              passes build/debug/kernel); same as WDDMSEG_KERNEL_DIR
+#   --kernel-dir  guest kernel directory in the layout of build/ABI/kernel/
+#              (default build/ABI/kernel, the Debian kernel KABI names; the
+#              debug tier passes build/debug/kernel); same as
+#              WDDMSEG_KERNEL_DIR
 #   --vm-dir   directory of the initramfs and of the outputs (default
-#              build/vm); same as WDDMSEG_VM_DIR
+#              build/ABI/vm); same as WDDMSEG_VM_DIR
 #   --mem      guest RAM (default 1G)
 #   --no-build skip kernel.sh/initramfs.sh (the caller already ran them)
 #   --qmp      a QMP server on the unix socket NAME.qmp in the VM directory
@@ -50,7 +51,9 @@
 #   124  timeout: QEMU was killed
 #   2    usage error; 125 missing prerequisite (e.g. no QEMU build)
 #
-# Environment: QEMU=path overrides build/qemu/qemu-system-x86_64 (tests
+# Environment: KABI=<series or abi> chooses the kernel (tools/vm/kenv.sh;
+# default the primary one, 6.12: build/ABI/ is its directory).
+# QEMU=path overrides build/qemu/qemu-system-x86_64 (tests
 # must use our build, which has the wddmseg device). WDDMSEG_KERNEL_DIR,
 # WDDMSEG_VM_DIR and WDDMSEG_BASE_MODULES are passed on to initramfs.sh.
 # WDDMSEG_SCAN_LOG=script replaces tools/vm/scan-log.sh as the console log
@@ -69,8 +72,11 @@ usage() {
 
 NAME='' MODE=probe EXPECT='' SCRIPT='' TIMEOUT=300 APPEND='' KO='' BUILD=1 MEM=1G
 QMP=0 CTL=0
-KDIR=${WDDMSEG_KERNEL_DIR:-$REPO/build/kernel}
-VMDIR=${WDDMSEG_VM_DIR:-$REPO/build/vm}
+if [ -z "${WDDMSEG_KERNEL_DIR:-}" ] || [ -z "${WDDMSEG_VM_DIR:-}" ]; then
+	. "$HERE/kenv.sh"
+fi
+KDIR=${WDDMSEG_KERNEL_DIR:-$WDDMSEG_KBUILD/kernel}
+VMDIR=${WDDMSEG_VM_DIR:-$WDDMSEG_KBUILD/vm}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--name) NAME=${2:?}; shift 2 ;;

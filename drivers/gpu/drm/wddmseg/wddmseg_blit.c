@@ -50,7 +50,8 @@ static int wddmseg_blit_check(struct drm_device *drm,
 }
 
 /*
- * Make sure the engine can reach the pages of @obj if it lives in them.
+ * Make sure the engine can reach the pages of @obj if it lives in them,
+ * then room for the blit's fence (after any move, which adds its own).
  * HardwareProtected content is only ever touched in its segment: an
  * allocation evicted (sealed) into system memory comes back first.
  */
@@ -60,26 +61,30 @@ static int wddmseg_blit_prepare(struct wddmseg_device *wdev,
 	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
 	struct ttm_buffer_object *tbo = &bo->tbo;
 	struct ttm_operation_ctx ctx = { .interruptible = true };
-	struct ttm_resource_manager *man;
 	int ret;
 
-	ret = dma_resv_reserve_fences(obj->resv, 1);
-	if (ret)
-		return ret;
 	if (wddmseg_bo_hw_protected(bo)) {
 		ret = wddmseg_bo_make_resident_locked(bo, &ctx);
-		if (ret)
+		if (ret) {
 			drm_dbg(&wdev->drm, "blit: HardwareProtected allocation in system memory cannot come back: %d\n",
 				ret);
-		return ret;
+			return ret;
+		}
+	} else {
+		/* Discarded content is zeroes, in pages from now on. */
+		ret = wddmseg_bo_give_resource(bo, &ctx);
+		if (ret)
+			return ret;
 	}
-	man = ttm_manager_type(tbo->bdev, tbo->resource->mem_type);
-	if (!man->use_tt)
-		return ret;
-	/* TTM gives every allocation in system memory or an aperture pages. */
-	if (WARN_ON_ONCE(!tbo->ttm))
-		return -EINVAL;
-	return ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
+	if (ttm_manager_type(tbo->bdev, tbo->resource->mem_type)->use_tt) {
+		/* TTM gives every allocation in pages a ttm_tt. */
+		if (WARN_ON_ONCE(!tbo->ttm))
+			return -EINVAL;
+		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
+		if (ret)
+			return ret;
+	}
+	return dma_resv_reserve_fences(obj->resv, 1);
 }
 
 static int wddmseg_blit_fence_fd(struct dma_fence *fence)

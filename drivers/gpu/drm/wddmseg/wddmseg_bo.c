@@ -94,7 +94,7 @@ static bool wddmseg_bo_may_use(struct wddmseg_bo *bo, u32 id, bool cpu_access)
  * The hinted bank, then the preferred segments in order, first without and
  * then with eviction of least recently used allocations; system memory
  * only when no segment qualifies. System memory as the last resort is
- * wddmseg_bo_validate()'s job: in a TTM busy list it would make an
+ * wddmseg_bo_validate()'s job: in the placement it would make an
  * allocation already in system memory count as placed.
  */
 void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access)
@@ -112,21 +112,15 @@ void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access)
 	if (!n)
 		wddmseg_place(bo, &bo->places[n++], WDDMSEG_SEGMENT_SYSTEM, 0);
 
-	bo->placement.placement = bo->places;
-	bo->placement.num_placement = n;
-	bo->placement.busy_placement = bo->places;
-	bo->placement.num_busy_placement = n;
+	wddmseg_placement_init(&bo->placement, bo->places, n, 0);
 }
 
 /* Validate into @bo's placement, else (unless pinned) into system memory. */
 static int wddmseg_bo_validate(struct wddmseg_bo *bo,
 			       struct ttm_operation_ctx *ctx)
 {
-	static const struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
-	struct ttm_placement placement = {
-		.placement = &sys, .num_placement = 1,
-		.busy_placement = &sys, .num_busy_placement = 1,
-	};
+	struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
+	struct ttm_placement placement;
 	int ret;
 
 	ret = ttm_bo_validate(&bo->tbo, &bo->placement, ctx);
@@ -139,6 +133,32 @@ static int wddmseg_bo_validate(struct wddmseg_bo *bo,
 			bo->supported);
 		return ret;
 	}
+	wddmseg_placement_init(&placement, &sys, 1, 0);
+	return ttm_bo_validate(&bo->tbo, &placement, ctx);
+}
+
+/**
+ * wddmseg_bo_give_resource - a placement for an allocation that has none
+ * @bo: reserved allocation
+ * @ctx: TTM operation context
+ *
+ * An allocation TTM left without a resource (wddmseg_res_mem_type())
+ * holds no content. The paths that need a placement to work on (CPU
+ * faults, kernel mappings, ptrace, blits) give it system memory, where
+ * TTM's pages for it are zeroed: the placeholder 6.1 gave it.
+ *
+ * Return: 0 or a negative errno.
+ */
+int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
+			     struct ttm_operation_ctx *ctx)
+{
+	struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
+	struct ttm_placement placement;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+	if (bo->tbo.resource)
+		return 0;
+	wddmseg_placement_init(&placement, &sys, 1, 0);
 	return ttm_bo_validate(&bo->tbo, &placement, ctx);
 }
 
@@ -159,11 +179,11 @@ int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
 	int ret;
 
 	dma_resv_assert_held(bo->tbo.base.resv);
-	if (bo->tbo.resource->mem_type != TTM_PL_SYSTEM)
+	if (wddmseg_res_mem_type(bo->tbo.resource) != TTM_PL_SYSTEM)
 		return 0;
 	wddmseg_bo_placement(bo, false);
 	ret = wddmseg_bo_validate(bo, ctx);
-	if (!ret && bo->tbo.resource->mem_type == TTM_PL_SYSTEM &&
+	if (!ret && wddmseg_res_mem_type(bo->tbo.resource) == TTM_PL_SYSTEM &&
 	    wddmseg_bo_hw_protected(bo))
 		ret = -ENOSPC;
 	return ret == -ENOMEM ? -ENOSPC : ret;
@@ -176,8 +196,8 @@ int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
  * @placement: filled in
  *
  * Its eviction segments (never @from, never a PitchAlignment segment) if
- * they have room, else system memory. The busy list is system memory only,
- * so that an eviction never evicts in turn. A HardwareProtected
+ * they have room, else system memory. Only system memory is tried with
+ * eviction, which always has room: an eviction never evicts in turn. A HardwareProtected
  * allocation goes into system memory only sealed (wddmseg_protect.c);
  * TTM does not pick one it cannot seal (wddmseg_protect_evictable()), and for
  * the evictions TTM does without asking (device teardown) it gets no
@@ -187,7 +207,6 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
 				struct ttm_placement *placement)
 {
 	struct wddmseg_device *wdev = bo_wdev(bo);
-	static const struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
 	bool cpu = bo->flags & WDDMSEG_ALLOC_CPU_VISIBLE;
 	u32 n = 0, id;
 
@@ -201,18 +220,11 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
 		wddmseg_place(bo, &bo->evict_places[n++], id, 0);
 	}
 	if (wddmseg_bo_hw_protected(bo) && !wddmseg_protect_may_seal(bo, from)) {
-		placement->placement = bo->evict_places;
-		placement->num_placement = n;
-		placement->busy_placement = NULL;
-		placement->num_busy_placement = 0;
+		wddmseg_placement_init(placement, bo->evict_places, n, n);
 		return;
 	}
 	wddmseg_place(bo, &bo->evict_places[n++], WDDMSEG_SEGMENT_SYSTEM, 0);
-
-	placement->placement = bo->evict_places;
-	placement->num_placement = n;
-	placement->busy_placement = &sys;
-	placement->num_busy_placement = 1;
+	wddmseg_placement_init(placement, bo->evict_places, n, n - 1);
 }
 
 static struct wddmseg_residency_event *
@@ -358,7 +370,7 @@ static void wddmseg_bo_residency_note(struct wddmseg_bo *bo,
 /**
  * wddmseg_bo_moved - account a placement change
  * @bo: allocation
- * @old: previous resource, or NULL
+ * @old: previous resource, or NULL (none: wddmseg_res_mem_type())
  * @new: new resource, or NULL when the allocation is released
  * @evict: the move is an eviction
  */
@@ -366,25 +378,27 @@ void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
 		      struct ttm_resource *new, bool evict)
 {
 	struct wddmseg_device *wdev = bo_wdev(bo);
-	u32 old_id = old ? wddmseg_mem_type_segment(wdev, old->mem_type) : 0;
-	u32 new_id = new ? wddmseg_mem_type_segment(wdev, new->mem_type) : 0;
+	u32 old_id = wddmseg_res_segment(wdev, old);
+	u32 new_id = new ? wddmseg_res_segment(wdev, new) : 0;
+	bool moved = new && wddmseg_res_mem_type(old) != new->mem_type;
 	u64 size = bo->tbo.base.size;
 
 	if ((evict || bo->evicting) && old_id) {
 		atomic64_inc(&wdev->mgr[old_id - 1]->evictions);
 		atomic64_inc(&bo->evictions);
 	}
-	if (old && new && old->mem_type != new->mem_type)
+	if (moved)
 		atomic64_inc(&bo->moves);
 
-	if (old && new)
+	/* Not the first placement of a new allocation: nothing moved. */
+	if (new && (old || new_id))
 		trace_wddmseg_bo_move(bo, size, old_id,
 				      old_id ? (u64)old->start << PAGE_SHIFT : 0,
 				      new_id,
 				      new_id ? (u64)new->start << PAGE_SHIFT : 0,
 				      evict || bo->evicting);
 
-	if (old && new && old->mem_type != new->mem_type && bo->residency_event)
+	if (moved && bo->residency_event)
 		wddmseg_bo_residency_note(bo, new);
 
 	if (bo->group >= 0)
@@ -440,9 +454,9 @@ static void wddmseg_gem_free(struct drm_gem_object *obj)
 
 		/* Last reference: nobody else can hold the reservation. */
 		WARN_ON(ttm_bo_reserve(&bo->tbo, false, false, NULL));
-		id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+		id = wddmseg_res_segment(wdev, bo->tbo.resource);
 		if (id)
-			atomic64_sub(bo->tbo.resource->num_pages,
+			atomic64_sub(bo->tbo.base.size >> PAGE_SHIFT,
 				     &wdev->mgr[id - 1]->pinned_pages);
 		ttm_bo_unpin(&bo->tbo);
 		ttm_bo_unreserve(&bo->tbo);
@@ -454,9 +468,14 @@ static vm_fault_t wddmseg_bo_fault_migrate(struct wddmseg_bo *bo)
 {
 	struct wddmseg_device *wdev = bo_wdev(bo);
 	struct ttm_operation_ctx ctx = { .interruptible = false };
-	u32 id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	u32 id;
 	int ret;
 
+	/* Nothing to migrate: zeroes, in system pages from now on. */
+	ret = wddmseg_bo_give_resource(bo, &ctx);
+	if (ret)
+		return ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	id = wddmseg_res_segment(wdev, bo->tbo.resource);
 	if (wddmseg_segment_cpu_visible(wdev, id))
 		return 0;
 	/* Only CpuVisibleOnDemand allocations can be away from the CPU. */
@@ -512,13 +531,19 @@ static vm_fault_t wddmseg_gem_fault(struct vm_fault *vmf)
  * access_memory for VRAM: Read/WritePhysical). get_user_pages refuses a
  * forced write to a shared read-only mapping of ordinary memory; do the
  * same here, or a read-only mapping would be a way to write the
- * allocation.
+ * allocation. An access across the end of the allocation is cut there:
+ * 6.12's TTM refuses it whole (-EIO), 6.1's let it through to the end of
+ * the page.
  */
 static int wddmseg_gem_vm_access(struct vm_area_struct *vma,
 				 unsigned long addr, void *buf, int len,
 				 int write)
 {
 	struct ttm_buffer_object *tbo = vma->vm_private_data;
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	unsigned long offset = addr - vma->vm_start +
+		((vma->vm_pgoff - drm_vma_node_start(&tbo->base.vma_node)) <<
+		 PAGE_SHIFT);
 	int ret;
 
 	ret = wddmseg_protect_check_cpu(to_wddmseg_bo(tbo), "access");
@@ -529,6 +554,18 @@ static int wddmseg_gem_vm_access(struct vm_area_struct *vma,
 			       "access: rule read-only-mapping: write through a mapping without PROT_WRITE\n");
 		return -EACCES;
 	}
+	/* Zeroes are readable too, as on 6.1: give them a placement. */
+	if (!READ_ONCE(tbo->resource)) {
+		ret = ttm_bo_reserve(tbo, true, false, NULL);
+		if (ret)
+			return ret;
+		ret = wddmseg_bo_give_resource(to_wddmseg_bo(tbo), &ctx);
+		ttm_bo_unreserve(tbo);
+		if (ret)
+			return ret;
+	}
+	if (len > 0 && offset < tbo->base.size)
+		len = min_t(unsigned long, len, tbo->base.size - offset);
 	return ttm_bo_vm_access(vma, addr, buf, len, write);
 }
 
@@ -543,10 +580,10 @@ static const struct vm_operations_struct wddmseg_gem_vm_ops = {
 static void wddmseg_bo_pin_locked(struct wddmseg_bo *bo)
 {
 	struct wddmseg_device *wdev = bo_wdev(bo);
-	u32 id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	u32 id = wddmseg_res_segment(wdev, bo->tbo.resource);
 
 	if (!bo->tbo.pin_count && id)
-		atomic64_add(bo->tbo.resource->num_pages,
+		atomic64_add(bo->tbo.base.size >> PAGE_SHIFT,
 			     &wdev->mgr[id - 1]->pinned_pages);
 	ttm_bo_pin(&bo->tbo);
 }
@@ -554,11 +591,11 @@ static void wddmseg_bo_pin_locked(struct wddmseg_bo *bo)
 static void wddmseg_bo_unpin_locked(struct wddmseg_bo *bo)
 {
 	struct wddmseg_device *wdev = bo_wdev(bo);
-	u32 id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	u32 id = wddmseg_res_segment(wdev, bo->tbo.resource);
 
 	ttm_bo_unpin(&bo->tbo);
 	if (!bo->tbo.pin_count && id)
-		atomic64_sub(bo->tbo.resource->num_pages,
+		atomic64_sub(bo->tbo.base.size >> PAGE_SHIFT,
 			     &wdev->mgr[id - 1]->pinned_pages);
 }
 
@@ -612,7 +649,7 @@ int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo)
 	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret)
 		return ret;
-	cur = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	cur = wddmseg_res_segment(wdev, bo->tbo.resource);
 	if (!cur || !(mask & WDDMSEG_SEGMENT_BIT(cur))) {
 		if (bo->tbo.pin_count) {
 			drm_dbg_kms(&wdev->drm, "scanout: pinned in segment %u, not DirectFlip\n",
@@ -625,10 +662,7 @@ int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo)
 			if (mask & WDDMSEG_SEGMENT_BIT(id))
 				wddmseg_place(bo, &places[n++], id, 0);
 		}
-		placement.placement = places;
-		placement.num_placement = n;
-		placement.busy_placement = places;
-		placement.num_busy_placement = n;
+		wddmseg_placement_init(&placement, places, n, 0);
 		ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
 		if (ret) {
 			drm_dbg_kms(&wdev->drm, "scanout: no room in DirectFlip segs 0x%x: %d\n",
@@ -656,21 +690,28 @@ void wddmseg_bo_unpin_scanout(struct wddmseg_bo *bo)
 }
 
 /*
- * Kernel mappings (fbdev emulation): pinned where the allocation is while
- * mapped, once the moves that brought it there are done.
+ * Kernel mappings (fbdev emulation, a dma-buf's vmap): pinned where the
+ * allocation is while mapped, once the moves that brought it there are
+ * done. The reservation is the caller's since 6.2, ours before
+ * (wddmseg_gem_vmap_lock()).
  */
 static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 {
 	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
+	struct ttm_operation_ctx ctx = { .interruptible = true };
 	long lret;
 	int ret;
 
-	/* A kernel mapping is a CPU path too (fbdev, dma-buf importers). */
-	if (wddmseg_bo_protected(bo))
-		return wddmseg_protect_check_cpu(bo, "vmap");
-	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
+	/* A kernel mapping is a CPU path too: the rules of mmap. */
+	ret = wddmseg_protect_check_cpu(bo, "vmap");
 	if (ret)
 		return ret;
+	ret = wddmseg_gem_vmap_lock(obj, true);
+	if (ret)
+		return ret;
+	ret = wddmseg_bo_give_resource(bo, &ctx);
+	if (ret)
+		goto out;
 	lret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
 				     MAX_SCHEDULE_TIMEOUT);
 	if (lret < 0) {
@@ -682,7 +723,7 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	if (ret)
 		wddmseg_bo_unpin_locked(bo);
 out:
-	ttm_bo_unreserve(&bo->tbo);
+	wddmseg_gem_vmap_unlock(obj);
 	return ret;
 }
 
@@ -691,14 +732,17 @@ static void wddmseg_gem_vunmap(struct drm_gem_object *obj,
 {
 	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
 
-	if (ttm_bo_reserve(&bo->tbo, false, false, NULL))
+	if (wddmseg_gem_vmap_lock(obj, false))
 		return;
 	ttm_bo_vunmap(&bo->tbo, map);
 	wddmseg_bo_unpin_locked(bo);
-	ttm_bo_unreserve(&bo->tbo);
+	wddmseg_gem_vmap_unlock(obj);
 }
 
-/* Every mmap of the DRM file (GEM, dumb and dma-buf offsets) ends here. */
+/*
+ * Every mmap of the DRM file (GEM and dumb offsets) and of a dma-buf of
+ * the allocation (drm_gem_prime_mmap()) ends here.
+ */
 static int wddmseg_gem_mmap(struct drm_gem_object *obj,
 			    struct vm_area_struct *vma)
 {
@@ -707,12 +751,16 @@ static int wddmseg_gem_mmap(struct drm_gem_object *obj,
 	return ret ? ret : drm_gem_ttm_mmap(obj, vma);
 }
 
-static struct dma_buf *wddmseg_gem_prime_export(struct drm_gem_object *obj,
-						int flags)
+/* debugfs (framebuffer, state dumps): TTM's helper needs a resource. */
+static void wddmseg_gem_print_info(struct drm_printer *p, unsigned int indent,
+				   const struct drm_gem_object *obj)
 {
-	int ret = wddmseg_protect_check_export(gem_to_wddmseg_bo(obj));
+	const struct ttm_buffer_object *tbo = drm_gem_ttm_of_gem(obj);
 
-	return ret ? ERR_PTR(ret) : drm_gem_prime_export(obj, flags);
+	if (tbo->resource)
+		drm_gem_ttm_print_info(p, indent, obj);
+	else
+		drm_printf_indent(p, indent, "placement=none (no content)\n");
 }
 
 const struct drm_gem_object_funcs wddmseg_gem_funcs = {
@@ -722,7 +770,7 @@ const struct drm_gem_object_funcs wddmseg_gem_funcs = {
 	.vmap = wddmseg_gem_vmap,
 	.vunmap = wddmseg_gem_vunmap,
 	.vm_ops = &wddmseg_gem_vm_ops,
-	.print_info = drm_gem_ttm_print_info,
+	.print_info = wddmseg_gem_print_info,
 };
 
 static u32 wddmseg_bo_page_alignment(struct wddmseg_device *wdev,
@@ -839,10 +887,7 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	 * failure ttm_bo_init_reserved() calls wddmseg_bo_destroy().
 	 */
 	wddmseg_place(bo, &bo->places[0], WDDMSEG_SEGMENT_SYSTEM, 0);
-	bo->placement.placement = bo->places;
-	bo->placement.num_placement = 1;
-	bo->placement.busy_placement = bo->places;
-	bo->placement.num_busy_placement = 1;
+	wddmseg_placement_init(&bo->placement, bo->places, 1, 0);
 	ret = ttm_bo_init_reserved(&wdev->bdev, &bo->tbo, ttm_bo_type_device,
 				   &bo->placement,
 				   wddmseg_bo_page_alignment(wdev, bo->supported,
@@ -861,15 +906,9 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 
 	atomic64_set(&bo->moves, 0);
 	trace_wddmseg_bo_create(bo, size, bo->flags, bo->supported,
-				wddmseg_mem_type_segment(wdev,
-							 bo->tbo.resource->mem_type));
-	if (wddmseg_bo_pinned_kind(bo)) {
-		id = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
-		ttm_bo_pin(&bo->tbo);
-		if (id)
-			atomic64_add(bo->tbo.resource->num_pages,
-				     &wdev->mgr[id - 1]->pinned_pages);
-	}
+				wddmseg_res_segment(wdev, bo->tbo.resource));
+	if (wddmseg_bo_pinned_kind(bo))
+		wddmseg_bo_pin_locked(bo);
 	ttm_bo_unreserve(&bo->tbo);
 
 	ret = drm_gem_handle_create(file, &bo->tbo.base, handle);
@@ -1031,7 +1070,7 @@ int wddmseg_ioctl_gem_info(struct drm_device *drm, void *data,
 
 		memset(args, 0, sizeof(*args));
 		args->handle = handle;
-		args->segment_id = wddmseg_mem_type_segment(wdev, res->mem_type);
+		args->segment_id = wddmseg_res_segment(wdev, res);
 		if (args->segment_id)
 			args->offset = (u64)res->start << PAGE_SHIFT;
 		args->size = bo->tbo.base.size;
@@ -1053,6 +1092,12 @@ int wddmseg_ioctl_gem_info(struct drm_device *drm, void *data,
  * pages (TTM's pipeline gutting: an empty placement gives it a new,
  * unpopulated ttm_tt marked for clearing, so whatever populates it next
  * gets zeroed pages) and the pages it kept from an earlier stay.
+ *
+ * Once the DiscardContent is done: TTM guts a busy buffer through a ghost
+ * object that holds a reference on the allocation until a worker frees
+ * it, so an allocation closed right after a discard would outlive its
+ * last handle, and keep the VRAM it took since, which no eviction takes
+ * from a live HardwareProtected allocation.
  */
 static int wddmseg_bo_discard_pages(struct wddmseg_bo *bo,
 				    struct ttm_operation_ctx *ctx)
@@ -1060,6 +1105,9 @@ static int wddmseg_bo_discard_pages(struct wddmseg_bo *bo,
 	struct ttm_placement none = {};
 	int ret;
 
+	ret = ttm_bo_wait_ctx(&bo->tbo, ctx);
+	if (ret)
+		return ret;
 	ttm_bo_unmap_virtual(&bo->tbo);
 	ret = ttm_bo_validate(&bo->tbo, &none, ctx);
 	wddmseg_bo_drop_kept(bo);
@@ -1079,10 +1127,7 @@ static int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard)
 	int ret;
 
 	wddmseg_place(bo, &place, id, 0);
-	placement.placement = &place;
-	placement.num_placement = 1;
-	placement.busy_placement = &place;
-	placement.num_busy_placement = 1;
+	wddmseg_placement_init(&placement, &place, 1, 0);
 
 	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret)

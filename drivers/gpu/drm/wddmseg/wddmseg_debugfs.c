@@ -52,18 +52,27 @@ static int wddmseg_segments_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-/* Pinned resources are off the LRU lists, on the device's pinned list. */
-static void wddmseg_print_pinned(struct wddmseg_device *wdev, u32 mem_type,
-				 struct seq_file *m)
+/*
+ * The ranges of pinned allocations in a segment, in address order. The
+ * LRU lock keeps each resource's buffer object what it is (a pipelined
+ * move hands a resource to a ghost under it); the segment's lock keeps
+ * the ranges.
+ */
+static void wddmseg_print_pinned(struct wddmseg_device *wdev,
+				 struct wddmseg_mgr *mgr, struct seq_file *m)
 {
-	struct ttm_resource *res;
+	struct drm_mm_node *node;
 
 	spin_lock(&wdev->bdev.lru_lock);
-	list_for_each_entry(res, &wdev->bdev.pinned, lru)
-		if (res->mem_type == mem_type)
+	spin_lock(&mgr->lock);
+	drm_mm_for_each_node(node, &mgr->mm) {
+		struct ttm_resource *res = wddmseg_mgr_node_res(node);
+
+		if (res->bo && READ_ONCE(res->bo->pin_count))
 			seq_printf(m, "  pinned: 0x%llx-0x%llx\n",
-				   (u64)res->start,
-				   (u64)(res->start + res->num_pages));
+				   node->start, node->start + node->size);
+	}
+	spin_unlock(&mgr->lock);
 	spin_unlock(&wdev->bdev.lru_lock);
 }
 
@@ -79,7 +88,7 @@ static int wddmseg_mm_show(struct seq_file *m, void *unused)
 		if (!wdev->mgr[i])
 			continue;
 		ttm_resource_manager_debug(&wdev->mgr[i]->manager, &p);
-		wddmseg_print_pinned(wdev, wdev->mem_type[i], m);
+		wddmseg_print_pinned(wdev, wdev->mgr[i], m);
 	}
 	return 0;
 }

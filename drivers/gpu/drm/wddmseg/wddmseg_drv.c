@@ -18,6 +18,7 @@
 #include <drm/drm_gem_ttm_helper.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 
 #include "wddmseg_drv.h"
@@ -57,6 +58,11 @@ static const struct drm_driver wddmseg_drm_driver = {
 	.postclose = wddmseg_postclose,
 	.dumb_create = wddmseg_dumb_create,
 	.dumb_map_offset = wddmseg_dumb_map_offset,
+	/* The DRM core's default since 6.6; explicit for 6.1 (wddmseg_prime.c). */
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+	.gem_prime_import = wddmseg_gem_prime_import,
+	WDDMSEG_FBDEV_DRIVER_OPS,
 	.ioctls = wddmseg_ioctls,
 	.num_ioctls = ARRAY_SIZE(wddmseg_ioctls),
 	.fops = &wddmseg_fops,

@@ -19,12 +19,13 @@
 #include <drm/drm_file.h>
 #include <drm/drm_plane.h>
 #include <drm/drm_mm.h>
-#include <drm/ttm/ttm_bo_api.h>
-#include <drm/ttm/ttm_bo_driver.h>
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
+#include <drm/ttm/ttm_tt.h>
 #include <drm/wddmseg_drm.h>
+
+#include "wddmseg_compat.h"
 
 #define WDDMSEG_DRIVER_NAME	"wddmseg"
 #define WDDMSEG_DRIVER_DESC	"WDDM-style video memory segments"
@@ -276,7 +277,8 @@ struct wddmseg_kms {
  * @kept_lock: protects @kept_list, @kept_pages and every &wddmseg_bo.kept
  * @kept_list: system pages kept by allocations in VRAM, oldest first
  * @kept_pages: how many pages @kept_list holds
- * @kept_shrinker: gives them back under memory pressure
+ * @kept_shrinker: gives them back under memory pressure (allocated:
+ *	wddmseg_shrinker_create())
  * @access_lock: serializes users of @access_bounce and @access_fence
  * @access_bounce: DMA-coherent bounce buffer of WDDMSEG_ACCESS_BOUNCE bytes
  *	for ReadPhysical/WritePhysical (TTM's access_memory), or NULL
@@ -307,7 +309,7 @@ struct wddmseg_device {
 	spinlock_t kept_lock;		/* kept_list, kept_pages, bo->kept */
 	struct list_head kept_list;
 	unsigned long kept_pages;
-	struct shrinker kept_shrinker;
+	struct shrinker *kept_shrinker;
 	struct mutex access_lock;	/* access_bounce, access_fence */
 	void *access_bounce;
 	dma_addr_t access_bounce_dma;
@@ -512,10 +514,27 @@ void wddmseg_engine_inject(struct wddmseg_engine *eng, u32 what, bool again);
 int wddmseg_mgr_init(struct wddmseg_device *wdev, u32 segment_id);
 void wddmseg_mgr_fini(struct wddmseg_device *wdev, u32 segment_id);
 u32 wddmseg_mem_type_segment(struct wddmseg_device *wdev, u32 mem_type);
+u32 wddmseg_res_segment(struct wddmseg_device *wdev,
+			const struct ttm_resource *res);
 struct wddmseg_mgr *wddmseg_mgr_res(struct wddmseg_device *wdev,
-				    struct ttm_resource *res);
+				    const struct ttm_resource *res);
+u64 wddmseg_mgr_res_pages(struct ttm_resource *res);
+struct ttm_resource *wddmseg_mgr_node_res(struct drm_mm_node *node);
 bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
-				 struct ttm_resource *res);
+				 const struct ttm_resource *res);
+
+/*
+ * The TTM memory type of a buffer object's resource. Since 6.3 ("drm/ttm:
+ * stop allocating dummy resources during BO creation", and the same for
+ * pipeline gutting, i.e. a discard) TTM leaves a buffer without one, NULL;
+ * 6.1 gave it a placeholder in system memory. Either way it holds no
+ * content: it reads as zeroes, like unpopulated system pages, and that is
+ * what NULL stands for in this driver.
+ */
+static inline u32 wddmseg_res_mem_type(const struct ttm_resource *res)
+{
+	return res ? res->mem_type : TTM_PL_SYSTEM;
+}
 
 /* wddmseg_ttm.c */
 int wddmseg_ttm_init(struct wddmseg_device *wdev);
@@ -607,6 +626,14 @@ int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
 
 int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
 				    struct ttm_operation_ctx *ctx);
+int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
+			     struct ttm_operation_ctx *ctx);
+
+/* wddmseg_prime.c */
+struct dma_buf *wddmseg_gem_prime_export(struct drm_gem_object *obj,
+					 int flags);
+struct drm_gem_object *wddmseg_gem_prime_import(struct drm_device *drm,
+						struct dma_buf *dma_buf);
 
 /* wddmseg_protect.c */
 int wddmseg_protect_check_cpu(struct wddmseg_bo *bo, const char *path);

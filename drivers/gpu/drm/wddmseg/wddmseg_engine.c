@@ -603,7 +603,7 @@ int wddmseg_engine_init(struct wddmseg_device *wdev, struct wddmseg_engine *eng)
 		goto err_free;
 	}
 
-	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX | PCI_IRQ_LEGACY);
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX | PCI_IRQ_INTX);
 	if (ret < 0)
 		goto err_free;
 	ret = request_irq(pci_irq_vector(pdev, 0), wddmseg_engine_irq,

@@ -208,8 +208,7 @@ void wddmseg_kept_mark(struct ttm_buffer_object *tbo, bool keep,
 static unsigned long wddmseg_kept_count(struct shrinker *shrink,
 					struct shrink_control *sc)
 {
-	struct wddmseg_device *wdev =
-		container_of(shrink, struct wddmseg_device, kept_shrinker);
+	struct wddmseg_device *wdev = wddmseg_shrinker_data(shrink);
 	unsigned long n = READ_ONCE(wdev->kept_pages);
 
 	return n ? n : SHRINK_EMPTY;
@@ -251,8 +250,7 @@ static unsigned long wddmseg_kept_shrink(struct wddmseg_device *wdev,
 static unsigned long wddmseg_kept_scan(struct shrinker *shrink,
 				       struct shrink_control *sc)
 {
-	struct wddmseg_device *wdev =
-		container_of(shrink, struct wddmseg_device, kept_shrinker);
+	struct wddmseg_device *wdev = wddmseg_shrinker_data(shrink);
 	unsigned long freed = wddmseg_kept_shrink(wdev, sc->nr_to_scan,
 						  false);
 
@@ -270,11 +268,10 @@ int wddmseg_kept_init(struct wddmseg_device *wdev)
 	spin_lock_init(&wdev->kept_lock);
 	INIT_LIST_HEAD(&wdev->kept_list);
 	wdev->kept_pages = 0;
-	wdev->kept_shrinker.count_objects = wddmseg_kept_count;
-	wdev->kept_shrinker.scan_objects = wddmseg_kept_scan;
-	wdev->kept_shrinker.seeks = DEFAULT_SEEKS;
-	return register_shrinker(&wdev->kept_shrinker, "drm-wddmseg:%s",
-				 wdev->drm.unique);
+	wdev->kept_shrinker = wddmseg_shrinker_create(wddmseg_kept_count,
+						      wddmseg_kept_scan, wdev,
+						      wdev->drm.unique);
+	return wdev->kept_shrinker ? 0 : -ENOMEM;
 }
 
 /**
@@ -283,6 +280,7 @@ int wddmseg_kept_init(struct wddmseg_device *wdev)
  */
 void wddmseg_kept_fini(struct wddmseg_device *wdev)
 {
-	unregister_shrinker(&wdev->kept_shrinker);
+	wddmseg_shrinker_destroy(wdev->kept_shrinker);
+	wdev->kept_shrinker = NULL;
 	wddmseg_kept_shrink(wdev, ULONG_MAX, true);
 }

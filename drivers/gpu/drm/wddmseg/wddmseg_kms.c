@@ -844,8 +844,6 @@ int wddmseg_kms_init(struct wddmseg_device *wdev)
 	drm->mode_config.max_width = WDDMSEG_KMS_FB_MAX;
 	drm->mode_config.max_height = WDDMSEG_KMS_FB_MAX;
 	drm->mode_config.preferred_depth = 24;
-	/* fbdev draws into a shadow buffer and maps the BO only to blit. */
-	drm->mode_config.prefer_shadow_fbdev = true;
 
 	ret = wddmseg_kms_init_pipeline(wdev);
 	if (ret)
@@ -870,8 +868,9 @@ int wddmseg_kms_init(struct wddmseg_device *wdev)
  */
 void wddmseg_kms_register(struct wddmseg_device *wdev)
 {
+	/* fbdev draws into a shadow buffer and maps the BO only to blit. */
 	if (wdev->kms.present && wddmseg_fbdev)
-		drm_fbdev_generic_setup(&wdev->drm, 32);
+		wddmseg_fbdev_setup(&wdev->drm);
 }
 
 /**

@@ -26,7 +26,7 @@ static struct wddmseg_mgr *to_mgr(struct ttm_resource_manager *man)
 	return container_of(man, struct wddmseg_mgr, manager);
 }
 
-static struct wddmseg_mgr_node *to_node(struct ttm_resource *res)
+static struct wddmseg_mgr_node *to_mgr_node(struct ttm_resource *res)
 {
 	return container_of(res, struct wddmseg_mgr_node, base);
 }
@@ -40,6 +40,7 @@ static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
 	enum drm_mm_insert_mode mode = DRM_MM_INSERT_BEST;
 	struct wddmseg_mgr_node *node;
 	unsigned long lpfn = place->lpfn ? place->lpfn : man->size;
+	u64 pages = PFN_UP(bo->base.size);
 	int ret;
 
 	node = kzalloc(sizeof(*node), GFP_KERNEL);
@@ -52,15 +53,14 @@ static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
 	ttm_resource_init(bo, place, &node->base);
 
 	spin_lock(&mgr->lock);
-	if (mgr->committed + node->base.num_pages > mgr->commit_limit) {
+	if (mgr->committed + pages > mgr->commit_limit) {
 		ret = -ENOSPC;
 	} else {
-		ret = drm_mm_insert_node_in_range(&mgr->mm, &node->mm,
-						  node->base.num_pages,
+		ret = drm_mm_insert_node_in_range(&mgr->mm, &node->mm, pages,
 						  bo->page_alignment, 0,
 						  place->fpfn, lpfn, mode);
 		if (!ret)
-			mgr->committed += node->base.num_pages;
+			mgr->committed += pages;
 	}
 	spin_unlock(&mgr->lock);
 
@@ -79,12 +79,12 @@ static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
 static void wddmseg_mgr_free(struct ttm_resource_manager *man,
 			     struct ttm_resource *res)
 {
-	struct wddmseg_mgr_node *node = to_node(res);
+	struct wddmseg_mgr_node *node = to_mgr_node(res);
 	struct wddmseg_mgr *mgr = to_mgr(man);
 
 	spin_lock(&mgr->lock);
+	mgr->committed -= node->mm.size;
 	drm_mm_remove_node(&node->mm);
-	mgr->committed -= res->num_pages;
 	spin_unlock(&mgr->lock);
 
 	atomic64_dec(&mgr->allocations);
@@ -96,7 +96,7 @@ static bool wddmseg_mgr_intersects(struct ttm_resource_manager *man,
 				   struct ttm_resource *res,
 				   const struct ttm_place *place, size_t size)
 {
-	u64 start = to_node(res)->mm.start;
+	u64 start = to_mgr_node(res)->mm.start;
 
 	/* Evicting res only helps if it overlaps the requested range. */
 	return start < (place->lpfn ? place->lpfn : man->size) &&
@@ -107,7 +107,7 @@ static bool wddmseg_mgr_compatible(struct ttm_resource_manager *man,
 				   struct ttm_resource *res,
 				   const struct ttm_place *place, size_t size)
 {
-	u64 start = to_node(res)->mm.start;
+	u64 start = to_mgr_node(res)->mm.start;
 
 	return start >= place->fpfn &&
 	       (!place->lpfn || start + PFN_UP(size) <= place->lpfn);
@@ -218,30 +218,70 @@ u32 wddmseg_mem_type_segment(struct wddmseg_device *wdev, u32 mem_type)
 }
 
 /**
+ * wddmseg_res_segment - segment id of a buffer object's resource
+ * @wdev: device
+ * @res: resource, or NULL (no resource: see wddmseg_res_mem_type())
+ *
+ * Return: the segment id, or WDDMSEG_SEGMENT_SYSTEM for system memory and
+ * for no resource at all.
+ */
+u32 wddmseg_res_segment(struct wddmseg_device *wdev,
+			const struct ttm_resource *res)
+{
+	return wddmseg_mem_type_segment(wdev, wddmseg_res_mem_type(res));
+}
+
+/**
  * wddmseg_mgr_res - the segment manager of a resource
  * @wdev: device
- * @res: resource
+ * @res: resource, or NULL
  *
- * Return: its manager, or NULL for system memory.
+ * Return: its manager, or NULL for system memory and for no resource.
  */
 struct wddmseg_mgr *wddmseg_mgr_res(struct wddmseg_device *wdev,
-				    struct ttm_resource *res)
+				    const struct ttm_resource *res)
 {
-	u32 id = wddmseg_mem_type_segment(wdev, res->mem_type);
+	u32 id = wddmseg_res_segment(wdev, res);
 
 	return id ? wdev->mgr[id - 1] : NULL;
 }
 
 /**
+ * wddmseg_mgr_node_res - the resource of a range of a segment
+ * @node: a node of a segment manager's drm_mm
+ *
+ * Return: the resource it was allocated for.
+ */
+struct ttm_resource *wddmseg_mgr_node_res(struct drm_mm_node *node)
+{
+	return &container_of(node, struct wddmseg_mgr_node, mm)->base;
+}
+
+/**
+ * wddmseg_mgr_res_pages - size of a resource of a segment, in pages
+ * @res: a resource one of the segment managers allocated
+ *
+ * The segment's own record of the range (its drm_mm node): how TTM
+ * stores a resource's size changed after 6.1 (ttm_resource.num_pages
+ * became .size, in bytes), this did not.
+ *
+ * Return: the number of pages.
+ */
+u64 wddmseg_mgr_res_pages(struct ttm_resource *res)
+{
+	return to_mgr_node(res)->mm.size;
+}
+
+/**
  * wddmseg_mgr_res_is_aperture - whether a resource is an aperture range
  * @wdev: device
- * @res: resource
+ * @res: resource, or NULL
  *
  * Return: true when @res lies in an aperture segment (its pages are
  * system pages bound through the aperture page table).
  */
 bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
-				 struct ttm_resource *res)
+				 const struct ttm_resource *res)
 {
 	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
 

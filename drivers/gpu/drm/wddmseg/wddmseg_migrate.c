@@ -87,7 +87,7 @@ static void wddmseg_res_loc(struct wddmseg_device *wdev,
 /**
  * wddmseg_migrate_move - the paging buffer of one TTM move, on the engine
  * @wdev: device
- * @tbo: buffer object; its current resource is the source
+ * @tbo: buffer object; its current resource is the source (none: @clear)
  * @new_mem: destination resource
  * @clear: the source never had content: Fill with zeroes instead
  * @crypt: 0, or WDDMSEG_CRYPT_ENCRYPT/DECRYPT: TRANSFER_ENCRYPTED
@@ -116,8 +116,8 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 	bool old_apt = wddmseg_mgr_res_is_aperture(wdev, old_mem);
 	bool new_apt = wddmseg_mgr_res_is_aperture(wdev, new_mem);
 	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	pgoff_t first, n, pages = PFN_UP(tbo->base.size);
 	struct dma_fence *last = NULL;
-	pgoff_t first, n;
 	int ret = 0;
 
 	mutex_lock(&eng->lock);
@@ -126,7 +126,7 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 		return -ENODEV;
 	}
 
-	for (first = 0; first < new_mem->num_pages; first += n) {
+	for (first = 0; first < pages; first += n) {
 		u64 cmd[WDDMSEG_TRANSFER_ENCRYPTED_QWORDS +
 			2 * WDDMSEG_APERTURE_QWORDS];
 		struct wddmseg_loc src, dst;
@@ -134,8 +134,7 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 		u32 q = 0, arena = 0, lists, dst_list = 0;
 		struct dma_fence *f;
 
-		n = min_t(pgoff_t, WDDMSEG_MOVE_CHUNK_PAGES,
-			  new_mem->num_pages - first);
+		n = min_t(pgoff_t, WDDMSEG_MOVE_CHUNK_PAGES, pages - first);
 		lists = (old_tt && !clear && !new_tt) + new_tt;
 		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd),
 					     lists * n * sub * 8, &job);
@@ -230,7 +229,7 @@ struct dma_fence *wddmseg_migrate_discard(struct wddmseg_device *wdev,
 {
 	struct wddmseg_engine *eng = &wdev->engine;
 	u64 cmd[WDDMSEG_DISCARD_QWORDS + WDDMSEG_FILL_QWORDS];
-	u64 size = (u64)res->num_pages << PAGE_SHIFT;
+	u64 size = wddmseg_mgr_res_pages(res) << PAGE_SHIFT;
 	struct dma_fence *fence;
 	struct wddmseg_loc loc;
 	struct wddmseg_job job;
@@ -277,7 +276,7 @@ struct dma_fence *wddmseg_migrate_clear(struct wddmseg_device *wdev,
 {
 	struct wddmseg_engine *eng = &wdev->engine;
 	u64 cmd[WDDMSEG_FILL_QWORDS];
-	u64 size = (u64)res->num_pages << PAGE_SHIFT;
+	u64 size = wddmseg_mgr_res_pages(res) << PAGE_SHIFT;
 	struct dma_fence *fence;
 	struct wddmseg_loc dst;
 	struct wddmseg_job job;
@@ -414,8 +413,10 @@ int wddmseg_migrate_access(struct wddmseg_device *wdev,
 		mutex_unlock(&wdev->access_lock);
 	}
 	if (ret == -ENODEV) {
+		struct ttm_operation_ctx ctx = { .interruptible = true };
+
 		/* The CPU copies at once: let queued moves finish first. */
-		ret = ttm_bo_wait(tbo, true, false);
+		ret = ttm_bo_wait_ctx(tbo, &ctx);
 		if (!ret) {
 			wddmseg_vram_io(wdev, mgr->desc->flags &
 					DXGK_SEGFLAG_CPU_VISIBLE,
@@ -507,7 +508,8 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 /**
  * wddmseg_migrate_cpu_copy - a move's Transfer (or Fill) by the CPU
  * @wdev: device
- * @tbo: idle buffer object; its current resource is the source
+ * @tbo: idle buffer object; its current resource is the source (none:
+ *	content that never existed)
  * @new_mem: destination resource
  * @ctx: TTM operation context, for populating the ttm_tt
  *
@@ -531,8 +533,8 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 	pgoff_t i;
 	int ret;
 
-	/* Content that lives in pages nobody populated is all zeroes. */
-	clear = old_tt && (!ttm || !ttm_tt_is_populated(ttm));
+	/* Content nowhere or in pages nobody populated is all zeroes. */
+	clear = !old_mem || (old_tt && (!ttm || !ttm_tt_is_populated(ttm)));
 
 	/* Either side may be the ttm_tt (system memory or an aperture). */
 	if (ttm && !clear) {
@@ -545,7 +547,7 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 	if (!bounce)
 		return -ENOMEM;
 
-	for (i = 0; i < new_mem->num_pages; i++) {
+	for (i = 0; i < PFN_UP(tbo->base.size); i++) {
 		if (!clear)
 			wddmseg_vram_page_io(wdev, tbo, old_mem, i, bounce, false);
 		wddmseg_vram_page_io(wdev, tbo, new_mem, i, bounce, true);

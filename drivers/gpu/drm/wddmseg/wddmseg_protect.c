@@ -168,7 +168,7 @@ int wddmseg_protect_check_evict(struct wddmseg_bo *bo)
 	dma_resv_assert_held(bo->tbo.base.resv);
 	if (!wddmseg_bo_hw_protected(bo) || bo->sealed)
 		return 0;
-	from = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
+	from = wddmseg_res_segment(wdev, bo->tbo.resource);
 	if (!from || wddmseg_protect_may_seal(bo, from))
 		return 0;
 	drm_dbg(&wdev->drm, "evict: rule hardware-protected-evict: segment %u %s: HardwareProtected content leaves a VprSupported segment only encrypted\n",
@@ -193,8 +193,8 @@ bool wddmseg_protect_evictable(struct wddmseg_bo *bo)
 
 	if (!wddmseg_bo_hw_protected(bo) || !bo->tbo.resource)
 		return true;
-	return wddmseg_protect_may_seal(bo, wddmseg_mem_type_segment(wdev,
-								 bo->tbo.resource->mem_type));
+	return wddmseg_protect_may_seal(bo, wddmseg_res_segment(wdev,
+								bo->tbo.resource));
 }
 
 /**

@@ -10,7 +10,15 @@
 #if !defined(WDDMSEG_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define WDDMSEG_TRACE_H
 
+#include <linux/string.h>
 #include <linux/tracepoint.h>
+
+/*
+ * Paging operation names ("transfer-decrypt", "write_physical", ...) fit
+ * a fixed array: unlike __string(), whose __assign_str() changed its
+ * arguments in 6.10, it needs no compatibility shim.
+ */
+#define WDDMSEG_TRACE_OP_LEN	24
 
 TRACE_EVENT(wddmseg_bo_create,
 	    TP_PROTO(const void *bo, u64 size, u32 flags, u32 supported,
@@ -69,18 +77,18 @@ TRACE_EVENT(wddmseg_bo_destroy,
 TRACE_EVENT(wddmseg_paging_op,
 	    TP_PROTO(const char *op, u32 src, u32 dst, u64 size, u64 seqno),
 	    TP_ARGS(op, src, dst, size, seqno),
-	    TP_STRUCT__entry(__string(op, op)
+	    TP_STRUCT__entry(__array(char, op, WDDMSEG_TRACE_OP_LEN)
 			     __field(u32, src)
 			     __field(u32, dst)
 			     __field(u64, size)
 			     __field(u64, seqno)),
-	    TP_fast_assign(__assign_str(op, op);
+	    TP_fast_assign(strscpy(__entry->op, op, sizeof(__entry->op));
 			   __entry->src = src;
 			   __entry->dst = dst;
 			   __entry->size = size;
 			   __entry->seqno = seqno;),
 	    TP_printk("%s segment %u -> segment %u size=%llu seqno=%llu",
-		      __get_str(op), __entry->src, __entry->dst,
+		      __entry->op, __entry->src, __entry->dst,
 		      __entry->size, __entry->seqno)
 );
 

@@ -83,8 +83,8 @@ static int wddmseg_bo_move_crypt(struct wddmseg_device *wdev,
 				 struct ttm_resource *new_mem, bool clear,
 				 u32 *crypt)
 {
-	u32 from = wddmseg_mem_type_segment(wdev, bo->tbo.resource->mem_type);
-	u32 to = wddmseg_mem_type_segment(wdev, new_mem->mem_type);
+	u32 from = wddmseg_res_segment(wdev, bo->tbo.resource);
+	u32 to = wddmseg_res_segment(wdev, new_mem);
 
 	*crypt = 0;
 	if (!wddmseg_bo_hw_protected(bo) || clear || (from && to))
@@ -121,7 +121,7 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	bool clear;
 	int ret;
 
-	old_man = ttm_manager_type(tbo->bdev, old_mem->mem_type);
+	old_man = ttm_manager_type(tbo->bdev, wddmseg_res_mem_type(old_mem));
 	new_man = ttm_manager_type(tbo->bdev, new_mem->mem_type);
 
 	/* Both in pages and no aperture involved: nothing to do. */
@@ -144,7 +144,8 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 			return ret;
 	}
 
-	clear = old_man->use_tt && (!ttm || !ttm_tt_is_populated(ttm));
+	clear = !old_mem ||
+		(old_man->use_tt && (!ttm || !ttm_tt_is_populated(ttm)));
 	ret = wddmseg_bo_move_crypt(wdev, bo, new_mem, clear, &crypt);
 	if (ret)
 		return ret;
@@ -186,7 +187,7 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	 * placement allocated, so usage counters are exact when the ioctl
 	 * returns.
 	 */
-	if (old_man->use_tt && !wddmseg_tt_user(tbo))
+	if (!old_mem || (old_man->use_tt && !wddmseg_tt_user(tbo)))
 		wddmseg_bo_cleanup_from_pages(tbo, fence, new_mem);
 	else
 		ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !sync,
@@ -251,22 +252,22 @@ static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
 	struct ttm_resource *old_mem = tbo->resource;
 	struct ttm_resource_manager *old_man, *new_man;
-	u32 old_type;
 	int ret;
 
-	if (!old_mem) {
-		ttm_bo_move_null(tbo, new_mem);
-		wddmseg_bo_moved(bo, NULL, new_mem, evict);
-		return 0;
-	}
 	/* A ghost of a pipelined move holds stale content: nothing to keep. */
 	if (!wddmseg_is_bo(tbo)) {
 		ttm_bo_move_null(tbo, new_mem);
 		return 0;
 	}
 
-	old_type = old_mem->mem_type;
-	old_man = ttm_manager_type(tbo->bdev, old_type);
+	/*
+	 * No old resource (6.3 and later: a new allocation, or one whose
+	 * content was discarded) is content that never existed, as pages
+	 * nobody populated are on 6.1: moving it into VRAM is a Fill of
+	 * zeroes like any such move, never a bare assignment of the range,
+	 * which would show whatever VRAM held before.
+	 */
+	old_man = ttm_manager_type(tbo->bdev, wddmseg_res_mem_type(old_mem));
 	new_man = ttm_manager_type(tbo->bdev, new_mem->mem_type);
 
 	/* GEM_EVICT with DISCARD: VRAM content is dropped, not copied. */
@@ -439,8 +440,7 @@ static void wddmseg_evict_flags(struct ttm_buffer_object *tbo,
 	if (!wddmseg_is_bo(tbo))
 		return;
 	wddmseg_bo_evict_placement(to_wddmseg_bo(tbo),
-				   wddmseg_mem_type_segment(wdev,
-							    tbo->resource->mem_type),
+				   wddmseg_res_segment(wdev, tbo->resource),
 				   placement);
 }
 
@@ -520,9 +520,10 @@ static int wddmseg_access_tt(struct ttm_buffer_object *tbo,
 			     unsigned long offset, void *buf, int len,
 			     bool write)
 {
+	struct ttm_operation_ctx ctx = { .interruptible = true };
 	int done = 0, ret;
 
-	ret = ttm_bo_wait(tbo, true, false);
+	ret = ttm_bo_wait_ctx(tbo, &ctx);
 	if (ret)
 		return ret;
 	if (!tbo->ttm || !ttm_tt_is_populated(tbo->ttm))
@@ -564,10 +565,10 @@ static int wddmseg_access_memory(struct ttm_buffer_object *tbo,
 
 	if (!mgr || len <= 0)
 		return -EIO;
-	size = (u64)res->num_pages << PAGE_SHIFT;
+	size = tbo->base.size;
 	if (offset >= size)
 		return -EIO;
-	/* TTM checks the end only to the page; stop at the allocation's. */
+	/* 6.1's TTM checks the end only to the page; stop at the allocation's. */
 	len = min_t(u64, len, size - offset);
 
 	if (mgr->manager.use_tt)

@@ -27,7 +27,7 @@ void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
 
 	mutex_lock(&wdev->apt_lock);
 	writel(id, wdev->mmio + WDDMSEG_REG_APT_SEGMENT);
-	for (i = 0; i < res->num_pages; i++) {
+	for (i = 0; i < wddmseg_mgr_res_pages(res); i++) {
 		for (j = 0; j < sub; j++, hw_page++) {
 			u64 addr = ttm ? ttm->dma_address[i] +
 					 j * WDDMSEG_HW_PAGE_SIZE : 0;

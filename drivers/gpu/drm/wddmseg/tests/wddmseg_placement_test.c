@@ -90,23 +90,24 @@ static void set_preferred(struct wddmseg_bo *bo, u8 first, u8 second, u8 third)
 	bo->preferred[2] = third;
 }
 
-/* @pl is memory type @type with @flags over [@fpfn, @lpfn), 0 = unbounded */
+/*
+ * @pl is memory type @type with @flags over [@fpfn, @lpfn), 0 = unbounded.
+ * Whether it is tried with eviction is wddmseg_placement_evict_start()'s.
+ */
 static void expect_place(struct kunit *test, const struct ttm_place *pl,
 			 u32 type, u32 flags, u32 fpfn, u32 lpfn)
 {
 	KUNIT_EXPECT_EQ(test, pl->mem_type, type);
-	KUNIT_EXPECT_EQ(test, pl->flags, flags);
+	KUNIT_EXPECT_EQ(test, pl->flags & ~WDDMSEG_PL_EVICT_FLAGS, flags);
 	KUNIT_EXPECT_EQ(test, pl->fpfn, fpfn);
 	KUNIT_EXPECT_EQ(test, pl->lpfn, lpfn);
 }
 
-/* the busy list (evicting others) is the same as the first-try list */
+/* every place is tried without, then with eviction of others */
 static void expect_busy_same(struct kunit *test, const struct wddmseg_bo *bo)
 {
 	KUNIT_EXPECT_PTR_EQ(test, bo->placement.placement, &bo->places[0]);
-	KUNIT_EXPECT_PTR_EQ(test, bo->placement.busy_placement, &bo->places[0]);
-	KUNIT_EXPECT_EQ(test, bo->placement.num_busy_placement,
-			bo->placement.num_placement);
+	KUNIT_EXPECT_EQ(test, wddmseg_placement_evict_start(&bo->placement), 0);
 }
 
 static void placement_preferred_order(struct kunit *test)
@@ -233,7 +234,8 @@ static void evict_placement_targets(struct kunit *test)
 	/*
 	 * From segment 2: the eviction set without the source and without
 	 * PitchAlignment segments, in id order, then system memory; the
-	 * busy list is system memory only, so evictions never cascade.
+	 * only place tried with eviction is system memory, so evictions
+	 * never cascade.
 	 */
 	bo->eviction = SEG(1) | SEG(2) | SEG(3) | SEG(4);
 	wddmseg_bo_evict_placement(bo, 2, &pl);
@@ -241,14 +243,44 @@ static void evict_placement_targets(struct kunit *test)
 	expect_place(test, &pl.placement[0], TTM_PL_VRAM, 0, 0, 0);
 	expect_place(test, &pl.placement[1], TTM_PL_TT, 0, 0, 0);
 	expect_place(test, &pl.placement[2], TTM_PL_SYSTEM, 0, 0, 0);
-	KUNIT_ASSERT_EQ(test, pl.num_busy_placement, 1);
-	expect_place(test, &pl.busy_placement[0], TTM_PL_SYSTEM, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, wddmseg_placement_evict_start(&pl), 2);
 
 	/* no eviction set: straight to system memory */
 	bo->eviction = 0;
 	wddmseg_bo_evict_placement(bo, 1, &pl);
 	KUNIT_ASSERT_EQ(test, pl.num_placement, 1);
 	expect_place(test, &pl.placement[0], TTM_PL_SYSTEM, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, wddmseg_placement_evict_start(&pl), 0);
+}
+
+/*
+ * wddmseg_placement_init(): places [0, n) without eviction, the tail
+ * [k, n) with it, whatever an earlier use of the same places said.
+ */
+static void placement_init_evict_tail(struct kunit *test)
+{
+	struct ttm_place places[3] = {
+		{ .mem_type = TTM_PL_VRAM, .flags = TTM_PL_FLAG_TOPDOWN },
+		{ .mem_type = TTM_PL_TT },
+		{ .mem_type = TTM_PL_SYSTEM },
+	};
+	struct ttm_placement pl = { };
+	unsigned int k;
+
+	for (k = 0; k <= 3; k++) {
+		wddmseg_placement_init(&pl, places, 3, k);
+		KUNIT_EXPECT_PTR_EQ(test, pl.placement, &places[0]);
+		KUNIT_EXPECT_EQ(test, pl.num_placement, 3);
+		KUNIT_EXPECT_EQ(test, wddmseg_placement_evict_start(&pl), (int)k);
+		expect_place(test, &places[0], TTM_PL_VRAM, TTM_PL_FLAG_TOPDOWN,
+			     0, 0);
+	}
+	/* from "never evict" back to "evict for every place" */
+	wddmseg_placement_init(&pl, places, 3, 0);
+	KUNIT_EXPECT_EQ(test, wddmseg_placement_evict_start(&pl), 0);
+	wddmseg_placement_init(&pl, places, 0, 0);
+	KUNIT_EXPECT_EQ(test, pl.num_placement, 0);
+	KUNIT_EXPECT_EQ(test, wddmseg_placement_evict_start(&pl), 0);
 }
 
 static void evict_placement_cpu_visible(struct kunit *test)
@@ -263,6 +295,7 @@ static void evict_placement_cpu_visible(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, pl.num_placement, 2);
 	expect_place(test, &pl.placement[0], TTM_PL_TT, 0, 0, 0);
 	expect_place(test, &pl.placement[1], TTM_PL_SYSTEM, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, wddmseg_placement_evict_start(&pl), 1);
 }
 
 static void protected_placement(struct kunit *test)
@@ -285,13 +318,14 @@ static void protected_placement(struct kunit *test)
 	/* no engine: nothing can seal it, so no place at all, not system */
 	wddmseg_bo_evict_placement(bo, 2, &pl);
 	KUNIT_EXPECT_EQ(test, pl.num_placement, 0);
-	KUNIT_EXPECT_EQ(test, pl.num_busy_placement, 0);
+	KUNIT_EXPECT_EQ(test, wddmseg_placement_evict_start(&pl), 0);
 
 	/* with the engine, out of the encrypting segment into system memory */
 	wdev->engine.ready = true;
 	wddmseg_bo_evict_placement(bo, 2, &pl);
 	KUNIT_ASSERT_EQ(test, pl.num_placement, 1);
 	expect_place(test, &pl.placement[0], TTM_PL_SYSTEM, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, wddmseg_placement_evict_start(&pl), 0);
 	/* ... but never out of the other one */
 	wddmseg_bo_evict_placement(bo, 4, &pl);
 	KUNIT_EXPECT_EQ(test, pl.num_placement, 0);
@@ -316,6 +350,7 @@ static struct kunit_case placement_test_cases[] = {
 	KUNIT_CASE(placement_bank_hint),
 	KUNIT_CASE(placement_flags),
 	KUNIT_CASE(placement_pinned_top),
+	KUNIT_CASE(placement_init_evict_tail),
 	KUNIT_CASE(evict_placement_targets),
 	KUNIT_CASE(evict_placement_cpu_visible),
 	KUNIT_CASE(protected_placement),

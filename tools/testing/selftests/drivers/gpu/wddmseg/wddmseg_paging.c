@@ -14,7 +14,8 @@
  *   leaves VRAM (or an aperture, or keeps system memory) without a
  *   Transfer, DISCARD_CONTENT runs on the engine, the old VRAM is wiped,
  *   usage counters follow, the content reads as zeroes and the next
- *   MAKE_RESIDENT is a Fill; bad flags, flags on MAKE_RESIDENT, a pinned
+ *   MAKE_RESIDENT is a Fill, also into VRAM another allocation's content
+ *   was left in; bad flags, flags on MAKE_RESIDENT, a pinned
  *   allocation and ExistingSysMem are refused.
  *
  * Runs on the default-layout device of the expectation file
@@ -632,6 +633,50 @@ TEST_F_TIMEOUT(paging, evict_discard_pages, 120)
 		EXPECT_EQ(0, nonzero_bytes(got, BO_SIZE, &first));
 		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 	}
+}
+
+/*
+ * 7b. An allocation whose content was discarded has none anywhere (TTM
+ * leaves it without a resource since 6.3; 6.1 kept unpopulated system
+ * pages). Made resident in VRAM that still holds another allocation's
+ * content (an eviction does not wipe the range it leaves), it gets a
+ * Fill of zeroes, not that content.
+ */
+TEST_F_TIMEOUT(paging, discard_then_used_vram, 120)
+{
+	static uint8_t got[BO_SIZE];
+	struct drm_wddmseg_gem_info xi, ai;
+	uint64_t first = 0, bad;
+	uint32_t x, a;
+	int traced;
+
+	/* x leaves its content in a range of invisible VRAM */
+	ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &x));
+	ASSERT_EQ(0, write_pattern(self->fd, x, BO_SIZE, 0x57a1e));
+	ASSERT_EQ(0, gem_move_wait(self->fd, x, SEG_INV));
+	ASSERT_EQ(0, gem_info(self->fd, x, &xi));
+	/* a: content discarded, out of system memory */
+	ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &a));
+	ASSERT_EQ(0, write_pattern(self->fd, a, BO_SIZE, 0xa11));
+	ASSERT_EQ(0, gem_move_wait(self->fd, a, 0));
+	ASSERT_EQ(0, evict_flags(self->fd, a, WDDMSEG_EVICT_DISCARD));
+	ASSERT_EQ(0, gem_wait(self->fd, a, 20 * NSEC_PER_SEC));
+	ASSERT_EQ(0, gem_move_wait(self->fd, x, 0));
+
+	traced = trace_start(self);
+	ASSERT_EQ(0, gem_move_wait(self->fd, a, SEG_INV));
+	ASSERT_EQ(0, gem_info(self->fd, a, &ai));
+	if (!traced) {
+		EXPECT_EQ(1, trace_count(self, "fill segment 0 -> segment 2", NULL));
+		EXPECT_EQ(0, trace_count(self, "transfer", NULL));
+	}
+	ASSERT_EQ(0, gem_move_wait(self->fd, a, SEG_VIS));
+	ASSERT_EQ(0, read_back(self->fd, a, BO_SIZE, got));
+	bad = nonzero_bytes(got, BO_SIZE, &first);
+	EXPECT_EQ(0, bad) TH_LOG("discarded, then in segment 2 at 0x%" PRIx64 " (the other allocation left 0x%" PRIx64 "): %" PRIu64 " stale bytes, first at 0x%" PRIx64,
+				 (uint64_t)ai.offset, (uint64_t)xi.offset, bad, first);
+	ASSERT_EQ(0, gem_close(self->fd, a));
+	ASSERT_EQ(0, gem_close(self->fd, x));
 }
 
 /*

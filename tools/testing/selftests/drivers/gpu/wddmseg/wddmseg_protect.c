@@ -4,8 +4,10 @@
  * driver). A hostile client writes a marker into a Protected or
  * HardwareProtected allocation with a FILL blit, then tries every way to
  * read it back: GEM mmap offsets, DRM_IOCTL_MODE_MAP_DUMB, PRIME export,
- * a blit into a mappable allocation, eviction into system memory. Every
- * test runs on the primary and on the render node.
+ * a blit into a mappable allocation, eviction into system memory. A
+ * dma-buf of any allocation maps only under the rules of GEM mmap and
+ * serves only its own device. Every test runs on the primary and on the
+ * render node.
  *
  * Protected allocations are tried in every placement of the default
  * layout (system memory, visible VRAM, invisible VRAM, aperture).
@@ -226,7 +228,7 @@ static uint32_t make_marked(struct __test_metadata *_metadata, int fd,
 
 /*
  * Every CPU path refuses @h: GEM_MMAP_OFFSET, MAP_DUMB (not a render
- * node ioctl at all), PRIME export (no PRIME yet on 6.1: -ENOSYS).
+ * node ioctl at all), PRIME export.
  */
 static void expect_unmappable(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(protect) *self,
@@ -245,11 +247,35 @@ static void expect_unmappable(struct __test_metadata *_metadata,
 	if (!variant->render)
 		EXPECT_RULE("protected-map");
 	ret = prime_export(fd, h, &dmabuf);
-	EXPECT_NE(0, ret) TH_LOG("%s: exported as dma-buf fd %d", what, dmabuf);
+	EXPECT_EQ(-EACCES, ret) TH_LOG("%s: PRIME export: %s (dma-buf fd %d)",
+				       what, strerror(-ret), dmabuf);
 	if (!ret)
 		close(dmabuf);
-	EXPECT_TRUE(ret == -ENOSYS || ret == -EACCES || ret == -EOPNOTSUPP)
-		TH_LOG("%s: PRIME export: %s", what, strerror(-ret));
+	EXPECT_RULE("protected-export");
+}
+
+static int prime_import(int fd, int dmabuf, uint32_t *handle)
+{
+	struct drm_prime_handle p = { .fd = dmabuf };
+	int ret = wioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+
+	*handle = p.handle;
+	return ret;
+}
+
+/* Words of a dma-buf's mapping that hold @word, or -errno of its mmap. */
+static int64_t dmabuf_words(int dmabuf, uint32_t word)
+{
+	uint32_t *p = mmap(NULL, PROT_SIZE, PROT_READ, MAP_SHARED, dmabuf, 0);
+	int64_t n = 0;
+	uint64_t i;
+
+	if (p == MAP_FAILED)
+		return -errno;
+	for (i = 0; i < PROT_SIZE / 4; i++)
+		n += p[i] == word;
+	munmap(p, PROT_SIZE);
+	return n;
 }
 
 /* Protected content in every placement: nothing maps or exports it. */
@@ -269,6 +295,75 @@ TEST_F(protect, protected_never_mapped)
 		expect_unmappable(_metadata, self, variant, self->fd, h, what);
 		wddmseg_destroy_allocation(self->fd, h);
 	}
+}
+
+/*
+ * PRIME (wddmseg_prime.c), the same on 6.1 and 6.12: a dma-buf of an
+ * allocation serves its own device. It maps under the rules of GEM mmap
+ * (a CpuVisible allocation maps, one without CPU access does not: rule
+ * cpu-visible), it imports back into the device as the same allocation,
+ * and another device does not import it (rule prime-import). Protected
+ * content does not export at all (expect_unmappable()).
+ */
+TEST_F(protect, prime_own_device_only)
+{
+	struct gem_args vis = {
+		.size = PROT_SIZE, .flags = WDDMSEG_ALLOC_CPU_VISIBLE,
+		.supported = WDDMSEG_SEGMENT_BIT(1), .preferred = { 1 },
+	};
+	struct gem_args inv = {
+		.size = PROT_SIZE, .supported = WDDMSEG_SEGMENT_BIT(2),
+		.preferred = { 2 },
+	};
+	struct drm_wddmseg_gem_info info;
+	uint32_t h, hi, h2;
+	int dmabuf, fd2, ret;
+
+	ASSERT_EQ(0, gem_create(self->fd, &vis, &h));
+	ASSERT_EQ(0, blit(self->fd, WDDMSEG_BLIT_FILL, 0, h, PROT_SIZE, MARKER));
+	ASSERT_EQ(0, gem_wait(self->fd, h, 20 * 1000000000LL));
+	ret = prime_export(self->fd, h, &dmabuf);
+	ASSERT_EQ(0, ret) TH_LOG("PRIME export of a CpuVisible allocation: %s",
+				 strerror(-ret));
+	EXPECT_EQ(PROT_SIZE / 4, dmabuf_words(dmabuf, MARKER))
+		TH_LOG("the dma-buf's mapping does not show the allocation");
+
+	/* back into the device, from another file: the same allocation */
+	fd2 = open(variant->render ? self->def.render : self->def.card,
+		   O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ret = prime_import(fd2, dmabuf, &h2);
+	ASSERT_EQ(0, ret) TH_LOG("PRIME import into the same device: %s",
+				 strerror(-ret));
+	ASSERT_EQ(0, gem_info(fd2, h2, &info));
+	EXPECT_EQ(PROT_SIZE, info.size);
+	EXPECT_EQ(WDDMSEG_ALLOC_CPU_VISIBLE, info.flags);
+	ASSERT_EQ(0, blit(fd2, WDDMSEG_BLIT_FILL, 0, h2, PROT_SIZE, ~MARKER));
+	ASSERT_EQ(0, gem_wait(fd2, h2, 20 * 1000000000LL));
+	EXPECT_EQ(PROT_SIZE / 4, dmabuf_words(dmabuf, ~MARKER))
+		TH_LOG("the import is not the exported allocation");
+	close(fd2);
+
+	/* another device (the VPR one, when there is one) refuses it */
+	if (self->vfd >= 0) {
+		drain_rules(self);
+		ret = prime_import(self->vfd, dmabuf, &h2);
+		EXPECT_EQ(-EOPNOTSUPP, ret) TH_LOG("import into another device: %s",
+						   strerror(-ret));
+		EXPECT_RULE("prime-import");
+	}
+	close(dmabuf);
+	gem_close(self->fd, h);
+
+	/* no CPU access: it exports, but its dma-buf does not map */
+	ASSERT_EQ(0, gem_create(self->fd, &inv, &hi));
+	ASSERT_EQ(0, prime_export(self->fd, hi, &dmabuf));
+	drain_rules(self);
+	EXPECT_EQ(-EINVAL, dmabuf_words(dmabuf, 0))
+		TH_LOG("a dma-buf of an allocation without CPU access mapped");
+	EXPECT_RULE("cpu-visible");
+	close(dmabuf);
+	gem_close(self->fd, hi);
 }
 
 /* The bytes of a CpuVisible allocation @h that hold MARKER. */
