@@ -652,31 +652,31 @@ TEST_F_TIMEOUT(paging, discard_then_used_vram, 120)
 
 	/* x leaves its content in a range of invisible VRAM */
 	ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &x));
-	ASSERT_EQ(0, write_pattern(self->fd, x, BO_SIZE, 0x57a1e));
+	ASSERT_EQ(0, gem_write_pattern(self->fd, x, BO_SIZE, 0x57a1e));
 	ASSERT_EQ(0, gem_move_wait(self->fd, x, SEG_INV));
-	ASSERT_EQ(0, gem_info(self->fd, x, &xi));
+	ASSERT_EQ(0, wddmseg_query_allocation(self->fd, x, &xi));
 	/* a: content discarded, out of system memory */
 	ASSERT_EQ(0, gem_create_any(self->fd, BO_SIZE, SEG_VIS, &a));
-	ASSERT_EQ(0, write_pattern(self->fd, a, BO_SIZE, 0xa11));
+	ASSERT_EQ(0, gem_write_pattern(self->fd, a, BO_SIZE, 0xa11));
 	ASSERT_EQ(0, gem_move_wait(self->fd, a, 0));
-	ASSERT_EQ(0, evict_flags(self->fd, a, WDDMSEG_EVICT_DISCARD));
-	ASSERT_EQ(0, gem_wait(self->fd, a, 20 * NSEC_PER_SEC));
+	ASSERT_EQ(0, wddmseg_evict(self->fd, a, WDDMSEG_EVICT_DISCARD));
+	ASSERT_EQ(0, wddmseg_wait(self->fd, a, 20 * NSEC_PER_SEC));
 	ASSERT_EQ(0, gem_move_wait(self->fd, x, 0));
 
 	traced = trace_start(self);
 	ASSERT_EQ(0, gem_move_wait(self->fd, a, SEG_INV));
-	ASSERT_EQ(0, gem_info(self->fd, a, &ai));
+	ASSERT_EQ(0, wddmseg_query_allocation(self->fd, a, &ai));
 	if (!traced) {
 		EXPECT_EQ(1, trace_count(self, "fill segment 0 -> segment 2", NULL));
 		EXPECT_EQ(0, trace_count(self, "transfer", NULL));
 	}
 	ASSERT_EQ(0, gem_move_wait(self->fd, a, SEG_VIS));
-	ASSERT_EQ(0, read_back(self->fd, a, BO_SIZE, got));
+	ASSERT_EQ(0, gem_read_back(self->fd, a, BO_SIZE, got));
 	bad = nonzero_bytes(got, BO_SIZE, &first);
 	EXPECT_EQ(0, bad) TH_LOG("discarded, then in segment 2 at 0x%" PRIx64 " (the other allocation left 0x%" PRIx64 "): %" PRIu64 " stale bytes, first at 0x%" PRIx64,
 				 (uint64_t)ai.offset, (uint64_t)xi.offset, bad, first);
-	ASSERT_EQ(0, gem_close(self->fd, a));
-	ASSERT_EQ(0, gem_close(self->fd, x));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, a));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, x));
 }
 
 /*

@@ -257,7 +257,7 @@ static void expect_unmappable(struct __test_metadata *_metadata,
 static int prime_import(int fd, int dmabuf, uint32_t *handle)
 {
 	struct drm_prime_handle p = { .fd = dmabuf };
-	int ret = wioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+	int ret = wddmseg_ioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
 
 	*handle = p.handle;
 	return ret;
@@ -307,21 +307,21 @@ TEST_F(protect, protected_never_mapped)
  */
 TEST_F(protect, prime_own_device_only)
 {
-	struct gem_args vis = {
+	struct wddmseg_allocation_desc vis = {
 		.size = PROT_SIZE, .flags = WDDMSEG_ALLOC_CPU_VISIBLE,
-		.supported = WDDMSEG_SEGMENT_BIT(1), .preferred = { 1 },
+		.supported_segments = WDDMSEG_SEGMENT_BIT(1), .preferred = { 1 },
 	};
-	struct gem_args inv = {
-		.size = PROT_SIZE, .supported = WDDMSEG_SEGMENT_BIT(2),
+	struct wddmseg_allocation_desc inv = {
+		.size = PROT_SIZE, .supported_segments = WDDMSEG_SEGMENT_BIT(2),
 		.preferred = { 2 },
 	};
 	struct drm_wddmseg_gem_info info;
 	uint32_t h, hi, h2;
 	int dmabuf, fd2, ret;
 
-	ASSERT_EQ(0, gem_create(self->fd, &vis, &h));
-	ASSERT_EQ(0, blit(self->fd, WDDMSEG_BLIT_FILL, 0, h, PROT_SIZE, MARKER));
-	ASSERT_EQ(0, gem_wait(self->fd, h, 20 * 1000000000LL));
+	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &vis, &h));
+	ASSERT_EQ(0, wddmseg_fill(self->fd, h, 0, PROT_SIZE, MARKER, NULL));
+	ASSERT_EQ(0, wddmseg_wait(self->fd, h, 20 * 1000000000LL));
 	ret = prime_export(self->fd, h, &dmabuf);
 	ASSERT_EQ(0, ret) TH_LOG("PRIME export of a CpuVisible allocation: %s",
 				 strerror(-ret));
@@ -329,17 +329,17 @@ TEST_F(protect, prime_own_device_only)
 		TH_LOG("the dma-buf's mapping does not show the allocation");
 
 	/* back into the device, from another file: the same allocation */
-	fd2 = open(variant->render ? self->def.render : self->def.card,
+	fd2 = open(variant->render ? self->def->render : self->def->card,
 		   O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
 	ret = prime_import(fd2, dmabuf, &h2);
 	ASSERT_EQ(0, ret) TH_LOG("PRIME import into the same device: %s",
 				 strerror(-ret));
-	ASSERT_EQ(0, gem_info(fd2, h2, &info));
+	ASSERT_EQ(0, wddmseg_query_allocation(fd2, h2, &info));
 	EXPECT_EQ(PROT_SIZE, info.size);
 	EXPECT_EQ(WDDMSEG_ALLOC_CPU_VISIBLE, info.flags);
-	ASSERT_EQ(0, blit(fd2, WDDMSEG_BLIT_FILL, 0, h2, PROT_SIZE, ~MARKER));
-	ASSERT_EQ(0, gem_wait(fd2, h2, 20 * 1000000000LL));
+	ASSERT_EQ(0, wddmseg_fill(fd2, h2, 0, PROT_SIZE, ~MARKER, NULL));
+	ASSERT_EQ(0, wddmseg_wait(fd2, h2, 20 * 1000000000LL));
 	EXPECT_EQ(PROT_SIZE / 4, dmabuf_words(dmabuf, ~MARKER))
 		TH_LOG("the import is not the exported allocation");
 	close(fd2);
@@ -353,17 +353,17 @@ TEST_F(protect, prime_own_device_only)
 		EXPECT_RULE("prime-import");
 	}
 	close(dmabuf);
-	gem_close(self->fd, h);
+	wddmseg_destroy_allocation(self->fd, h);
 
 	/* no CPU access: it exports, but its dma-buf does not map */
-	ASSERT_EQ(0, gem_create(self->fd, &inv, &hi));
+	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &inv, &hi));
 	ASSERT_EQ(0, prime_export(self->fd, hi, &dmabuf));
 	drain_rules(self);
 	EXPECT_EQ(-EINVAL, dmabuf_words(dmabuf, 0))
 		TH_LOG("a dma-buf of an allocation without CPU access mapped");
 	EXPECT_RULE("cpu-visible");
 	close(dmabuf);
-	gem_close(self->fd, hi);
+	wddmseg_destroy_allocation(self->fd, hi);
 }
 
 /* The bytes of a CpuVisible allocation @h that hold MARKER. */
