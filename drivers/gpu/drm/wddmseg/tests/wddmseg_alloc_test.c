@@ -604,6 +604,7 @@ static void coherent_history(struct drm_wddmseg_gem_create *a)
 		   WDDMSEG_ALLOC_HISTORY_BUFFER;
 	a->supported_segments = SEG(1) | SEG(3);
 	a->eviction_segments = SEG(3);
+	a->preferred[1] = 3;
 }
 
 static void coherent_history_uncached(struct drm_wddmseg_gem_create *a)

@@ -930,11 +930,17 @@ static void table_overlap_contained(struct wddmseg_adapter_desc *d)
 
 static void table_overlap_at_top(struct wddmseg_adapter_desc *d)
 {
-	/* two apertures at the very top: their ends wrap to 0 */
+	/* two apertures just below the top: [-2M, -1M) and [-1.25M, -0.75M) */
 	d->segment_count = 4;
+	d->seg[2].base_address = U64_MAX - SZ_2M + 1;
+	set_seg(&d->seg[3], U64_MAX - SZ_1M - SZ_256K + 1, 0, SZ_512K,
+		SZ_512K, DXGK_SEGFLAG_APERTURE);
+}
+
+static void table_end_at_top(struct wddmseg_adapter_desc *d)
+{
+	/* an aperture whose end is 2^64: the end does not fit in 64 bits */
 	d->seg[2].base_address = U64_MAX - SZ_1M + 1;
-	set_seg(&d->seg[3], U64_MAX - SZ_512K + 1, 0, SZ_512K, SZ_512K,
-		DXGK_SEGFLAG_APERTURE);
 }
 
 static const struct desc_case table_cases[] = {
@@ -957,6 +963,8 @@ static const struct desc_case table_cases[] = {
 	  table_overlap_contained },
 	{ "overlap: at the top of the address space", "overlap", 4,
 	  table_overlap_at_top },
+	{ "gpu-range: an aperture ending at 2^64", "gpu-range", 3,
+	  table_end_at_top },
 };
 
 KUNIT_ARRAY_PARAM(table, table_cases, desc_case_name);

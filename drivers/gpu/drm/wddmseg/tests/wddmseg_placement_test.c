@@ -326,9 +326,13 @@ static void protected_placement(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, pl.num_placement, 1);
 	expect_place(test, &pl.placement[0], TTM_PL_SYSTEM, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, wddmseg_placement_evict_start(&pl), 0);
-	/* ... but never out of the other one */
+	/*
+	 * ... but out of the other one only into another segment (2, in
+	 * device memory), never into system memory
+	 */
 	wddmseg_bo_evict_placement(bo, 4, &pl);
-	KUNIT_EXPECT_EQ(test, pl.num_placement, 0);
+	KUNIT_ASSERT_EQ(test, pl.num_placement, 1);
+	expect_place(test, &pl.placement[0], TTM_PL_PRIV, 0, 0, 0);
 
 	/* sealed content only comes back where the device decrypts it */
 	bo->sealed = true;
