@@ -211,6 +211,51 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 	return ret;
 }
 
+/*
+ * One engine job over a whole VRAM resource: a DiscardContent first when
+ * @discard, then a Fill of zeroes. @what names the operation in the trace,
+ * whose source segment is 0 for a discard (the content goes nowhere).
+ */
+static struct dma_fence *wddmseg_migrate_zero(struct wddmseg_device *wdev,
+					      struct wddmseg_mgr *mgr,
+					      struct ttm_resource *res,
+					      bool discard, const char *what)
+{
+	struct wddmseg_engine *eng = &wdev->engine;
+	u64 cmd[WDDMSEG_DISCARD_QWORDS + WDDMSEG_FILL_QWORDS];
+	u32 n = (discard ? WDDMSEG_DISCARD_QWORDS : 0) + WDDMSEG_FILL_QWORDS;
+	u64 size = wddmseg_mgr_res_pages(res) << PAGE_SHIFT;
+	struct dma_fence *fence;
+	struct wddmseg_loc loc;
+	struct wddmseg_job job;
+	u32 q = 0;
+	int ret;
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(-ENODEV);
+	}
+	ret = wddmseg_engine_reserve(eng, n, 0, &job);
+	if (ret) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(ret);
+	}
+	loc.segment_id = mgr->segment_id;
+	loc.addr = (u64)res->start << PAGE_SHIFT;
+	loc.offset = 0;
+	if (discard)
+		q = wddmseg_encode_discard(cmd, size, &loc);
+	q += wddmseg_encode_fill(cmd + q, size, 0, &loc);
+	trace_wddmseg_paging_op(what, mgr->segment_id,
+				discard ? 0 : mgr->segment_id, size,
+				eng->seqno + 1);
+	wddmseg_engine_emit(eng, &job, cmd, q);
+	fence = wddmseg_engine_commit(eng, &job);
+	mutex_unlock(&eng->lock);
+	return fence;
+}
+
 /**
  * wddmseg_migrate_discard - DiscardContent of a VRAM resource
  * @wdev: device
@@ -227,36 +272,7 @@ struct dma_fence *wddmseg_migrate_discard(struct wddmseg_device *wdev,
 					  struct wddmseg_mgr *mgr,
 					  struct ttm_resource *res)
 {
-	struct wddmseg_engine *eng = &wdev->engine;
-	u64 cmd[WDDMSEG_DISCARD_QWORDS + WDDMSEG_FILL_QWORDS];
-	u64 size = wddmseg_mgr_res_pages(res) << PAGE_SHIFT;
-	struct dma_fence *fence;
-	struct wddmseg_loc loc;
-	struct wddmseg_job job;
-	u32 q;
-	int ret;
-
-	mutex_lock(&eng->lock);
-	if (!eng->ready) {
-		mutex_unlock(&eng->lock);
-		return ERR_PTR(-ENODEV);
-	}
-	ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd), 0, &job);
-	if (ret) {
-		mutex_unlock(&eng->lock);
-		return ERR_PTR(ret);
-	}
-	loc.segment_id = mgr->segment_id;
-	loc.addr = (u64)res->start << PAGE_SHIFT;
-	loc.offset = 0;
-	q = wddmseg_encode_discard(cmd, size, &loc);
-	q += wddmseg_encode_fill(cmd + q, size, 0, &loc);
-	trace_wddmseg_paging_op("discard", mgr->segment_id, 0, size,
-				eng->seqno + 1);
-	wddmseg_engine_emit(eng, &job, cmd, q);
-	fence = wddmseg_engine_commit(eng, &job);
-	mutex_unlock(&eng->lock);
-	return fence;
+	return wddmseg_migrate_zero(wdev, mgr, res, true, "discard");
 }
 
 /**
@@ -274,35 +290,7 @@ struct dma_fence *wddmseg_migrate_clear(struct wddmseg_device *wdev,
 					struct ttm_resource *res,
 					const char *what)
 {
-	struct wddmseg_engine *eng = &wdev->engine;
-	u64 cmd[WDDMSEG_FILL_QWORDS];
-	u64 size = wddmseg_mgr_res_pages(res) << PAGE_SHIFT;
-	struct dma_fence *fence;
-	struct wddmseg_loc dst;
-	struct wddmseg_job job;
-	int ret;
-	u32 q;
-
-	mutex_lock(&eng->lock);
-	if (!eng->ready) {
-		mutex_unlock(&eng->lock);
-		return ERR_PTR(-ENODEV);
-	}
-	ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd), 0, &job);
-	if (ret) {
-		mutex_unlock(&eng->lock);
-		return ERR_PTR(ret);
-	}
-	dst.segment_id = mgr->segment_id;
-	dst.addr = (u64)res->start << PAGE_SHIFT;
-	dst.offset = 0;
-	q = wddmseg_encode_fill(cmd, size, 0, &dst);
-	trace_wddmseg_paging_op(what, mgr->segment_id, mgr->segment_id, size,
-				eng->seqno + 1);
-	wddmseg_engine_emit(eng, &job, cmd, q);
-	fence = wddmseg_engine_commit(eng, &job);
-	mutex_unlock(&eng->lock);
-	return fence;
+	return wddmseg_migrate_zero(wdev, mgr, res, false, what);
 }
 
 /*
