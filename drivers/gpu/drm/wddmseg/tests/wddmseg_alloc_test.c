@@ -94,9 +94,14 @@ static void alloc_case_name(const struct alloc_case *c, char *desc)
 	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
 }
 
-static void alloc_rules(struct kunit *test)
+/*
+ * Check @c on the base adapter, its aperture (segment 3) with
+ * @aperture_flags added: the base request must pass, and the case's
+ * mutation alone must give its result.
+ */
+static void check_alloc_case(struct kunit *test, const struct alloc_case *c,
+			     u32 aperture_flags)
 {
-	const struct alloc_case *c = test->param_value;
 	struct wddmseg_adapter_desc *d;
 	struct drm_wddmseg_gem_create a;
 	struct wddmseg_violation v = { };
@@ -105,6 +110,7 @@ static void alloc_rules(struct kunit *test)
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
 	base_adapter(d);
+	d->seg[2].flags |= aperture_flags;
 	ret = wddmseg_desc_validate(d, &v);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "base adapter refused: rule %s: %s",
 			    v.rule, v.detail);
@@ -132,6 +138,11 @@ static void alloc_rules(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, v.rule, c->rule);
 	KUNIT_EXPECT_EQ(test, v.segment_id, 0);
 	KUNIT_EXPECT_GT(test, strnlen(v.detail, sizeof(v.detail)), 0);
+}
+
+static void alloc_rules(struct kunit *test)
+{
+	check_alloc_case(test, test->param_value, 0);
 }
 
 /* --- valid requests ---------------------------------------------------------- */
@@ -633,29 +644,7 @@ KUNIT_ARRAY_PARAM(coherent, coherent_cases, alloc_case_name);
 /* The same checks on an adapter whose aperture is CacheCoherent. */
 static void coherent_rules(struct kunit *test)
 {
-	const struct alloc_case *c = test->param_value;
-	struct wddmseg_adapter_desc *d;
-	struct drm_wddmseg_gem_create a;
-	struct wddmseg_violation v = { };
-	int ret;
-
-	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
-	base_adapter(d);
-	d->seg[2].flags |= DXGK_SEGFLAG_CACHE_COHERENT;
-	KUNIT_ASSERT_EQ(test, wddmseg_desc_validate(d, &v), 0);
-
-	base_request(&a);
-	c->mutate(&a);
-	ret = wddmseg_alloc_validate(d, &a, TEST_MAX_SIZE, &v);
-	if (!c->rule) {
-		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "refused: rule %s: %s",
-				    v.rule, v.detail);
-		return;
-	}
-	KUNIT_EXPECT_EQ(test, ret, c->err);
-	if (ret)
-		KUNIT_EXPECT_STREQ(test, v.rule, c->rule);
+	check_alloc_case(test, test->param_value, DXGK_SEGFLAG_CACHE_COHERENT);
 }
 
 static struct kunit_case alloc_test_cases[] = {
