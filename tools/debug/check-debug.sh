@@ -4,7 +4,7 @@
 # `make check-debug`: the debug-kernel test tier.
 #
 #   1. builds what the VM needs (QEMU with the device, the kselftests) and
-#      the debug kernel (tools/debug/kernel.sh: Debian's linux-source-6.1
+#      the debug kernel (tools/debug/kernel.sh: Debian's linux-source-6.12
 #      with wddmseg in-tree as a module; tinyconfig + tools/debug/debug.config:
 #      KASAN, lockdep, kmemleak, debugobjects, DMA-API debug, UBSAN, KUnit);
 #   2. boots it once (tools/vm/run-vm.sh --mode debug) with one wddmseg
@@ -18,9 +18,13 @@
 #        - loads the driver: its KUnit suites run and print KTAP to the
 #          kernel log;
 #        - runs the kselftests, unloads and reloads the driver;
+#        - reloads it with its fbdev console and draws to it (the damage
+#          worker's vmap under the reservation);
 #        - unloads and reloads it --cycles times (default 20), unloads it;
 #        - scans for leaks with kmemleak; checks the taint flags;
-#   3. counts: each KUnit case (tools/debug/ktap.sh), each kselftest case,
+#   3. runs the KUnit suites once more the way kernel CI does: kunit.py
+#      with the driver's .kunitconfig, --arch=x86_64 (tools/debug/kunit.sh);
+#   4. counts: each KUnit case (tools/debug/ktap.sh), each kselftest case,
 #      the debug checks; every rule of Documentation/gpu/wddmseg.rst must
 #      have a KUnit case; the console log must hold no KASAN, lockdep,
 #      UBSAN, debugobjects, DMA-API, kmemleak, hung-task report, no WARN
@@ -33,7 +37,8 @@
 # of building build/qemu/qemu-system-x86_64.
 #
 # Output: TAP-ish lines, then
-#   check-debug: kunit N passed N failed; kselftest N passed N failed
+#   check-debug: kunit N passed N failed; kunit.py N passed N failed;
+#   kselftest N passed N failed
 #   N passed, N failed
 # Exit status non-zero on any failure. Logs in build/check-debug/, the
 # VM's files in build/debug/vm/.
@@ -65,6 +70,7 @@ mkdir -p "$OUT" "$VMDIR"
 
 pass=0 fail=0 skip=0
 kunit_pass=0 kunit_fail=0 kunit_skip=0 ksft_pass=0 ksft_fail=0 ksft_skip=0
+kpy_pass=0 kpy_fail=0 kpy_skip=0
 t0=$(date +%s)
 
 log() { echo "check-debug: $*"; }
@@ -88,6 +94,9 @@ count() {
 	kselftest)
 		ksft_pass=$((ksft_pass + p - s)) ksft_fail=$((ksft_fail + f))
 		ksft_skip=$((ksft_skip + s)) ;;
+	kunit.py)
+		kpy_pass=$((kpy_pass + p - s)) kpy_fail=$((kpy_fail + f))
+		kpy_skip=$((kpy_skip + s)) ;;
 	esac
 	[ -z "$res" ] || sed "s|^|[$(basename "$file" .tap)] |" <<<"$res"
 }
@@ -121,6 +130,7 @@ skipped() { [ "$1" -eq 0 ] || echo " $1 skipped"; }
 summary() {
 	log "done in $(( $(date +%s) - t0 ))s"
 	echo "check-debug: kunit $kunit_pass passed $kunit_fail failed$(skipped $kunit_skip);" \
+		"kunit.py $kpy_pass passed $kpy_fail failed$(skipped $kpy_skip);" \
 		"kselftest $ksft_pass passed $ksft_fail failed$(skipped $ksft_skip)"
 	if [ "$skip" -gt 0 ]; then
 		echo "$pass passed, $fail failed, $skip skipped"
@@ -228,9 +238,9 @@ cp "$CONSOLE" "$OUT/console.log" 2>/dev/null || : >"$OUT/console.log"
 # The guest's TAP: kselftest cases (nested "# ok N" lines of the kselftest
 # binaries and the reload), then the debug checks (cycles, kmemleak,
 # taint) at the end of the stream.
-sed -E '/^(not )?ok [0-9]+ (wddmseg: [0-9]+ rmmod|kmemleak:|kernel not tainted)/,$d' \
+sed -E '/^(not )?ok [0-9]+ (fbdev console:|wddmseg: [0-9]+ rmmod|kmemleak:|kernel not tainted)/,$d' \
 	"$OUT/kselftest.raw" >"$OUT/kselftest.tap"
-grep -E '^(not )?ok [0-9]+ (wddmseg: [0-9]+ rmmod|kmemleak:|kernel not tainted)' \
+grep -E '^(not )?ok [0-9]+ (fbdev console:|wddmseg: [0-9]+ rmmod|kmemleak:|kernel not tainted)' \
 	"$OUT/kselftest.raw" >"$OUT/debug-checks.tap"
 sed -n '/^not ok [0-9]* kmemleak:/,$p' "$OUT/kselftest.raw" | grep '^# ' |
 	head -n 60 >"$OUT/kmemleak.txt" || true
@@ -248,6 +258,17 @@ awk '/^not ok/ { print "# " $0; p = 1; next } /^ok/ { p = 0 } p' "$OUT/kunit.tap
 	count "$OUT/kunit-parse.tap"
 }
 
+log "kunit.py (tools/debug/kunit.sh: --kunitconfig=drivers/gpu/drm/wddmseg --arch=x86_64)"
+t=$(date +%s)
+bash tools/debug/kunit.sh "$OUT" >"$OUT/kunit-py.tap" 2>&1
+kpy=$?
+kpysecs=$(( $(date +%s) - t ))
+grep -q '^ok - kunit.py: ' "$OUT/kunit-py.tap" ||
+	echo "not ok - kunit.py: no passing case (exit $kpy; see $OUT/kunit-py.log)" >>"$OUT/kunit-py.tap"
+[ $kpy -eq 0 ] || grep -q '^not ok' "$OUT/kunit-py.tap" ||
+	echo "not ok - kunit.py: exit $kpy (see $OUT/kunit-py.log)" >>"$OUT/kunit-py.tap"
+count "$OUT/kunit-py.tap" kunit.py
+
 log "kselftest"
 count "$OUT/kselftest.tap" kselftest
 # a guest that dies in the middle of a test leaves the plan unfulfilled
@@ -263,8 +284,8 @@ log "debug checks"
 dc=$OUT/checks.tap
 : >"$dc"
 ndc=$(grep -c '' "$OUT/debug-checks.tap")
-if [ "$ndc" -ne 3 ]; then
-	tap "$dc" 1 "guest debug checks: cycles, kmemleak, taint ($ndc of 3 results)"
+if [ "$ndc" -ne 4 ]; then
+	tap "$dc" 1 "guest debug checks: fbdev console, cycles, kmemleak, taint ($ndc of 4 results)"
 else
 	sed 's/^\(\(not \)\{0,1\}ok\) [0-9]* /\1 1 - /' "$OUT/debug-checks.tap" >>"$dc"
 fi
@@ -318,5 +339,5 @@ if [ $rc -ne 0 ] || grep -q '^not ok' "$dc"; then
 	[ -s "$OUT/kmemleak.txt" ] && cat "$OUT/kmemleak.txt"
 fi
 grep -hE '^# (cycles|kmemleak scans): ' "$OUT/kselftest.raw" | sed 's/^# /check-debug: guest: /'
-log "times: debug kernel build $(sed -n 's/.*build-debug-kernel (\([0-9]*s\)).*/\1/p' "$OUT/build-debug-kernel.tap"), VM ${vmsecs}s"
+log "times: debug kernel build $(sed -n 's/.*build-debug-kernel (\([0-9]*s\)).*/\1/p' "$OUT/build-debug-kernel.tap"), VM ${vmsecs}s, kunit.py ${kpysecs}s"
 summary

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Debian packages the debug tier needs on top of tools/vm/deps.sh (which
-# it runs first): libelf-dev, because objtool is mandatory on x86_64 in
-# 6.1 and builds against libelf. Idempotent.
+# it runs first): libelf-dev, because objtool is mandatory on x86_64 and
+# builds against libelf. Idempotent.
 set -euo pipefail
 
 bash "$(dirname "${BASH_SOURCE[0]}")/../vm/deps.sh"

@@ -6,7 +6,7 @@
 #
 # Usage: tools/debug/kernel.sh
 #
-#   1. tools/debug/tree.sh: build/linux-tree, Debian's linux-source-6.1
+#   1. tools/debug/tree.sh: build/linux-tree, Debian's linux-source-6.12
 #      with the repository's driver, uapi header, docs and selftests
 #      linked in and hooked into the DRM Kconfig and Makefile;
 #   2. configuration: `make tinyconfig`, merge tools/debug/debug.config,
@@ -24,7 +24,7 @@
 #        vmlinuz, config, System.map, abi (the kernel release), .stamp,
 #        lib/modules/<release>/ with modules.dep.
 #      No vmlinux: run-vm.sh would boot it through its PVH entry point,
-#      which does not work with KASAN in 6.1 (debug.config); the ELF stays
+#      which does not work with KASAN (debug.config); the ELF stays
 #      in build/linux-debug/vmlinux for addr2line and friends.
 #
 # Incremental: a second run with nothing changed takes seconds; a changed
@@ -50,7 +50,7 @@ exec 9>"$OBJ.lock"
 flock 9
 
 # an empty LOCALVERSION on the command line: no "+" from
-# scripts/setlocalversion (the release is 6.1.N + CONFIG_LOCALVERSION)
+# scripts/setlocalversion (the release is 6.12.N + CONFIG_LOCALVERSION)
 KMAKE=(make -C "$TREE" O="$OBJ" LOCALVERSION= -j"$JOBS")
 
 # --- 2. configuration ------------------------------------------------------

@@ -6,19 +6,19 @@
 #
 # Usage: tools/debug/tree.sh [TREE]        (default build/linux-tree)
 #
-# 1. Once: extract Debian's linux-source-6.1 (/usr/src/linux-source-*.tar.xz,
-#    installed by tools/vm/deps.sh) into TREE. A stamp file names the
+# 1. Once: extract Debian's linux-source-6.12
+#    (/usr/src/linux-source-6.12.tar.xz, installed by tools/vm/deps.sh;
+#    DEBUG_SERIES=6.1 for 6.1's) into TREE. A stamp file names the
 #    tarball; a different tarball means a fresh extraction.
 # 2. Every time (cheap, idempotent): link the repository's overlay into it
 #      drivers/gpu/drm/wddmseg/            a directory of per-file symlinks to
 #                                          the driver's sources (Kconfig,
-#                                          Makefile, *.c, *.h, also in
-#                                          subdirectories such as tests/)
+#                                          Makefile, .kunitconfig, *.c, *.h,
+#                                          also in subdirectories such as
+#                                          tests/)
 #      include/uapi/drm/wddmseg_drm.h      symlink
 #      Documentation/gpu/wddmseg.rst       symlink
 #      tools/testing/selftests/drivers/gpu/wddmseg   symlink (directory)
-#      tools/lib/wddmseg                   symlink (directory): libwddmseg,
-#                                          which the selftests link
 #    and hook the driver into the tree:
 #      drivers/gpu/drm/Kconfig             source "drivers/gpu/drm/wddmseg/Kconfig"
 #      drivers/gpu/drm/Makefile            obj-$(CONFIG_DRM_WDDMSEG) += wddmseg/
@@ -40,12 +40,9 @@ case "$TREE" in /*) ;; *) TREE=$PWD/$TREE ;; esac
 
 log() { echo "tree.sh: $*" >&2; }
 
-# 6.1 by name: another linux-source-* on the machine (6.12) must not be
-# picked because it sorts last; the debug kernel is the 6.1 the module
-# is built against.
-TARBALL=/usr/src/linux-source-6.1.tar.xz
+TARBALL=/usr/src/linux-source-${DEBUG_SERIES:-6.12}.tar.xz
 if [ ! -f "$TARBALL" ]; then
-	log "no $TARBALL (tools/vm/deps.sh installs linux-source-6.1)"
+	log "no $TARBALL (tools/vm/deps.sh installs linux-source-${DEBUG_SERIES:-6.12})"
 	exit 1
 fi
 STAMP="$TARBALL $(stat -c '%s %Y' "$TARBALL")"
@@ -85,7 +82,8 @@ while IFS= read -r -d '' f; do
 	want[$rel]=1
 	link "$f" "$DST/$rel"
 done < <(find "$SRC" -type f \( -name '*.[ch]' -o -name Kconfig -o \
-	-name Makefile -o -name Kbuild \) ! -name '*.mod.c' -print0)
+	-name Makefile -o -name Kbuild -o -name .kunitconfig \) \
+	! -name '*.mod.c' -print0)
 # drop links to files that are gone (anything else is not ours to touch)
 while IFS= read -r -d '' l; do
 	rel=${l#"$DST"/}
@@ -97,7 +95,6 @@ link "$REPO/include/uapi/drm/wddmseg_drm.h" "$TREE/include/uapi/drm/wddmseg_drm.
 link "$REPO/Documentation/gpu/wddmseg.rst" "$TREE/Documentation/gpu/wddmseg.rst"
 link "$REPO/tools/testing/selftests/drivers/gpu/wddmseg" \
 	"$TREE/tools/testing/selftests/drivers/gpu/wddmseg"
-link "$REPO/tools/lib/wddmseg" "$TREE/tools/lib/wddmseg"
 
 # append LINE to FILE unless FILE already has it
 hook() {
