@@ -124,7 +124,7 @@ static int wddmseg_bo_validate(struct wddmseg_bo *bo,
 	int ret;
 
 	ret = ttm_bo_validate(&bo->tbo, &bo->placement, ctx);
-	/* 6.1 reports "no space even after eviction" as -ENOMEM. */
+	/* TTM reports "no space even after eviction" as -ENOMEM (6.1, 6.12). */
 	if (ret != -ENOMEM || wddmseg_bo_pinned_kind(bo) ||
 	    bo->places[0].mem_type == TTM_PL_SYSTEM)
 		return ret;
