@@ -4,6 +4,7 @@
  * mappings (lock, unlock).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -49,6 +50,26 @@ int wddmseg_destroy_allocation(int fd, uint32_t handle)
 	struct drm_gem_close c = { .handle = handle };
 
 	return wddmseg_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+int wddmseg_export_allocation(int fd, uint32_t handle, int *dmabuf)
+{
+	struct drm_prime_handle p = {
+		.handle = handle, .flags = DRM_CLOEXEC | DRM_RDWR, .fd = -1,
+	};
+	int ret = wddmseg_ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p);
+
+	*dmabuf = ret ? -1 : p.fd;
+	return ret;
+}
+
+int wddmseg_import_allocation(int fd, int dmabuf, uint32_t *handle)
+{
+	struct drm_prime_handle p = { .fd = dmabuf };
+	int ret = wddmseg_ioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+
+	*handle = ret ? 0 : p.handle;
+	return ret;
 }
 
 int wddmseg_query_allocation(int fd, uint32_t handle,

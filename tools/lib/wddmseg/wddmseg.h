@@ -293,6 +293,35 @@ int wddmseg_create_allocation_in(int fd, uint64_t size, uint32_t flags,
 int wddmseg_destroy_allocation(int fd, uint32_t handle);
 
 /**
+ * wddmseg_export_allocation() - share an allocation as a dma-buf (PRIME)
+ * @fd: adapter
+ * @handle: GEM handle
+ * @dmabuf: receives the dma-buf file descriptor (close-on-exec,
+ *	read-write), -1 on failure
+ *
+ * The analogue of sharing a cross-adapter resource: another process or
+ * another adapter imports the dma-buf with wddmseg_import_allocation().
+ *
+ * Return: 0 or a negative errno (-EACCES for protected content).
+ */
+int wddmseg_export_allocation(int fd, uint32_t handle, int *dmabuf);
+
+/**
+ * wddmseg_import_allocation() - a handle for a dma-buf (PRIME)
+ * @fd: adapter
+ * @dmabuf: a dma-buf file descriptor; stays open, the caller's to close
+ * @handle: receives the GEM handle, 0 on failure
+ *
+ * A dma-buf of the same adapter's allocation gives that allocation; one
+ * of another adapter needs CrossAdapterResource (Documentation/gpu/
+ * wddmseg.rst, "PRIME").
+ *
+ * Return: 0 or a negative errno (-EOPNOTSUPP when the adapters do not
+ * share).
+ */
+int wddmseg_import_allocation(int fd, int dmabuf, uint32_t *handle);
+
+/**
  * wddmseg_query_allocation() - where an allocation lives
  * @fd: adapter
  * @handle: GEM handle

@@ -5,9 +5,10 @@
  * HardwareProtected allocation with a FILL blit, then tries every way to
  * read it back: GEM mmap offsets, DRM_IOCTL_MODE_MAP_DUMB, PRIME export,
  * a blit into a mappable allocation, eviction into system memory. A
- * dma-buf of any allocation maps only under the rules of GEM mmap and
- * serves only its own device. Every test runs on the primary and on the
- * render node.
+ * dma-buf of any allocation maps only under the rules of GEM mmap, and
+ * a device without CrossAdapterResource does not import another's
+ * (wddmseg_prime covers sharing between devices). Every test runs on the
+ * primary and on the render node.
  *
  * Protected allocations are tried in every placement of the default
  * layout (system memory, visible VRAM, invisible VRAM, aperture).
@@ -160,17 +161,6 @@ static int map_dumb(int fd, uint32_t handle, uint64_t *offset)
 	return drmModeMapDumbBuffer(fd, handle, offset);
 }
 
-static int prime_export(int fd, uint32_t handle, int *dmabuf)
-{
-	struct drm_prime_handle p = {
-		.handle = handle, .flags = DRM_CLOEXEC | DRM_RDWR, .fd = -1,
-	};
-	int ret = wddmseg_ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p);
-
-	*dmabuf = p.fd;
-	return ret;
-}
-
 /*
  * Whether the GPU sees MARKER at the start and at the end of @h (in VRAM
  * of @d). -ENOENT when debugfs cannot tell.
@@ -246,21 +236,12 @@ static void expect_unmappable(struct __test_metadata *_metadata,
 				       what, (unsigned long long)off);
 	if (!variant->render)
 		EXPECT_RULE("protected-map");
-	ret = prime_export(fd, h, &dmabuf);
+	ret = wddmseg_export_allocation(fd, h, &dmabuf);
 	EXPECT_EQ(-EACCES, ret) TH_LOG("%s: PRIME export: %s (dma-buf fd %d)",
 				       what, strerror(-ret), dmabuf);
 	if (!ret)
 		close(dmabuf);
 	EXPECT_RULE("protected-export");
-}
-
-static int prime_import(int fd, int dmabuf, uint32_t *handle)
-{
-	struct drm_prime_handle p = { .fd = dmabuf };
-	int ret = wddmseg_ioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
-
-	*handle = p.handle;
-	return ret;
 }
 
 /* Words of a dma-buf's mapping that hold @word, or -errno of its mmap. */
@@ -322,7 +303,7 @@ TEST_F(protect, prime_own_device_only)
 	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &vis, &h));
 	ASSERT_EQ(0, wddmseg_fill(self->fd, h, 0, PROT_SIZE, MARKER, NULL));
 	ASSERT_EQ(0, wddmseg_wait(self->fd, h, 20 * 1000000000LL));
-	ret = prime_export(self->fd, h, &dmabuf);
+	ret = wddmseg_export_allocation(self->fd, h, &dmabuf);
 	ASSERT_EQ(0, ret) TH_LOG("PRIME export of a CpuVisible allocation: %s",
 				 strerror(-ret));
 	EXPECT_EQ(PROT_SIZE / 4, dmabuf_words(dmabuf, MARKER))
@@ -332,7 +313,7 @@ TEST_F(protect, prime_own_device_only)
 	fd2 = open(variant->render ? self->def->render : self->def->card,
 		   O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	ret = prime_import(fd2, dmabuf, &h2);
+	ret = wddmseg_import_allocation(fd2, dmabuf, &h2);
 	ASSERT_EQ(0, ret) TH_LOG("PRIME import into the same device: %s",
 				 strerror(-ret));
 	ASSERT_EQ(0, wddmseg_query_allocation(fd2, h2, &info));
@@ -347,7 +328,7 @@ TEST_F(protect, prime_own_device_only)
 	/* another device (the VPR one, when there is one) refuses it */
 	if (self->vfd >= 0) {
 		drain_rules(self);
-		ret = prime_import(self->vfd, dmabuf, &h2);
+		ret = wddmseg_import_allocation(self->vfd, dmabuf, &h2);
 		EXPECT_EQ(-EOPNOTSUPP, ret) TH_LOG("import into another device: %s",
 						   strerror(-ret));
 		EXPECT_RULE("prime-import");
@@ -357,7 +338,7 @@ TEST_F(protect, prime_own_device_only)
 
 	/* no CPU access: it exports, but its dma-buf does not map */
 	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &inv, &hi));
-	ASSERT_EQ(0, prime_export(self->fd, hi, &dmabuf));
+	ASSERT_EQ(0, wddmseg_export_allocation(self->fd, hi, &dmabuf));
 	drain_rules(self);
 	EXPECT_EQ(-EINVAL, dmabuf_words(dmabuf, 0))
 		TH_LOG("a dma-buf of an allocation without CPU access mapped");
