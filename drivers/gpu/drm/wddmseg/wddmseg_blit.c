@@ -194,6 +194,10 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 			count = 2;
 	}
 	ret = wddmseg_blit_check(drm, a, objs[1], objs[0]);
+	if (!ret)
+		ret = wddmseg_prime_check_engine(objs[0]);
+	if (!ret && objs[1])
+		ret = wddmseg_prime_check_engine(objs[1]);
 	if (!ret && objs[1])
 		ret = wddmseg_protect_check_copy(gem_to_wddmseg_bo(objs[1]),
 						 gem_to_wddmseg_bo(objs[0]));

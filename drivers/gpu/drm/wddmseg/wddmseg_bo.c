@@ -17,6 +17,7 @@
  *                               into system memory
  */
 
+#include <linux/dma-buf.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -426,6 +427,9 @@ static void wddmseg_bo_destroy(struct ttm_buffer_object *tbo)
 	}
 	if (bo->residency_event)
 		drm_event_cancel_free(tbo->base.dev, &bo->residency_event->base);
+	/* An imported allocation lets go of the exporter's pages last. */
+	if (tbo->base.import_attach)
+		drm_prime_gem_destroy(&tbo->base, tbo->sg);
 	drm_gem_object_release(&tbo->base);
 	if (bo->owner)
 		kref_put(&bo->owner->refcount, wddmseg_file_release);
@@ -677,16 +681,72 @@ out:
 }
 
 /**
- * wddmseg_bo_unpin_scanout - undo wddmseg_bo_pin_scanout()
+ * wddmseg_bo_unpin - undo wddmseg_bo_pin_scanout() or
+ *	wddmseg_bo_pin_shared()
  * @bo: allocation
  */
-void wddmseg_bo_unpin_scanout(struct wddmseg_bo *bo)
+void wddmseg_bo_unpin(struct wddmseg_bo *bo)
 {
 	/* Not interruptible: the pin must go. */
 	if (ttm_bo_reserve(&bo->tbo, false, false, NULL))
 		return;
 	wddmseg_bo_unpin_locked(bo);
 	ttm_bo_unreserve(&bo->tbo);
+}
+
+/**
+ * wddmseg_bo_pin_shared - pin an allocation in pages for another device
+ * @bo: allocation, attached to by another device's dma-buf import
+ *
+ * Cross-adapter resources live in system memory: @bo stays where it is if
+ * its pages are already system pages (system memory or an aperture), else
+ * moves into system memory; it is pinned there, populated, once the move
+ * that brought it there is done. Undone by wddmseg_bo_unpin().
+ *
+ * Return: 0, -EBUSY when @bo is pinned in device memory, or the error of
+ * the move.
+ */
+int wddmseg_bo_pin_shared(struct wddmseg_bo *bo)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_buffer_object *tbo = &bo->tbo;
+	struct ttm_placement placement;
+	struct ttm_place place;
+	long lret;
+	int ret;
+
+	ret = ttm_bo_reserve(tbo, true, false, NULL);
+	if (ret)
+		return ret;
+	ret = wddmseg_bo_give_resource(bo, &ctx);
+	if (ret)
+		goto out;
+	if (!ttm_manager_type(tbo->bdev, tbo->resource->mem_type)->use_tt) {
+		if (tbo->pin_count) {
+			ret = -EBUSY;
+			goto out;
+		}
+		wddmseg_place(bo, &place, WDDMSEG_SEGMENT_SYSTEM, 0);
+		wddmseg_placement_init(&placement, &place, 1, 0);
+		bo->evicting = true;
+		ret = ttm_bo_validate(tbo, &placement, &ctx);
+		bo->evicting = false;
+		if (ret)
+			goto out;
+	}
+	ret = ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
+	if (ret)
+		goto out;
+	lret = dma_resv_wait_timeout(tbo->base.resv, DMA_RESV_USAGE_KERNEL,
+				     true, MAX_SCHEDULE_TIMEOUT);
+	if (lret < 0) {
+		ret = lret;
+		goto out;
+	}
+	wddmseg_bo_pin_locked(bo);
+out:
+	ttm_bo_unreserve(tbo);
+	return ret;
 }
 
 /*
@@ -702,6 +762,10 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	long lret;
 	int ret;
 
+	if (obj->import_attach) {
+		drm_dbg(obj->dev, "vmap: rule prime-import-vmap: an imported allocation is mapped by its exporter only\n");
+		return -EOPNOTSUPP;
+	}
 	/* A kernel mapping is a CPU path too: the rules of mmap. */
 	ret = wddmseg_protect_check_cpu(bo, "vmap");
 	if (ret)
@@ -746,8 +810,22 @@ static void wddmseg_gem_vunmap(struct drm_gem_object *obj,
 static int wddmseg_gem_mmap(struct drm_gem_object *obj,
 			    struct vm_area_struct *vma)
 {
-	int ret = wddmseg_protect_check_cpu(gem_to_wddmseg_bo(obj), "mmap");
+	int ret;
 
+	if (obj->import_attach) {
+		/*
+		 * The exporter's mapping, with its rules and fault handler,
+		 * which hold the exporter's object: drop what drm_gem_mmap_obj()
+		 * set up and the reference it took on this one.
+		 */
+		vma->vm_private_data = NULL;
+		vma->vm_ops = NULL;
+		ret = dma_buf_mmap(obj->import_attach->dmabuf, vma, 0);
+		if (!ret)
+			drm_gem_object_put(obj);
+		return ret;
+	}
+	ret = wddmseg_protect_check_cpu(gem_to_wddmseg_bo(obj), "mmap");
 	return ret ? ret : drm_gem_ttm_mmap(obj, vma);
 }
 
@@ -766,6 +844,7 @@ static void wddmseg_gem_print_info(struct drm_printer *p, unsigned int indent,
 const struct drm_gem_object_funcs wddmseg_gem_funcs = {
 	.free = wddmseg_gem_free,
 	.export = wddmseg_gem_prime_export,
+	.get_sg_table = wddmseg_gem_prime_get_sg_table,
 	.mmap = wddmseg_gem_mmap,
 	.vmap = wddmseg_gem_vmap,
 	.vunmap = wddmseg_gem_vunmap,
@@ -916,6 +995,61 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 		ret = wddmseg_bo_arm_residency(bo, file, *handle);
 	drm_gem_object_put(&bo->tbo.base);
 	return ret;
+}
+
+/**
+ * wddmseg_gem_prime_import_sg_table - &drm_driver.gem_prime_import_sg_table
+ * @drm: the importing device
+ * @attach: its attachment to another device's dma-buf
+ * @sgt: the exporter's pages, DMA-mapped for this device
+ *
+ * A cross-adapter resource (DOC: PRIME): an allocation in system memory
+ * over @sgt, sharing the dma-buf's reservation, with no supported
+ * segment, pinned there (it never moves, and TTM never swaps its pages).
+ * CpuVisible: its mmap is the exporter's, whose rules decide.
+ *
+ * Return: the new GEM object, or an ERR_PTR.
+ */
+struct drm_gem_object *
+wddmseg_gem_prime_import_sg_table(struct drm_device *drm,
+				  struct dma_buf_attachment *attach,
+				  struct sg_table *sgt)
+{
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct dma_resv *resv = attach->dmabuf->resv;
+	struct wddmseg_bo *bo;
+	int ret;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->flags = WDDMSEG_ALLOC_CPU_VISIBLE;
+	bo->group = -1;
+	drm_gem_private_object_init(drm, &bo->tbo.base, attach->dmabuf->size);
+	bo->tbo.base.funcs = &wddmseg_gem_funcs;
+	wddmseg_place(bo, &bo->places[0], WDDMSEG_SEGMENT_SYSTEM, 0);
+	wddmseg_placement_init(&bo->placement, bo->places, 1, 0);
+
+	/* TTM wants a reservation passed in held; on failure it is still ours. */
+	ret = dma_resv_lock_interruptible(resv, NULL);
+	if (ret) {
+		drm_gem_object_release(&bo->tbo.base);
+		kfree(bo);
+		return ERR_PTR(ret);
+	}
+	ret = ttm_bo_init_reserved(&wdev->bdev, &bo->tbo, ttm_bo_type_sg,
+				   &bo->placement, 0, &ctx, sgt, resv,
+				   wddmseg_bo_destroy);
+	if (ret) {
+		dma_resv_unlock(resv);
+		return ERR_PTR(ret);
+	}
+	atomic64_set(&bo->moves, 0);
+	trace_wddmseg_bo_create(bo, bo->tbo.base.size, bo->flags, 0, 0);
+	wddmseg_bo_pin_locked(bo);
+	ttm_bo_unreserve(&bo->tbo);
+	return &bo->tbo.base;
 }
 
 int wddmseg_ioctl_gem_create(struct drm_device *drm, void *data,

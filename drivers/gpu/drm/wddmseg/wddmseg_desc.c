@@ -436,15 +436,18 @@ static int wddmseg_validate_table(const struct wddmseg_adapter_desc *d,
  * What QUERY_ADAPTER reports: a capability is only reported when the
  * driver keeps its promise. IoMmuSecureModeSupported and -Required hold
  * when the device sits behind a translating IOMMU (the DMA API then
- * confines it to what the driver mapped). Every other bit has no
- * behaviour here yet and is masked; Documentation/gpu/wddmseg.rst says
+ * confines it to what the driver mapped). CrossAdapterResource and
+ * CrossAdapterResourceTexture are PRIME (wddmseg_prime.c). Every other bit
+ * has no behaviour here yet and is masked; Documentation/gpu/wddmseg.rst says
  * why for each.
  *
  * Return: the honoured subset of @caps.
  */
 u32 wddmseg_caps_honoured(u32 caps, bool isolated)
 {
-	u32 honoured = 0;
+	/* DOC: PRIME; scanout of imported allocations is not done */
+	u32 honoured = DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE |
+		       DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_TEXTURE;
 
 	if (isolated)
 		honoured |= DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |

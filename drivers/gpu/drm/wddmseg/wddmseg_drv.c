@@ -62,6 +62,7 @@ static const struct drm_driver wddmseg_drm_driver = {
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
 	.gem_prime_import = wddmseg_gem_prime_import,
+	.gem_prime_import_sg_table = wddmseg_gem_prime_import_sg_table,
 	WDDMSEG_FBDEV_DRIVER_OPS,
 	.ioctls = wddmseg_ioctls,
 	.num_ioctls = ARRAY_SIZE(wddmseg_ioctls),

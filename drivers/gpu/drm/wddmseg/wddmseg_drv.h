@@ -608,7 +608,14 @@ int wddmseg_dumb_map_offset(struct drm_file *file, struct drm_device *drm,
 			    u32 handle, u64 *offset);
 u32 wddmseg_bo_direct_flip_segments(struct wddmseg_bo *bo);
 int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo);
-void wddmseg_bo_unpin_scanout(struct wddmseg_bo *bo);
+int wddmseg_bo_pin_shared(struct wddmseg_bo *bo);
+void wddmseg_bo_unpin(struct wddmseg_bo *bo);
+
+static inline void wddmseg_bo_unpin_scanout(struct wddmseg_bo *bo)
+{
+	wddmseg_bo_unpin(bo);
+}
+
 int wddmseg_ioctl_gem_create(struct drm_device *drm, void *data,
 			     struct drm_file *file);
 int wddmseg_ioctl_gem_mmap_offset(struct drm_device *drm, void *data,
@@ -630,10 +637,18 @@ int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
 			     struct ttm_operation_ctx *ctx);
 
 /* wddmseg_prime.c */
+struct dma_buf_attachment;
+struct sg_table;
 struct dma_buf *wddmseg_gem_prime_export(struct drm_gem_object *obj,
 					 int flags);
 struct drm_gem_object *wddmseg_gem_prime_import(struct drm_device *drm,
 						struct dma_buf *dma_buf);
+struct sg_table *wddmseg_gem_prime_get_sg_table(struct drm_gem_object *obj);
+struct drm_gem_object *
+wddmseg_gem_prime_import_sg_table(struct drm_device *drm,
+				  struct dma_buf_attachment *attach,
+				  struct sg_table *sgt);
+int wddmseg_prime_check_engine(struct drm_gem_object *obj);
 
 /* wddmseg_protect.c */
 int wddmseg_protect_check_cpu(struct wddmseg_bo *bo, const char *path);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dma-bufs of allocations (PRIME): what a dma-buf may do until the driver
- * shares allocations with other devices.
+ * dma-bufs of allocations (PRIME): sharing allocations within the device
+ * and, as WDDM's cross-adapter resources, with other devices.
  */
 
 /**
@@ -9,10 +9,14 @@
  *
  * Since 6.6 the DRM core offers the PRIME ioctls (handle to dma-buf fd
  * and back) to every GEM driver; on 6.1 the driver opts in with the same
- * helpers (wddmseg_compat.h), so that both kernels behave alike. Until
- * the driver shares allocations across adapters (which WDDM calls
- * CrossAdapterResource, masked in QUERY_ADAPTER until then), a dma-buf of
- * an allocation serves only its own device:
+ * helpers (wddmseg_compat.h), so that both kernels behave alike.
+ *
+ * WDDM calls an allocation shared between adapters a cross-adapter
+ * resource, and DXGK_VIDMMCAPS says what an adapter does with one:
+ * CrossAdapterResource (it shares them at all), CrossAdapterResourceTexture
+ * (its engine reads and writes them), CrossAdapterResourceScanout (its
+ * display scans them out). Cross-adapter resources live in system memory,
+ * which every adapter reaches. In Linux terms:
  *
  * - export: refused for Protected and HardwareProtected allocations
  *   (rule protected-export, -EACCES); any other allocation exports;
@@ -21,12 +25,35 @@
  *   handling, migration of CpuVisibleOnDemand allocations included;
  * - its vmap (a kernel importer's mapping) is the GEM vmap, with the same
  *   rules, pinning the allocation where it is while mapped;
- * - attaching another device to it is refused (rule prime-attach,
- *   -EOPNOTSUPP): the driver hands no scatter-gather table of its
- *   segments to other devices yet;
- * - import takes back a dma-buf of an allocation of the same device (the
- *   same GEM object, as a flink name would) and refuses anything else
- *   (rule prime-import, -EOPNOTSUPP), another wddmseg device's included.
+ * - another device attaches only when this adapter has
+ *   CrossAdapterResource (rule prime-attach, -EOPNOTSUPP otherwise). The
+ *   allocation then moves into system memory unless its pages already are
+ *   there or in an aperture, and stays pinned there until the last other
+ *   device detaches: the importer gets those pages, DMA-mapped for it.
+ *   An allocation pinned in VRAM (Overlay, Capture, a scanout) does not
+ *   attach (rule prime-attach-pinned, -EBUSY), and one that is attached
+ *   cannot be made resident in VRAM meanwhile (-EBUSY, as any pinned
+ *   allocation);
+ * - import of a dma-buf of this device's own allocation gives back the
+ *   same allocation (as a flink name would). A dma-buf of anything else,
+ *   another wddmseg device's allocation included, imports only when this
+ *   adapter has CrossAdapterResource (rule prime-import, -EOPNOTSUPP):
+ *   it becomes an allocation in system memory (a TTM sg object over the
+ *   exporter's pages, flags CpuVisible, no supported segment: it never
+ *   moves into this device's memory, which would break the sharing);
+ * - the imported allocation's mmap is the exporter's (dma_buf_mmap()):
+ *   the exporter's rules decide; a kernel vmap of it is refused (rule
+ *   prime-import-vmap, -EOPNOTSUPP);
+ * - this device's copy engine reads and writes an imported allocation
+ *   (SUBMIT_BLIT, DMA straight to the pages) only when the adapter has
+ *   CrossAdapterResourceTexture (rule cross-adapter-texture,
+ *   -EOPNOTSUPP otherwise);
+ * - CrossAdapterResourceScanout stays masked: the display scans out of
+ *   DirectFlip VRAM only, and an imported allocation never moves there
+ *   (ADDFB2 of one is refused by the KMS rules, no DirectFlip segment).
+ *
+ * The imported allocation holds the dma-buf, which holds the exporter's
+ * allocation: either side's files may close first.
  */
 
 #include <linux/dma-buf.h>
@@ -38,15 +65,36 @@
 #include <drm/drm_print.h>
 
 #include "wddmseg_drv.h"
+#include "wddmseg_hw.h"
+
+/* dma_buf_mmap() of an imported allocation */
+MODULE_IMPORT_NS(DMA_BUF);
 
 static int wddmseg_dmabuf_attach(struct dma_buf *dma_buf,
 				 struct dma_buf_attachment *attach)
 {
 	struct drm_gem_object *obj = dma_buf->priv;
+	struct wddmseg_device *wdev = to_wddmseg(obj->dev);
+	int ret;
 
-	drm_dbg(obj->dev, "prime: rule prime-attach: %s cannot attach: allocations are not shared with other devices yet\n",
-		dev_name(attach->dev));
-	return -EOPNOTSUPP;
+	if (!(wdev->desc.caps & DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE)) {
+		drm_dbg(obj->dev, "prime: rule prime-attach: %s cannot attach: the adapter has no CrossAdapterResource\n",
+			dev_name(attach->dev));
+		return -EOPNOTSUPP;
+	}
+	ret = wddmseg_bo_pin_shared(gem_to_wddmseg_bo(obj));
+	if (ret == -EBUSY)
+		drm_dbg(obj->dev, "prime: rule prime-attach-pinned: %s cannot attach: the allocation is pinned in device memory\n",
+			dev_name(attach->dev));
+	return ret;
+}
+
+static void wddmseg_dmabuf_detach(struct dma_buf *dma_buf,
+				  struct dma_buf_attachment *attach)
+{
+	struct drm_gem_object *obj = dma_buf->priv;
+
+	wddmseg_bo_unpin(gem_to_wddmseg_bo(obj));
 }
 
 /*
@@ -61,11 +109,13 @@ static int wddmseg_dmabuf_mmap(struct dma_buf *dma_buf,
 }
 
 /*
- * drm_gem_prime_export()'s operations, but for attach: no importer gets
- * to map_dma_buf (which dma_buf_export() requires to exist).
+ * drm_gem_prime_export()'s operations, with attach and detach pinning the
+ * allocation in pages while another device holds them; map_dma_buf is the
+ * core's, over wddmseg_gem_prime_get_sg_table().
  */
 static const struct dma_buf_ops wddmseg_dmabuf_ops = {
 	.attach = wddmseg_dmabuf_attach,
+	.detach = wddmseg_dmabuf_detach,
 	.map_dma_buf = drm_gem_map_dma_buf,
 	.unmap_dma_buf = drm_gem_unmap_dma_buf,
 	.release = drm_gem_dmabuf_release,
@@ -98,12 +148,32 @@ struct dma_buf *wddmseg_gem_prime_export(struct drm_gem_object *obj,
 }
 
 /**
+ * wddmseg_gem_prime_get_sg_table - &drm_gem_object_funcs.get_sg_table
+ * @obj: an allocation attached to another device
+ *
+ * wddmseg_dmabuf_attach() pinned it in pages (system memory or an
+ * aperture), populated: the core's map_dma_buf DMA-maps these for the
+ * importer.
+ *
+ * Return: a new table over the allocation's pages, or an ERR_PTR.
+ */
+struct sg_table *wddmseg_gem_prime_get_sg_table(struct drm_gem_object *obj)
+{
+	struct ttm_tt *tt = gem_to_wddmseg_bo(obj)->tbo.ttm;
+
+	if (WARN_ON_ONCE(!tt || !tt->pages || !ttm_tt_is_populated(tt)))
+		return ERR_PTR(-EINVAL);
+	return drm_prime_pages_to_sg(obj->dev, tt->pages, tt->num_pages);
+}
+
+/**
  * wddmseg_gem_prime_import - &drm_driver.gem_prime_import
  * @drm: the importing device
  * @dma_buf: the dma-buf
  *
  * Return: the allocation @dma_buf was exported from, with a reference,
- * when it is one of @drm's; ERR_PTR(-EOPNOTSUPP) otherwise.
+ * when it is one of @drm's; with CrossAdapterResource, a new allocation
+ * over the pages of any other dma-buf; ERR_PTR(-EOPNOTSUPP) without it.
  */
 struct drm_gem_object *wddmseg_gem_prime_import(struct drm_device *drm,
 						struct dma_buf *dma_buf)
@@ -114,7 +184,28 @@ struct drm_gem_object *wddmseg_gem_prime_import(struct drm_device *drm,
 		drm_gem_object_get(obj);
 		return obj;
 	}
-	drm_dbg(drm, "prime: rule prime-import: a dma-buf of %s: only this device's allocations import\n",
-		dma_buf->exp_name);
-	return ERR_PTR(-EOPNOTSUPP);
+	if (!(to_wddmseg(drm)->desc.caps & DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE)) {
+		drm_dbg(drm, "prime: rule prime-import: a dma-buf of %s: the adapter has no CrossAdapterResource\n",
+			dma_buf->exp_name);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	/* attach, map for this device, then wddmseg_gem_prime_import_sg_table() */
+	return drm_gem_prime_import_dev(drm, dma_buf, drm->dev);
+}
+
+/**
+ * wddmseg_prime_check_engine - may the copy engine use @obj
+ * @obj: an allocation named by a blit
+ *
+ * Return: 0, or -EOPNOTSUPP (rule cross-adapter-texture) for an imported
+ * allocation on an adapter without CrossAdapterResourceTexture.
+ */
+int wddmseg_prime_check_engine(struct drm_gem_object *obj)
+{
+	if (!obj->import_attach ||
+	    (to_wddmseg(obj->dev)->desc.caps &
+	     DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_TEXTURE))
+		return 0;
+	drm_dbg(obj->dev, "blit: rule cross-adapter-texture: an imported allocation, and the adapter has no CrossAdapterResourceTexture\n");
+	return -EOPNOTSUPP;
 }

@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 #include <drm/ttm/ttm_pool.h>
 #include <drm/ttm/ttm_tt.h>
@@ -345,8 +346,12 @@ static struct ttm_tt *wddmseg_ttm_tt_create(struct ttm_buffer_object *tbo,
 	enum ttm_caching caching = ttm_write_combined;
 	struct wddmseg_tt *wtt;
 
-	/* User memory is normal cached memory: never remap it otherwise. */
-	if (bo->flags & (WDDMSEG_ALLOC_CACHED | WDDMSEG_ALLOC_EXISTING_SYSMEM))
+	/*
+	 * User memory is normal cached memory: never remap it otherwise; an
+	 * imported dma-buf's pages are the exporter's to set up.
+	 */
+	if ((bo->flags & (WDDMSEG_ALLOC_CACHED | WDDMSEG_ALLOC_EXISTING_SYSMEM)) ||
+	    tbo->type == ttm_bo_type_sg)
 		caching = ttm_cached;
 
 	wtt = kzalloc(sizeof(*wtt), GFP_KERNEL);
@@ -397,6 +402,11 @@ static int wddmseg_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *tt,
 	struct device *dev = bdev_to_wddmseg(bdev)->drm.dev;
 	pgoff_t i;
 
+	/* Imported: the exporter's pages, DMA addresses only (no pages). */
+	if (wtt->bo->tbo.sg)
+		return drm_prime_sg_to_dma_addr_array(wtt->bo->tbo.sg,
+						      tt->dma_address,
+						      tt->num_pages);
 	if (!wtt->user_pages) {
 		if (wddmseg_kept_reuse(bdev_to_wddmseg(bdev), wtt))
 			return 0;
@@ -420,7 +430,9 @@ static void wddmseg_ttm_tt_unpopulate(struct ttm_device *bdev,
 {
 	struct wddmseg_tt *wtt = to_wddmseg_tt(tt);
 
-	if (wtt->user_pages) {
+	if (wtt->bo->tbo.sg) {
+		/* the exporter's: unmapped with the attachment */
+	} else if (wtt->user_pages) {
 		wddmseg_userptr_unmap(bdev, tt, tt->num_pages);
 	} else if (!wtt->keep ||
 		   !wddmseg_kept_stash(bdev_to_wddmseg(bdev), wtt)) {

@@ -317,11 +317,17 @@ static void caps_honoured(struct kunit *test)
 {
 	const u32 secure = DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |
 			   DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED;
+	const u32 cross = DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE |
+			  DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_TEXTURE;
 	u32 all = DXGK_VIDMMCAP_KNOWN_MASK;
 
-	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, false), 0);
-	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, true), secure);
-	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all & ~secure, true), 0);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, false), cross);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, true), secure | cross);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all & ~secure, true), cross);
+	/* scanout of imported allocations is not done: never reported */
+	KUNIT_EXPECT_EQ(test,
+			wddmseg_caps_honoured(DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_SCANOUT,
+					      true), 0);
 	KUNIT_EXPECT_EQ(test,
 			wddmseg_caps_honoured(DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED,
 					      true),

@@ -139,13 +139,20 @@ static bool iommu_isolated(const char *bdf)
 
 /*
  * The DXGK_VIDMMCAPS bits the driver honours (wddmseg_caps_honoured()):
- * IoMmuSecureModeSupported (bit 11) and IoMmuSecureModeRequired (bit 13)
- * behind a translating IOMMU; nothing else has behaviour yet.
+ * CrossAdapterResource (bit 4) and CrossAdapterResourceTexture (bit 15),
+ * PRIME with other devices (wddmseg_prime); IoMmuSecureModeSupported
+ * (bit 11) and IoMmuSecureModeRequired (bit 13) behind a translating
+ * IOMMU; nothing else (CrossAdapterResourceScanout included).
  */
 static uint32_t caps_honoured(uint32_t caps, bool isolated)
 {
-	return isolated ? caps & (WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_SUPPORTED |
-				  WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_REQUIRED) : 0;
+	uint32_t honoured = WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE |
+			    WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE_TEXTURE;
+
+	if (isolated)
+		honoured |= WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_SUPPORTED |
+			    WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_REQUIRED;
+	return caps & honoured;
 }
 
 /* QUERY_ADAPTER with @a exactly as given (non-zero input included). */

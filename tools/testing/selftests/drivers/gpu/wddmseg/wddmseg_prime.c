@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kselftest: cross-adapter resources (WDDM) as PRIME between two wddmseg
+ * devices (wddmseg_prime.c in the driver, DOC: PRIME).
+ *
+ * `make check` boots devices whose layouts give each tier of
+ * DXGK_VIDMMCAPS (tools/vm/valid-layouts.txt): the default layout has no
+ * cross-adapter capability, one device CrossAdapterResource only ("res"),
+ * one also CrossAdapterResourceTexture ("tex"). An allocation written by
+ * one adapter's copy engine is imported by the other, whose engine reads
+ * and writes it (Texture) and whose CPU maps it (through the exporter);
+ * the exporter's allocation moves into system memory and stays pinned
+ * while the other device holds it, and survives its own handle, dma-buf
+ * and file as long as the import lives. Each tier an adapter lacks is
+ * refused with its rule: prime-import (importer without
+ * CrossAdapterResource), prime-attach (exporter without it),
+ * cross-adapter-texture (a blit of an imported allocation on an adapter
+ * without Texture). Every test runs on the primary and the render nodes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "wddmseg_gem.h"
+
+#define MARKER		0xc2055adau
+#define SHARE_SIZE	(16 * SZ_4K)
+#define WAIT_NS		(20 * NSEC_PER_SEC)
+
+GEM_SKIP_WITHOUT_EXPECT();
+
+FIXTURE(prime) {
+	struct gem_env env;
+	struct gem_dev *none, *res, *tex;
+	int nfd, rfd, tfd;	/* on none, res, tex; -1 if absent */
+	int kmsg;		/* -1: rule names are not checked */
+	char debug_saved[32];
+};
+
+FIXTURE_VARIANT(prime) {
+	bool render;
+};
+
+FIXTURE_VARIANT_ADD(prime, card) { .render = false };
+FIXTURE_VARIANT_ADD(prime, render) { .render = true };
+
+static int open_node(struct __test_metadata *_metadata,
+		     const FIXTURE_VARIANT(prime) *variant,
+		     const struct gem_dev *d)
+{
+	return d ? gem_open(_metadata, variant->render ? d->render : d->card) : -1;
+}
+
+FIXTURE_SETUP(prime)
+{
+	const uint32_t resource = WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE;
+	unsigned int i;
+
+	self->nfd = self->rfd = self->tfd = self->kmsg = -1;
+	gem_env_load(_metadata, &self->env);
+	if (HARNESS_SETUP_SKIPPED(_metadata))
+		return;
+	self->none = gem_env_first(_metadata, &self->env);
+	for (i = 0; i < self->env.nr_devs; i++) {
+		struct gem_dev *d = &self->env.dev[i];
+		uint32_t caps = d->exp.layout.caps;
+
+		if (!(caps & resource))
+			continue;
+		if (caps & WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE_TEXTURE) {
+			if (!self->tex)
+				self->tex = d;
+		} else if (!self->res) {
+			self->res = d;
+		}
+	}
+	if (!self->res || !self->tex)
+		SKIP(return, "%s lists no device with CrossAdapterResource alone and none with CrossAdapterResourceTexture",
+		     gem_expect_path());
+	ASSERT_EQ(0u, self->none->exp.layout.caps & resource)
+		TH_LOG("%s: the first device has CrossAdapterResource",
+		       self->none->exp.bdf);
+	self->nfd = open_node(_metadata, variant, self->none);
+	self->rfd = open_node(_metadata, variant, self->res);
+	self->tfd = open_node(_metadata, variant, self->tex);
+	if (!drm_debug_raise(DRM_UT_DRIVER, self->debug_saved,
+			     sizeof(self->debug_saved)))
+		self->kmsg = kmsg_open_end();
+}
+
+FIXTURE_TEARDOWN(prime)
+{
+	drm_debug_restore(self->debug_saved);
+	if (self->kmsg >= 0)
+		close(self->kmsg);
+	if (self->tfd >= 0)
+		close(self->tfd);
+	if (self->rfd >= 0)
+		close(self->rfd);
+	if (self->nfd >= 0)
+		close(self->nfd);
+}
+
+/* The rule of the first "rule NAME:" record since the last call, or "?". */
+static void next_rule(FIXTURE_DATA(prime) *self, char *rule, size_t len)
+{
+	char rec[2048];
+
+	if (self->kmsg < 0) {
+		snprintf(rule, len, "?");
+		return;
+	}
+	rule[0] = '\0';
+	while (kmsg_read(self->kmsg, rec, sizeof(rec)))
+		kmsg_rule(rec, ": rule ", rule, len);
+}
+
+#define EXPECT_RULE(want) do {						\
+	char _rule[64];							\
+									\
+	next_rule(self, _rule, sizeof(_rule));				\
+	if (strcmp(_rule, "?"))						\
+		EXPECT_STREQ(want, _rule);				\
+} while (0)
+
+/* A CpuVisible allocation in segment 1 (CPU-visible VRAM on every layout). */
+static uint32_t create_visible(struct __test_metadata *_metadata, int fd)
+{
+	uint32_t h;
+	int ret = wddmseg_create_allocation_in(fd, SHARE_SIZE,
+					       WDDMSEG_ALLOC_CPU_VISIBLE, 1, &h);
+
+	ASSERT_EQ(0, ret) TH_LOG("create in segment 1: %s", strerror(-ret));
+	return h;
+}
+
+/* Fill @h with @word on @fd's copy engine and wait for it. */
+static void fill_wait(struct __test_metadata *_metadata, int fd, uint32_t h,
+		      uint32_t word)
+{
+	int ret = wddmseg_fill(fd, h, 0, SHARE_SIZE, word, NULL);
+
+	ASSERT_EQ(0, ret) TH_LOG("FILL of handle %u: %s", h, strerror(-ret));
+	ASSERT_EQ(0, wddmseg_wait(fd, h, WAIT_NS));
+}
+
+/* Words of @h's CPU mapping on @fd that hold @word, or -errno. */
+static int64_t mapped_words(int fd, uint32_t h, uint32_t word)
+{
+	uint32_t *p;
+	int64_t n = 0;
+	uint64_t i;
+	int ret = wddmseg_lock(fd, h, SHARE_SIZE, (void **)&p);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < SHARE_SIZE / 4; i++)
+		n += p[i] == word;
+	munmap(p, SHARE_SIZE);
+	return n;
+}
+
+/* Export @h of @from, import it into @to. */
+static int share(int from, uint32_t h, int to, uint32_t *ih)
+{
+	int dmabuf, ret;
+
+	ret = wddmseg_export_allocation(from, h, &dmabuf);
+	if (ret)
+		return ret;
+	ret = wddmseg_import_allocation(to, dmabuf, ih);
+	close(dmabuf);
+	return ret;
+}
+
+/*
+ * res exports, tex imports: tex's engine reads what res's engine wrote,
+ * res's CPU sees what tex's engine wrote, tex's CPU maps it; the
+ * exporter's allocation is in system memory and cannot go back to VRAM
+ * while shared, and lives on without its handle, dma-buf and file.
+ */
+TEST_F(prime, engines_of_two_adapters_share)
+{
+	struct drm_wddmseg_gem_info info;
+	uint32_t a, ia, b;
+	int efd, ret;
+
+	if (HARNESS_SETUP_SKIPPED(_metadata))
+		return;
+	/* the exporter on its own file, closed before the import goes */
+	efd = open_node(_metadata, variant, self->res);
+	a = create_visible(_metadata, efd);
+	fill_wait(_metadata, efd, a, MARKER);
+	ret = share(efd, a, self->tfd, &ia);
+	ASSERT_EQ(0, ret) TH_LOG("PRIME from %s into %s: %s", self->res->exp.bdf,
+				 self->tex->exp.bdf, strerror(-ret));
+
+	ASSERT_EQ(0, wddmseg_query_allocation(self->tfd, ia, &info));
+	EXPECT_EQ(SHARE_SIZE, info.size);
+	EXPECT_EQ(WDDMSEG_ALLOC_CPU_VISIBLE, info.flags);
+	EXPECT_EQ(0u, info.segment_id) TH_LOG("an import lives in system memory");
+	ASSERT_EQ(0, wddmseg_query_allocation(efd, a, &info));
+	EXPECT_EQ(0u, info.segment_id)
+		TH_LOG("the exported allocation is still in segment %u",
+		       info.segment_id);
+
+	/* tex's engine reads it */
+	b = create_visible(_metadata, self->tfd);
+	ret = wddmseg_copy(self->tfd, ia, 0, b, 0, SHARE_SIZE, NULL);
+	ASSERT_EQ(0, ret) TH_LOG("COPY from the import: %s", strerror(-ret));
+	ASSERT_EQ(0, wddmseg_wait(self->tfd, b, WAIT_NS));
+	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(self->tfd, b, MARKER));
+
+	/* and writes it: the exporter sees it, so does tex's mapping */
+	fill_wait(_metadata, self->tfd, ia, ~MARKER);
+	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(efd, a, ~MARKER))
+		TH_LOG("the exporter does not see the importer's FILL");
+	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(self->tfd, ia, ~MARKER))
+		TH_LOG("the import's mapping does not show the allocation");
+
+	/* pinned in pages while shared */
+	EXPECT_EQ(-EBUSY, wddmseg_move(efd, a, 1));
+
+	/* the exporter's handle and file go; the import keeps the pages */
+	ASSERT_EQ(0, wddmseg_destroy_allocation(efd, a));
+	close(efd);
+	fill_wait(_metadata, self->tfd, b, 0);
+	ASSERT_EQ(0, wddmseg_copy(self->tfd, ia, 0, b, 0, SHARE_SIZE, NULL));
+	ASSERT_EQ(0, wddmseg_wait(self->tfd, b, WAIT_NS));
+	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(self->tfd, b, ~MARKER))
+		TH_LOG("the import lost its content with the exporter's file");
+	EXPECT_EQ(0, wddmseg_destroy_allocation(self->tfd, ia));
+	EXPECT_EQ(0, wddmseg_destroy_allocation(self->tfd, b));
+}
+
+/* Once the other device lets go, the allocation moves freely again. */
+TEST_F(prime, detach_unpins)
+{
+	uint32_t a, ia;
+	int ret;
+
+	if (HARNESS_SETUP_SKIPPED(_metadata))
+		return;
+	a = create_visible(_metadata, self->rfd);
+	fill_wait(_metadata, self->rfd, a, MARKER);
+	ASSERT_EQ(0, share(self->rfd, a, self->tfd, &ia));
+	EXPECT_EQ(-EBUSY, wddmseg_move(self->rfd, a, 1));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->tfd, ia));
+	ret = gem_move_wait(self->rfd, a, 1);
+	EXPECT_EQ(0, ret) TH_LOG("back into segment 1 after the import went: %s",
+				 strerror(-ret));
+	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(self->rfd, a, MARKER));
+	wddmseg_destroy_allocation(self->rfd, a);
+}
+
+/*
+ * CrossAdapterResource without Texture: res imports tex's allocation and
+ * maps it, but its engine does not touch it.
+ */
+TEST_F(prime, no_texture_no_engine)
+{
+	uint32_t a, ia, b;
+
+	if (HARNESS_SETUP_SKIPPED(_metadata))
+		return;
+	a = create_visible(_metadata, self->tfd);
+	fill_wait(_metadata, self->tfd, a, MARKER);
+	ASSERT_EQ(0, share(self->tfd, a, self->rfd, &ia));
+	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(self->rfd, ia, MARKER));
+
+	b = create_visible(_metadata, self->rfd);
+	next_rule(self, (char[64]){ 0 }, 64);
+	EXPECT_EQ(-EOPNOTSUPP,
+		  wddmseg_copy(self->rfd, ia, 0, b, 0, SHARE_SIZE, NULL));
+	EXPECT_RULE("cross-adapter-texture");
+	EXPECT_EQ(-EOPNOTSUPP,
+		  wddmseg_fill(self->rfd, ia, 0, SHARE_SIZE, 0, NULL));
+	EXPECT_RULE("cross-adapter-texture");
+	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(self->tfd, a, MARKER))
+		TH_LOG("a refused FILL changed the allocation");
+
+	wddmseg_destroy_allocation(self->rfd, b);
+	wddmseg_destroy_allocation(self->rfd, ia);
+	wddmseg_destroy_allocation(self->tfd, a);
+}
+
+/* An adapter without CrossAdapterResource neither imports nor exports. */
+TEST_F(prime, no_resource_no_sharing)
+{
+	uint32_t a, n, ih;
+	int ret;
+
+	if (HARNESS_SETUP_SKIPPED(_metadata))
+		return;
+	a = create_visible(_metadata, self->tfd);
+	next_rule(self, (char[64]){ 0 }, 64);
+	ret = share(self->tfd, a, self->nfd, &ih);
+	EXPECT_EQ(-EOPNOTSUPP, ret) TH_LOG("import into %s: %s",
+					   self->none->exp.bdf, strerror(-ret));
+	EXPECT_RULE("prime-import");
+
+	n = create_visible(_metadata, self->nfd);
+	ret = share(self->nfd, n, self->tfd, &ih);
+	EXPECT_EQ(-EOPNOTSUPP, ret) TH_LOG("export from %s: %s",
+					   self->none->exp.bdf, strerror(-ret));
+	EXPECT_RULE("prime-attach");
+	/* the refused attach left it where it was */
+	ret = wddmseg_allocation_segment(self->nfd, n);
+	EXPECT_EQ(1, ret);
+
+	wddmseg_destroy_allocation(self->nfd, n);
+	wddmseg_destroy_allocation(self->tfd, a);
+}
+
+TEST_HARNESS_MAIN
