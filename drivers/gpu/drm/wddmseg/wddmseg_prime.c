@@ -30,6 +30,9 @@
  *   allocation then moves into system memory unless its pages already are
  *   there or in an aperture, and stays pinned there until the last other
  *   device detaches: the importer gets those pages, DMA-mapped for it.
+ *   (An importer detaches when its object is destroyed; TTM destroys
+ *   imported objects from its delayed-destroy worker, so the pin goes a
+ *   little after the import's last handle.)
  *   An allocation pinned in VRAM (Overlay, Capture, a scanout) does not
  *   attach (rule prime-attach-pinned, -EBUSY), and one that is attached
  *   cannot be made resident in VRAM meanwhile (-EBUSY, as any pinned
