@@ -451,6 +451,41 @@ static inline void kmsg_rule(const char *rec, const char *key, char *rule,
 }
 
 /*
+ * The rule of the first ": rule NAME:" record of @kmsg (kmsg_open_end())
+ * since the last call into @rule; "?" when @kmsg is -1 (drm.debug could
+ * not be raised: rules are not checked then).
+ */
+static inline void kmsg_next_rule(int kmsg, char *rule, size_t len)
+{
+	char rec[2048];
+
+	if (kmsg < 0) {
+		snprintf(rule, len, "?");
+		return;
+	}
+	rule[0] = '\0';
+	while (kmsg_read(kmsg, rec, sizeof(rec)))
+		kmsg_rule(rec, ": rule ", rule, len);
+}
+
+/* Forget what @kmsg logged so far. */
+static inline void kmsg_drain_rules(int kmsg)
+{
+	char rule[64];
+
+	kmsg_next_rule(kmsg, rule, sizeof(rule));
+}
+
+/* The next rule logged on @kmsg is @want (unless rules are not checked). */
+#define EXPECT_KMSG_RULE(kmsg, want) do {				\
+	char _rule[64];							\
+									\
+	kmsg_next_rule(kmsg, _rule, sizeof(_rule));			\
+	if (strcmp(_rule, "?"))						\
+		EXPECT_STREQ(want, _rule);				\
+} while (0)
+
+/*
  * Add @bits to drm.debug. The value found first is kept in @saved (empty
  * until then) for drm_debug_restore(). -errno if it cannot be set.
  */

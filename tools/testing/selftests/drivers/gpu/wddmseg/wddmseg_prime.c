@@ -104,27 +104,7 @@ FIXTURE_TEARDOWN(prime)
 		close(self->nfd);
 }
 
-/* The rule of the first "rule NAME:" record since the last call, or "?". */
-static void next_rule(FIXTURE_DATA(prime) *self, char *rule, size_t len)
-{
-	char rec[2048];
-
-	if (self->kmsg < 0) {
-		snprintf(rule, len, "?");
-		return;
-	}
-	rule[0] = '\0';
-	while (kmsg_read(self->kmsg, rec, sizeof(rec)))
-		kmsg_rule(rec, ": rule ", rule, len);
-}
-
-#define EXPECT_RULE(want) do {						\
-	char _rule[64];							\
-									\
-	next_rule(self, _rule, sizeof(_rule));				\
-	if (strcmp(_rule, "?"))						\
-		EXPECT_STREQ(want, _rule);				\
-} while (0)
+#define EXPECT_RULE(want)	EXPECT_KMSG_RULE(self->kmsg, want)
 
 /* A CpuVisible allocation in segment 1 (CPU-visible VRAM on every layout). */
 static uint32_t create_visible(struct __test_metadata *_metadata, int fd)
@@ -279,7 +259,7 @@ TEST_F(prime, no_texture_no_engine)
 	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(self->rfd, ia, MARKER));
 
 	b = create_visible(_metadata, self->rfd);
-	next_rule(self, (char[64]){ 0 }, 64);
+	kmsg_drain_rules(self->kmsg);
 	EXPECT_EQ(-EOPNOTSUPP,
 		  wddmseg_copy(self->rfd, ia, 0, b, 0, SHARE_SIZE, NULL));
 	EXPECT_RULE("cross-adapter-texture");
@@ -303,7 +283,7 @@ TEST_F(prime, no_resource_no_sharing)
 	if (HARNESS_SETUP_SKIPPED(_metadata))
 		return;
 	a = create_visible(_metadata, self->tfd);
-	next_rule(self, (char[64]){ 0 }, 64);
+	kmsg_drain_rules(self->kmsg);
 	ret = share(self->tfd, a, self->nfd, &ih);
 	EXPECT_EQ(-EOPNOTSUPP, ret) TH_LOG("import into %s: %s",
 					   self->none->exp.bdf, strerror(-ret));

@@ -122,38 +122,7 @@ FIXTURE_TEARDOWN(protect)
 		close(self->fd);
 }
 
-/*
- * The rule of the first "rule NAME:" record logged since the last call
- * into @rule; "?" when drm.debug could not be used (not checked then).
- */
-static void next_rule(FIXTURE_DATA(protect) *self, char *rule, size_t len)
-{
-	char rec[2048];
-
-	if (self->kmsg < 0) {
-		snprintf(rule, len, "?");
-		return;
-	}
-	rule[0] = '\0';
-	while (kmsg_read(self->kmsg, rec, sizeof(rec)))
-		kmsg_rule(rec, ": rule ", rule, len);
-}
-
-#define EXPECT_RULE(want) do {						\
-	char _rule[64];							\
-									\
-	next_rule(self, _rule, sizeof(_rule));				\
-	if (strcmp(_rule, "?"))						\
-		EXPECT_STREQ(want, _rule);				\
-} while (0)
-
-/* Forget what was logged so far. */
-static void drain_rules(FIXTURE_DATA(protect) *self)
-{
-	char rule[64];
-
-	next_rule(self, rule, sizeof(rule));
-}
+#define EXPECT_RULE(want)	EXPECT_KMSG_RULE(self->kmsg, want)
 
 static int map_dumb(int fd, uint32_t handle, uint64_t *offset)
 {
@@ -228,7 +197,7 @@ static void expect_unmappable(struct __test_metadata *_metadata,
 	uint64_t off;
 	int dmabuf, ret;
 
-	drain_rules(self);
+	kmsg_drain_rules(self->kmsg);
 	EXPECT_EQ(-EACCES, wddmseg_mmap_offset(fd, h, &off)) TH_LOG("%s", what);
 	EXPECT_RULE("protected-map");
 	ret = map_dumb(fd, h, &off);
@@ -327,7 +296,7 @@ TEST_F(protect, prime_own_device_only)
 
 	/* another device (the VPR one, when there is one) refuses it */
 	if (self->vfd >= 0) {
-		drain_rules(self);
+		kmsg_drain_rules(self->kmsg);
 		ret = wddmseg_import_allocation(self->vfd, dmabuf, &h2);
 		EXPECT_EQ(-EOPNOTSUPP, ret) TH_LOG("import into another device: %s",
 						   strerror(-ret));
@@ -339,7 +308,7 @@ TEST_F(protect, prime_own_device_only)
 	/* no CPU access: it exports, but its dma-buf does not map */
 	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &inv, &hi));
 	ASSERT_EQ(0, wddmseg_export_allocation(self->fd, hi, &dmabuf));
-	drain_rules(self);
+	kmsg_drain_rules(self->kmsg);
 	EXPECT_EQ(-EINVAL, dmabuf_words(dmabuf, 0))
 		TH_LOG("a dma-buf of an allocation without CPU access mapped");
 	EXPECT_RULE("cpu-visible");
@@ -383,7 +352,7 @@ TEST_F(protect, protected_never_blitted_out)
 				  sup, segs[i]);
 		ASSERT_EQ(0, wddmseg_create_allocation_in(self->fd, PROT_SIZE,
 					   WDDMSEG_ALLOC_CPU_VISIBLE, 1, &vis));
-		drain_rules(self);
+		kmsg_drain_rules(self->kmsg);
 		EXPECT_EQ(-EACCES, wddmseg_copy(self->fd, src, 0, vis, 0,
 						PROT_SIZE, NULL))
 			TH_LOG("Protected in segment %u -> CpuVisible", segs[i]);
@@ -438,7 +407,7 @@ TEST_F(protect, hardware_protected_never_mapped_or_blitted_out)
 
 		ASSERT_EQ(0, wddmseg_create_allocation_in(self->vfd, PROT_SIZE,
 					   WDDMSEG_ALLOC_PROTECTED, 1, &prot));
-		drain_rules(self);
+		kmsg_drain_rules(self->kmsg);
 		EXPECT_EQ(-EACCES, wddmseg_copy(self->vfd, h, 0, prot, 0,
 						PROT_SIZE, NULL))
 			TH_LOG("%s -> Protected", what);
@@ -499,7 +468,7 @@ TEST_F(protect, hardware_protected_unencrypted_never_evicted)
 			WDDMSEG_SEGMENT_BIT(self->seg_enc), self->seg_vpr);
 	/* ... but TTM's eviction list would offer it the other segment. */
 	ASSERT_EQ(self->seg_vpr, (uint32_t)wddmseg_allocation_segment(self->vfd, h));
-	drain_rules(self);
+	kmsg_drain_rules(self->kmsg);
 	EXPECT_EQ(-EACCES, wddmseg_evict(self->vfd, h, 0));
 	EXPECT_RULE("hardware-protected-evict");
 	EXPECT_EQ(self->seg_vpr, (uint32_t)wddmseg_allocation_segment(self->vfd, h));
@@ -543,7 +512,7 @@ TEST_F(protect, hardware_protected_unencrypted_never_evicted)
 	ASSERT_EQ(0, wddmseg_create_allocation_in(self->vfd, qs.size,
 				   WDDMSEG_ALLOC_HARDWARE_PROTECTED,
 				   self->seg_vpr, &big));
-	drain_rules(self);
+	kmsg_drain_rules(self->kmsg);
 	ret = wddmseg_create_allocation_in(self->vfd, PROT_SIZE,
 			    WDDMSEG_ALLOC_HARDWARE_PROTECTED, self->seg_vpr,
 			    &other);
@@ -669,7 +638,7 @@ TEST_F(protect, hardware_protected_sealed_eviction)
 	if (!file_param_set(self->saved_use_engine,
 			    sizeof(self->saved_use_engine), PARAM_USE_ENGINE,
 			    "0")) {
-		drain_rules(self);
+		kmsg_drain_rules(self->kmsg);
 		EXPECT_EQ(-EACCES, wddmseg_evict(self->vfd, h, 0));
 		EXPECT_RULE("hardware-protected-evict");
 		EXPECT_EQ(self->seg_enc, (uint32_t)wddmseg_allocation_segment(self->vfd, h));
