@@ -11,8 +11,8 @@
  * and writes it (Texture) and whose CPU maps it (through the exporter);
  * the exporter's allocation moves into system memory and stays pinned
  * while the other device holds it, and survives its own handle, dma-buf
- * and file as long as the import lives. Each tier an adapter lacks is
- * refused with its rule: prime-import (importer without
+ * and file, or its process, as long as the import lives. Each tier an
+ * adapter lacks is refused with its rule: prime-import (importer without
  * CrossAdapterResource), prime-attach (exporter without it),
  * cross-adapter-texture (a blit of an imported allocation on an adapter
  * without Texture). Every test runs on the primary and the render nodes.
@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "wddmseg_gem.h"
@@ -214,6 +216,98 @@ TEST_F(prime, engines_of_two_adapters_share)
 		TH_LOG("the import lost its content with the exporter's file");
 	EXPECT_EQ(0, wddmseg_destroy_allocation(self->tfd, ia));
 	EXPECT_EQ(0, wddmseg_destroy_allocation(self->tfd, b));
+}
+
+/* Send @fd over the unix socket @sock (SCM_RIGHTS). */
+static int send_fd(int sock, int fd)
+{
+	char c = 'f', ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &m, 0) == 1 ? 0 : -errno;
+}
+
+/* A descriptor received over @sock, or -errno. */
+static int recv_fd(int sock)
+{
+	char c, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &m, 0) != 1)
+		return -EIO;
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -EIO;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/*
+ * The exporting process exits while its allocation is shared: a child
+ * creates it on res, fills it with its engine, sends the dma-buf over a
+ * socket and exits (its DRM file closes with it); the parent imports it
+ * into tex only then, and tex's engine still reads the content.
+ */
+TEST_F(prime, exporter_process_exits)
+{
+	int sv[2], dmabuf, status, ret;
+	uint32_t ia, b;
+	pid_t pid;
+
+	if (HARNESS_SETUP_SKIPPED(_metadata))
+		return;
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int efd = wddmseg_open_adapter(variant->render ? self->res->render :
+					       self->res->card, 0);
+		uint32_t a;
+
+		if (efd < 0 ||
+		    wddmseg_create_allocation_in(efd, SHARE_SIZE,
+						 WDDMSEG_ALLOC_CPU_VISIBLE, 1, &a) ||
+		    wddmseg_fill(efd, a, 0, SHARE_SIZE, MARKER, NULL) ||
+		    wddmseg_wait(efd, a, WAIT_NS) ||
+		    wddmseg_export_allocation(efd, a, &dmabuf) ||
+		    send_fd(sv[1], dmabuf))
+			_exit(1);
+		_exit(0);
+	}
+	close(sv[1]);
+	dmabuf = recv_fd(sv[0]);
+	close(sv[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the exporting child failed");
+	ASSERT_LE(0, dmabuf) TH_LOG("no dma-buf from the child: %s",
+				    strerror(-dmabuf));
+
+	ret = wddmseg_import_allocation(self->tfd, dmabuf, &ia);
+	close(dmabuf);
+	ASSERT_EQ(0, ret) TH_LOG("import after the exporter exited: %s",
+				 strerror(-ret));
+	b = create_visible(_metadata, self->tfd);
+	ASSERT_EQ(0, wddmseg_copy(self->tfd, ia, 0, b, 0, SHARE_SIZE, NULL));
+	ASSERT_EQ(0, wddmseg_wait(self->tfd, b, WAIT_NS));
+	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(self->tfd, b, MARKER));
+	wddmseg_destroy_allocation(self->tfd, b);
+	wddmseg_destroy_allocation(self->tfd, ia);
 }
 
 /*
