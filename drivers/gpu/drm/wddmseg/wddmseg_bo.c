@@ -706,6 +706,7 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	ret = wddmseg_protect_check_cpu(bo, "vmap");
 	if (ret)
 		return ret;
+	WRITE_ONCE(bo->exposed, true);
 	ret = wddmseg_gem_vmap_lock(obj, true);
 	if (ret)
 		return ret;
@@ -746,9 +747,14 @@ static void wddmseg_gem_vunmap(struct drm_gem_object *obj,
 static int wddmseg_gem_mmap(struct drm_gem_object *obj,
 			    struct vm_area_struct *vma)
 {
-	int ret = wddmseg_protect_check_cpu(gem_to_wddmseg_bo(obj), "mmap");
+	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
+	int ret = wddmseg_protect_check_cpu(bo, "mmap");
 
-	return ret ? ret : drm_gem_ttm_mmap(obj, vma);
+	if (ret)
+		return ret;
+	/* The CPU may write it in place from now on: wiped on release. */
+	WRITE_ONCE(bo->exposed, true);
+	return drm_gem_ttm_mmap(obj, vma);
 }
 
 /* debugfs (framebuffer, state dumps): TTM's helper needs a resource. */

@@ -121,6 +121,8 @@ struct wddmseg_violation {
  *	@lock.
  * @fills_skipped: placements that needed no Fill because all of their
  *	pages were known to be zero
+ * @wipes_skipped: releases that needed no wipe: the allocation held the
+ *	zeroes it was given and was never written in place
  *
  * Memory segments and aperture segments share this manager: both are a
  * linear range of pages; an aperture's pages are bound to system pages in
@@ -140,6 +142,7 @@ struct wddmseg_mgr {
 	atomic64_t evictions;
 	unsigned long *zeroed;
 	atomic64_t fills_skipped;
+	atomic64_t wipes_skipped;
 };
 
 /**
@@ -388,6 +391,8 @@ struct wddmseg_kept;
  *	by the device (TRANSFER_ENCRYPTED); the way back decrypts. Changed
  *	under the reservation
  * @seal_nonce: the nonce of that encryption
+ * @exposed: mapped by the CPU (mmap, vmap), exported, or the destination
+ *	of a blit: its VRAM may have been written in place. Never cleared
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -415,6 +420,7 @@ struct wddmseg_bo {
 	struct wddmseg_kept *kept;
 	bool sealed;
 	u64 seal_nonce;
+	bool exposed;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)
@@ -532,6 +538,8 @@ struct ttm_resource *wddmseg_mgr_node_res(struct drm_mm_node *node);
 bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
 				 const struct ttm_resource *res);
 bool wddmseg_mgr_res_zeroed(const struct ttm_resource *res);
+void wddmseg_mgr_res_set_pristine(struct ttm_resource *res);
+bool wddmseg_mgr_res_pristine(const struct ttm_resource *res);
 void wddmseg_mgr_res_wiped(struct ttm_resource *res);
 void wddmseg_mgr_set_zeroed(struct wddmseg_mgr *mgr, bool zeroed);
 void wddmseg_mgr_forget_zeroed(struct wddmseg_device *wdev);

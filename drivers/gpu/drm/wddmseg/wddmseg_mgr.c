@@ -32,12 +32,17 @@
  * @zeroed: every page was known to be zero when the range was allocated
  * @wiped: a Fill of zeroes over the range is queued (release, discard):
  *	the pages are known to be zero once free
+ * @pristine: the range got content that never existed (zeroes, by a Fill
+ *	or because it was known zero) and nothing wrote to it through the
+ *	resource since; whether its allocation was written in place
+ *	otherwise is &wddmseg_bo.exposed
  */
 struct wddmseg_mgr_node {
 	struct ttm_resource base;
 	struct drm_mm_node mm;
 	bool zeroed;
 	bool wiped;
+	bool pristine;
 };
 
 static struct wddmseg_mgr *to_mgr(struct ttm_resource_manager *man)
@@ -153,9 +158,10 @@ static void wddmseg_mgr_debug(struct ttm_resource_manager *man,
 		   atomic64_read(&mgr->pinned_pages),
 		   atomic64_read(&mgr->evictions));
 	if (mgr->zeroed)
-		drm_printf(p, "  %u free pages known zero, %lld Fills skipped\n",
+		drm_printf(p, "  %u free pages known zero, %lld Fills and %lld wipes skipped\n",
 			   bitmap_weight(mgr->zeroed, mgr->manager.size),
-			   atomic64_read(&mgr->fills_skipped));
+			   atomic64_read(&mgr->fills_skipped),
+			   atomic64_read(&mgr->wipes_skipped));
 	drm_mm_print(&mgr->mm, p);
 	spin_unlock(&mgr->lock);
 }
@@ -340,6 +346,28 @@ bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
 bool wddmseg_mgr_res_zeroed(const struct ttm_resource *res)
 {
 	return container_of(res, struct wddmseg_mgr_node, base)->zeroed;
+}
+
+/**
+ * wddmseg_mgr_res_set_pristine - note that a VRAM resource holds zeroes only
+ * @res: a resource of a memory segment that a move just filled with
+ *	zeroes, or found known zero
+ */
+void wddmseg_mgr_res_set_pristine(struct ttm_resource *res)
+{
+	to_mgr_node(res)->pristine = true;
+}
+
+/**
+ * wddmseg_mgr_res_pristine - whether a VRAM resource got zeroes only
+ * @res: a resource of a memory segment
+ *
+ * Return: true after wddmseg_mgr_res_set_pristine(). Writes to the
+ * allocation in place (mappings, blits) are the caller's to rule out.
+ */
+bool wddmseg_mgr_res_pristine(const struct ttm_resource *res)
+{
+	return container_of(res, struct wddmseg_mgr_node, base)->pristine;
 }
 
 /**

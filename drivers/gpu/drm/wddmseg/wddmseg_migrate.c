@@ -548,11 +548,20 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 
 	/* ... and VRAM known to be zero already is (the caller waited). */
 	new_mgr = wddmseg_mgr_res(wdev, new_mem);
-	if (clear && new_mgr && !new_mgr->manager.use_tt &&
-	    wddmseg_mgr_res_zeroed(new_mem)) {
-		atomic64_inc(&new_mgr->fills_skipped);
-		return 0;
+	if (clear && new_mgr && !new_mgr->manager.use_tt) {
+		wddmseg_mgr_res_set_pristine(new_mem);
+		if (wddmseg_mgr_res_zeroed(new_mem)) {
+			atomic64_inc(&new_mgr->fills_skipped);
+			trace_wddmseg_paging_op("skipped fill", 0,
+						new_mgr->segment_id,
+						tbo->base.size, 0);
+			return 0;
+		}
 	}
+	trace_wddmseg_paging_op(clear ? "cpu fill" : "cpu transfer",
+				old_mgr ? old_mgr->segment_id : 0,
+				new_mgr ? new_mgr->segment_id : 0,
+				tbo->base.size, 0);
 
 	/* Either side may be the ttm_tt (system memory or an aperture). */
 	if (ttm && !clear) {

@@ -29,6 +29,7 @@
 
 #include "wddmseg_drv.h"
 #include "wddmseg_hw.h"
+#include "wddmseg_trace.h"
 
 /* Does @tbo's ttm_tt hold ExistingSysMem (user) pages? */
 static bool wddmseg_tt_user(struct ttm_buffer_object *tbo)
@@ -125,7 +126,12 @@ static void wddmseg_bo_skip_fill(struct wddmseg_device *wdev,
 				 struct ttm_resource *old_mem,
 				 struct ttm_resource *new_mem, bool evict)
 {
-	atomic64_inc(&wddmseg_mgr_res(wdev, new_mem)->fills_skipped);
+	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, new_mem);
+
+	atomic64_inc(&mgr->fills_skipped);
+	trace_wddmseg_paging_op("skipped fill", 0, mgr->segment_id,
+				bo->tbo.base.size, 0);
+	wddmseg_mgr_res_set_pristine(new_mem);
 	bo->sealed = false;
 	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
 	ttm_bo_move_null(&bo->tbo, new_mem);
@@ -201,6 +207,8 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 		return ret;
 	if (crypt == WDDMSEG_CRYPT_ENCRYPT)
 		bo->seal_nonce = nonce;
+	if (clear && !new_man->use_tt)
+		wddmseg_mgr_res_set_pristine(new_mem);
 	/* Content that never existed or came back decrypted is not sealed. */
 	if (!new_man->use_tt)
 		bo->sealed = false;
@@ -598,11 +606,21 @@ static bool wddmseg_bo_release_vram(struct ttm_buffer_object *tbo)
 		return false;
 	if (!wddmseg_bo_engine_ordered(wdev, tbo))
 		goto fallback;
+	/*
+	 * Zeroes only, nothing wrote to it in place, and idle (the Fill
+	 * or the wipe that zeroed it has run): the range is zero already.
+	 */
+	if (wddmseg_mgr_res_pristine(res) && !to_wddmseg_bo(tbo)->exposed &&
+	    dma_resv_test_signaled(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP)) {
+		atomic64_inc(&mgr->wipes_skipped);
+		goto free;
+	}
 	fence = wddmseg_migrate_clear(wdev, mgr, res, "wipe");
 	if (IS_ERR(fence))
 		goto fallback;
 	wddmseg_man_move_fence(&mgr->manager, fence);
 	dma_fence_put(fence);
+free:
 	wddmseg_mgr_res_wiped(res);
 	wddmseg_bo_delete_mem_notify(tbo);
 	ttm_resource_free(tbo, &tbo->resource);
@@ -717,6 +735,8 @@ static int wddmseg_access_memory(struct ttm_buffer_object *tbo,
 		return wddmseg_access_tt(tbo, offset, buf, len, write);
 
 	dma_resv_assert_held(tbo->base.resv);
+	if (write && wddmseg_is_bo(tbo))
+		WRITE_ONCE(to_wddmseg_bo(tbo)->exposed, true);
 	if (!drm_dev_enter(&wdev->drm, &idx))
 		return -ENODEV;
 	gpu_addr = mgr->desc->base_address + ((u64)res->start << PAGE_SHIFT) +
