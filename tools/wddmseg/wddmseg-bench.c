@@ -44,9 +44,11 @@
  *                         32 bpp per row, size / 4 KiB rows) then
  *                         DRM_IOCTL_MODE_DESTROY_DUMB. Pairs per second.
  *                         Not the same work: wddmseg places a dumb buffer
- *                         in VRAM and zero-fills it at creation, while
- *                         drm_gem_vram_helper creates it in system memory
- *                         with no pages until first use.
+ *                         in VRAM, zero-filled (by a Fill, or because the
+ *                         range is known to be zero: Documentation/gpu/
+ *                         wddmseg.rst, "Releasing and clearing VRAM"),
+ *                         while drm_gem_vram_helper creates it in system
+ *                         memory with no pages until first use.
  *   eviction round trip   MiB moved per second, counting both directions.
  *     wddmseg             a CpuVisible allocation in that VRAM segment,
  *                         written through mmap, then DRM_IOCTL_WDDMSEG_
@@ -99,20 +101,24 @@
  *                         100,000 live allocations: placement cost as the
  *                         number of allocations grows. Pairs per second.
  *
- * The ratio column (first driver / second) compares the rows both have;
+ * The create+destroy rows of all drivers are measured interleaved (for
+ * each size and repeat one run of each driver in turn), so that they see
+ * the same host. The ratio column (first driver / second) compares the
+ * rows both have;
  * a GEM row of the first with the same size's dumb row of the second
  * (the second, bochs, has no GEM create ioctl of its own).
  *
  * Migration throughput (wddmseg only, its own table after the main one):
- * one CpuVisibleOnDemand allocation of 4 KiB, 16 KiB, 64 KiB, 256 KiB,
- * 1 MiB, 16 MiB and 64 MiB moved back and forth between VRAM (the
+ * one CpuVisibleOnDemand allocation of 4 KiB, 16 KiB, 64 KiB, 128 KiB,
+ * 256 KiB, 1 MiB, 16 MiB and 64 MiB moved back and forth between VRAM (the
  * CpuVisible segment) and system memory (EVICT), the aperture, and the
  * other (invisible) VRAM segment; each move is the ioctl plus GEM_WAIT, so
  * the engine's pipelined copy is inside the time. MiB moved per second,
  * both directions counted, median of 5 runs, each after one untimed
  * warm-up round trip. Every cell is measured in three modes in the same
- * boot, the runs of the modes alternating so that all see the same host
- * (its speed drifts under TCG): engine-or-CPU (use_engine=1 with the
+ * boot, the runs of the modes alternating (each repeat starting with
+ * another mode) so that all see the same host (its speed drifts under
+ * TCG): engine-or-CPU (use_engine=1 with the
  * driver's cpu_move_max_kb thresholds: what users get), the engine alone
  * (cpu_move_max_kb=0,0,0) and the CPU copy fallback (use_engine=0); the
  * parameters are restored afterwards. Rows also show engine-or-CPU over
@@ -395,44 +401,103 @@ static int dumb_destroy(struct col *c, uint32_t handle)
 	return drmModeDestroyDumbBuffer(c->fd, handle);
 }
 
-static void bench_alloc(struct col *c, enum row r, const struct alloc_ops *ops,
-			uint64_t size)
+/* One pair, which also tells whether it works at all (noted if not). */
+static bool alloc_warm(struct col *c, enum row r, const struct alloc_ops *ops,
+		       uint64_t size)
+{
+	uint32_t h;
+	int ret = ops->create(c, size, &h);
+
+	if (ret) {
+		na(c, r, "create failed: %s", strerror(-ret));
+		return false;
+	}
+	ops->destroy(c, h);
+	return true;
+}
+
+/* One timed repeat into row @r; false (noted) on failure. */
+static bool alloc_run(struct col *c, enum row r, const struct alloc_ops *ops,
+		      uint64_t size)
 {
 	struct cell *cl = &c->cell[r];
-	double per_run = seconds / repeats;
-	unsigned int k;
+	double per_run = seconds / repeats, t0, t;
+	uint64_t n = 0;
 	uint32_t h;
 	int ret;
 
-	/* warm up: one pair, which also tells whether it works at all */
-	ret = ops->create(c, size, &h);
-	if (ret) {
-		na(c, r, "create failed: %s", strerror(-ret));
-		return;
-	}
-	ops->destroy(c, h);
+	ref_sample(c);
+	t0 = now();
+	do {
+		ret = ops->create(c, size, &h);
+		if (!ret)
+			ret = ops->destroy(c, h);
+		if (ret) {
+			na(c, r, "failed after %" PRIu64 " pairs: %s", n,
+			   strerror(-ret));
+			return false;
+		}
+		n++;
+		t = now() - t0;
+	} while (t < per_run || n < 4);
+	cl->runs[cl->nruns++] = n / t;
+	return true;
+}
 
-	for (k = 0; k < repeats; k++) {
-		uint64_t n = 0;
-		double t0, t;
+static int bench_find_vram(struct col *c);
 
-		ref_sample(c);
-		t0 = now();
-		do {
-			ret = ops->create(c, size, &h);
-			if (!ret)
-				ret = ops->destroy(c, h);
-			if (ret) {
-				na(c, r, "failed after %" PRIu64 " pairs: %s",
-				   n, strerror(-ret));
-				return;
+/*
+ * The create+destroy rows of every driver, interleaved: for each size and
+ * repeat, one run of each (driver, row) in turn, so that all of them see
+ * the same host (under TCG on a shared host its speed drifts by a factor
+ * of two within minutes; measured one driver after the other, the ratio
+ * column would mostly show that drift).
+ */
+static void bench_alloc_all(void)
+{
+	static const struct alloc_ops gem = { gem_create, gem_close };
+	static const struct alloc_ops dumb = { dumb_create, dumb_destroy };
+	struct {
+		struct col *c;
+		enum row r;
+		const struct alloc_ops *ops;
+		bool ok;
+	} job[MAX_COLS * 2];
+	unsigned int i, j, k, n;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		n = 0;
+		for (j = 0; j < ncols; j++) {
+			struct col *c = &cols[j];
+
+			if (c->fd < 0)
+				continue;
+			if (!strcmp(c->driver, "wddmseg")) {
+				if (bench_find_vram(c)) {
+					na(c, R_GEM_4K + i, "no VRAM segment");
+					na(c, R_DUMB_4K + i, "no VRAM segment");
+					continue;
+				}
+				job[n++] = (typeof(job[0])){ c, R_GEM_4K + i, &gem, false };
+			} else {
+				if (!strcmp(c->driver, "bochs-drm"))
+					na(c, R_GEM_4K + i, "no driver GEM_CREATE ioctl (dumb only)");
 			}
-			n++;
-			t = now() - t0;
-		} while (t < per_run || n < 4);
-		cl->runs[cl->nruns++] = n / t;
+			job[n++] = (typeof(job[0])){ c, R_DUMB_4K + i, &dumb, false };
+		}
+		for (j = 0; j < n; j++)
+			job[j].ok = alloc_warm(job[j].c, job[j].r, job[j].ops,
+					       sizes[i]);
+		for (k = 0; k < repeats; k++)
+			for (j = 0; j < n; j++)
+				if (job[j].ok)
+					job[j].ok = alloc_run(job[j].c, job[j].r,
+							      job[j].ops,
+							      sizes[i]);
+		for (j = 0; j < n; j++)
+			if (job[j].ok)
+				done(job[j].c, job[j].r);
 	}
-	done(c, r);
 }
 
 /* ---- content helpers ----------------------------------------------- */
@@ -473,6 +538,9 @@ static int bench_find_vram(struct col *c)
 	struct drm_wddmseg_query_segment qs;
 	uint32_t id, first = 0;
 	int ret;
+
+	if (wddmseg_vram_id)
+		return 0;	/* found before */
 
 	ret = wddmseg_query_adapter(c->fd, &qa);
 	if (ret)
@@ -825,8 +893,6 @@ static void bench_live(struct col *c)
 
 static void bench_wddmseg(struct col *c)
 {
-	static const struct alloc_ops gem = { gem_create, gem_close };
-	static const struct alloc_ops dumb = { dumb_create, dumb_destroy };
 	unsigned int i;
 	int ret;
 
@@ -836,10 +902,7 @@ static void bench_wddmseg(struct col *c)
 			na(c, i, "no VRAM segment (%s)", strerror(-ret));
 		return;
 	}
-	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		bench_alloc(c, R_GEM_4K + i, &gem, sizes[i]);
-	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		bench_alloc(c, R_DUMB_4K + i, &dumb, sizes[i]);
+	/* create+destroy: bench_alloc_all() */
 	bench_evict(c);
 	bench_exit(c, R_EXIT_IDLE, false);
 	bench_exit(c, R_EXIT_BUSY, true);
@@ -853,7 +916,7 @@ static void bench_wddmseg(struct col *c)
 #define MIG_REPEATS		5
 
 static const uint64_t mig_sizes[] = {
-	4096, 16384, 65536, 262144, 1048576, 16 << 20, 64 << 20,
+	4096, 16384, 65536, 131072, 262144, 1048576, 16 << 20, 64 << 20,
 };
 #define MIG_NSIZES	ARRAY_SIZE(mig_sizes)
 static uint64_t mig_only;	/* -S: bytes, 0 for every size */
@@ -1025,11 +1088,13 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 		      unsigned int s, uint32_t a, uint32_t b, bool switchable)
 {
 	double runs[MIG_NMODES][MIG_REPEATS];
-	unsigned int k, e, got[MIG_NMODES] = { 0 };
+	unsigned int k, i, e, got[MIG_NMODES] = { 0 };
 	char *note;
 
 	for (k = 0; k < MIG_REPEATS; k++) {
-		for (e = MIG_NMODES; e-- > 0;) {
+		for (i = 0; i < MIG_NMODES; i++) {
+			/* each repeat starts with another mode: no order bias */
+			e = (k + i) % MIG_NMODES;
 			note = mig_note[p][s][e];
 			if (!switchable && e != MIG_AUTO)
 				continue;
@@ -1356,7 +1421,6 @@ static int vram_flush(struct col *c, const struct kms *k, uint32_t fb_w,
 
 static void bench_vram_helper(struct col *c)
 {
-	static const struct alloc_ops dumb = { dumb_create, dumb_destroy };
 	double per_run = seconds / repeats;
 	uint64_t vram = 0, usage = 0, fb_size;
 	uint32_t handle[3] = { 0 }, fb[3] = { 0 }, fb_w = 2048, fb_h;
@@ -1367,10 +1431,7 @@ static void bench_vram_helper(struct col *c)
 	uint64_t shown;
 	int ret;
 
-	for (i = 0; i < 3; i++)
-		na(c, R_GEM_4K + i, "no driver GEM_CREATE ioctl (dumb only)");
-	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		bench_alloc(c, R_DUMB_4K + i, &dumb, sizes[i]);
+	/* create+destroy: bench_alloc_all() */
 	na(c, R_EVICT_OUT, "one flip moves both ways; not separable");
 	na(c, R_EVICT_IN, "one flip moves both ways; not separable");
 
@@ -1549,13 +1610,12 @@ fail:
 
 static void bench_other(struct col *c)
 {
-	static const struct alloc_ops dumb = { dumb_create, dumb_destroy };
 	unsigned int i;
 
+	/* create+destroy: bench_alloc_all() */
 	for (i = 0; i < R_COUNT; i++)
-		na(c, i, "not measured for this driver");
-	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		bench_alloc(c, R_DUMB_4K + i, &dumb, sizes[i]);
+		if (i < R_DUMB_4K || i > R_DUMB_1M)
+			na(c, i, "not measured for this driver");
 }
 
 /* ---- output -------------------------------------------------------- */
@@ -1759,9 +1819,17 @@ int main(int argc, char **argv)
 			for (r = 0; r < R_COUNT; r++)
 				na(c, r, r ? "see above" : "no DRM device of this driver");
 			c->node[0] = '\0';
+			c->fd = -1;
 			continue;
 		}
 		c->minor = node_minor(c->node);
+	}
+	bench_alloc_all();
+	for (i = 0; i < ncols; i++) {
+		struct col *c = &cols[i];
+
+		if (c->fd < 0)
+			continue;
 		fflush(stdout);
 		if (!strcmp(c->driver, "wddmseg")) {
 			bench_wddmseg(c);
