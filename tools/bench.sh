@@ -145,7 +145,7 @@ bash tools/vm/run-vm.sh --no-build --name bench --mode script \
 	echo "host: memcpy of 64 MiB buffers after the VM $host_after MiB/s; ceiling $ceiling MiB/s"
 	tr -d '\r' <"$VMDIR/bench.tap" 2>/dev/null |
 		awk -v before="$HOST_MEMCPY" -v ceiling="$ceiling" '
-			/^engine 64 MiB .* \/ host memcpy: / {
+			/^engine-or-CPU 64 MiB .* \/ host memcpy: / {
 				r = $NF; sub(/ \/ host memcpy: [0-9.]+$/, "");
 				printf "%s / host memcpy ceiling: %.3f\n", $0, r * before / ceiling
 			}'

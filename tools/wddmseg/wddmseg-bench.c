@@ -44,9 +44,11 @@
  *                         32 bpp per row, size / 4 KiB rows) then
  *                         DRM_IOCTL_MODE_DESTROY_DUMB. Pairs per second.
  *                         Not the same work: wddmseg places a dumb buffer
- *                         in VRAM and zero-fills it at creation, while
- *                         drm_gem_vram_helper creates it in system memory
- *                         with no pages until first use.
+ *                         in VRAM, zero-filled (by a Fill, or because the
+ *                         range is known to be zero: Documentation/gpu/
+ *                         wddmseg.rst, "Releasing and clearing VRAM"),
+ *                         while drm_gem_vram_helper creates it in system
+ *                         memory with no pages until first use.
  *   eviction round trip   MiB moved per second, counting both directions.
  *     wddmseg             a CpuVisible allocation in that VRAM segment,
  *                         written through mmap, then DRM_IOCTL_WDDMSEG_
@@ -75,21 +77,55 @@
  *                         Needs a connector and a mode of at most the
  *                         framebuffer size; otherwise "n/a" with the reason.
  *
+ *   exit, 1,000 allocations   wddmseg only: a child process opens the
+ *                         device, creates 1,000 allocations of 4 KiB in
+ *                         the VRAM segment, writes one byte into each
+ *                         through mmap and waits; it is killed (SIGKILL)
+ *                         and the time from kill() to waitpid() is the
+ *                         figure (its exit releases the file and every
+ *                         allocation). "engine busy": meanwhile another
+ *                         process keeps the copy engine saturated with
+ *                         8 MiB Transfers between two allocations in the
+ *                         other VRAM segment (two in flight at all times);
+ *                         "idle": without it. Milliseconds, median.
+ *   close, 100,000 allocations  wddmseg only: a second file on the node
+ *                         gets 100,000 allocations of 4 KiB (preferring the
+ *                         VRAM segment, then the other memory segments and
+ *                         the aperture, evicted to system memory when those
+ *                         are full); close() of it is timed. Once, not
+ *                         repeated (creating them takes long); printed with
+ *                         the 100,000-live figure below.
+ *   create+destroy, N live   wddmseg only: the GEM create+destroy of a
+ *                         4 KiB allocation in the VRAM segment (as above)
+ *                         while that second file holds 1,000, then
+ *                         100,000 live allocations: placement cost as the
+ *                         number of allocations grows. Pairs per second.
+ *
+ * The create+destroy rows of all drivers are measured interleaved (for
+ * each size and repeat one run of each driver in turn), so that they see
+ * the same host. The ratio column (first driver / second) compares the
+ * rows both have;
+ * a GEM row of the first with the same size's dumb row of the second
+ * (the second, bochs, has no GEM create ioctl of its own).
+ *
  * Migration throughput (wddmseg only, its own table after the main one):
- * one CpuVisibleOnDemand allocation of 4 KiB, 64 KiB, 1 MiB, 16 MiB and
- * 64 MiB moved back and forth between VRAM (the CpuVisible segment) and
- * system memory (EVICT), the aperture, and the other (invisible) VRAM
- * segment; each move is the ioctl plus GEM_WAIT, so the engine's pipelined
- * copy is inside the time. MiB moved per second, both directions counted,
- * median of 5 runs, each after one untimed warm-up round trip. Every
- * cell is measured with the copy engine (module parameter use_engine=1)
- * and with the CPU copy fallback (use_engine=0) in the same boot, the
- * runs of the two modes alternating so that both see the same host (its
- * speed drifts under TCG); the parameter is restored afterwards. Rows
- * also show engine/CPU, and the
- * engine's 64 MiB figures are compared with the host's memcpy bandwidth
- * (-H) and the guest's userspace memcpy of 64 MiB. A size that does not
- * fit a segment shows n/a. The content is checked after each size.
+ * one CpuVisibleOnDemand allocation of 4 KiB, 16 KiB, 64 KiB, 128 KiB,
+ * 256 KiB, 1 MiB, 16 MiB and 64 MiB moved back and forth between VRAM (the
+ * CpuVisible segment) and system memory (EVICT), the aperture, and the
+ * other (invisible) VRAM segment; each move is the ioctl plus GEM_WAIT, so
+ * the engine's pipelined copy is inside the time. MiB moved per second,
+ * both directions counted, median of 5 runs, each after one untimed
+ * warm-up round trip. Every cell is measured in three modes in the same
+ * boot, the runs of the modes alternating (each repeat starting with
+ * another mode) so that all see the same host (its speed drifts under
+ * TCG): engine-or-CPU (use_engine=1 with the
+ * driver's cpu_move_max_kb thresholds: what users get), the engine alone
+ * (cpu_move_max_kb=0,0,0) and the CPU copy fallback (use_engine=0); the
+ * parameters are restored afterwards. Rows also show engine-or-CPU over
+ * each of the others, and the 64 MiB figures are compared with the
+ * host's memcpy bandwidth (-H) and the guest's userspace memcpy of
+ * 64 MiB. A size that does not fit a segment shows n/a. The content is
+ * checked after each size.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -97,6 +133,8 @@
 #include <getopt.h>
 #include <glob.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -106,6 +144,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -133,6 +172,8 @@ enum row {
 	R_DUMB_4K, R_DUMB_64K, R_DUMB_1M,
 	R_EVICT_SIZE, R_EVICT, R_EVICT_OUT, R_EVICT_IN,
 	R_FLIP_EVICT, R_FLIP_STAY,
+	R_EXIT_BUSY, R_EXIT_IDLE, R_CLOSE_BIG,
+	R_PLACE_1K, R_PLACE_100K,
 	R_REF,
 	R_COUNT,
 };
@@ -150,6 +191,11 @@ static const char * const row_name[R_COUNT] = {
 	[R_EVICT_IN]	= "  system -> VRAM only [MiB/s]",
 	[R_FLIP_EVICT]	= "flips with eviction [1/s]",
 	[R_FLIP_STAY]	= "flips without eviction (control) [1/s]",
+	[R_EXIT_BUSY]	= "exit, 1,000 allocations, engine busy [ms]",
+	[R_EXIT_IDLE]	= "exit, 1,000 allocations, engine idle [ms]",
+	[R_CLOSE_BIG]	= "close, 100,000 allocations of 4 KiB [ms]",
+	[R_PLACE_1K]	= "create+destroy, 1,000 live [1/s]",
+	[R_PLACE_100K]	= "create+destroy, 100,000 live [1/s]",
 	[R_REF]		= "reference: userspace memset [MiB/s]",
 };
 
@@ -166,7 +212,7 @@ struct col {
 	int fd;
 	int minor;
 	struct cell cell[R_COUNT];
-	char info[4][200];
+	char info[8][200];
 	unsigned int ninfo;
 };
 
@@ -321,6 +367,7 @@ struct alloc_ops {
 };
 
 static uint32_t wddmseg_vram_id;
+static uint32_t wddmseg_other_vram_id;	/* another memory segment, or 0 */
 
 static int gem_create(struct col *c, uint64_t size, uint32_t *handle)
 {
@@ -354,44 +401,103 @@ static int dumb_destroy(struct col *c, uint32_t handle)
 	return drmModeDestroyDumbBuffer(c->fd, handle);
 }
 
-static void bench_alloc(struct col *c, enum row r, const struct alloc_ops *ops,
-			uint64_t size)
+/* One pair, which also tells whether it works at all (noted if not). */
+static bool alloc_warm(struct col *c, enum row r, const struct alloc_ops *ops,
+		       uint64_t size)
+{
+	uint32_t h;
+	int ret = ops->create(c, size, &h);
+
+	if (ret) {
+		na(c, r, "create failed: %s", strerror(-ret));
+		return false;
+	}
+	ops->destroy(c, h);
+	return true;
+}
+
+/* One timed repeat into row @r; false (noted) on failure. */
+static bool alloc_run(struct col *c, enum row r, const struct alloc_ops *ops,
+		      uint64_t size)
 {
 	struct cell *cl = &c->cell[r];
-	double per_run = seconds / repeats;
-	unsigned int k;
+	double per_run = seconds / repeats, t0, t;
+	uint64_t n = 0;
 	uint32_t h;
 	int ret;
 
-	/* warm up: one pair, which also tells whether it works at all */
-	ret = ops->create(c, size, &h);
-	if (ret) {
-		na(c, r, "create failed: %s", strerror(-ret));
-		return;
-	}
-	ops->destroy(c, h);
+	ref_sample(c);
+	t0 = now();
+	do {
+		ret = ops->create(c, size, &h);
+		if (!ret)
+			ret = ops->destroy(c, h);
+		if (ret) {
+			na(c, r, "failed after %" PRIu64 " pairs: %s", n,
+			   strerror(-ret));
+			return false;
+		}
+		n++;
+		t = now() - t0;
+	} while (t < per_run || n < 4);
+	cl->runs[cl->nruns++] = n / t;
+	return true;
+}
 
-	for (k = 0; k < repeats; k++) {
-		uint64_t n = 0;
-		double t0, t;
+static int bench_find_vram(struct col *c);
 
-		ref_sample(c);
-		t0 = now();
-		do {
-			ret = ops->create(c, size, &h);
-			if (!ret)
-				ret = ops->destroy(c, h);
-			if (ret) {
-				na(c, r, "failed after %" PRIu64 " pairs: %s",
-				   n, strerror(-ret));
-				return;
+/*
+ * The create+destroy rows of every driver, interleaved: for each size and
+ * repeat, one run of each (driver, row) in turn, so that all of them see
+ * the same host (under TCG on a shared host its speed drifts by a factor
+ * of two within minutes; measured one driver after the other, the ratio
+ * column would mostly show that drift).
+ */
+static void bench_alloc_all(void)
+{
+	static const struct alloc_ops gem = { gem_create, gem_close };
+	static const struct alloc_ops dumb = { dumb_create, dumb_destroy };
+	struct {
+		struct col *c;
+		enum row r;
+		const struct alloc_ops *ops;
+		bool ok;
+	} job[MAX_COLS * 2];
+	unsigned int i, j, k, n;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		n = 0;
+		for (j = 0; j < ncols; j++) {
+			struct col *c = &cols[j];
+
+			if (c->fd < 0)
+				continue;
+			if (!strcmp(c->driver, "wddmseg")) {
+				if (bench_find_vram(c)) {
+					na(c, R_GEM_4K + i, "no VRAM segment");
+					na(c, R_DUMB_4K + i, "no VRAM segment");
+					continue;
+				}
+				job[n++] = (typeof(job[0])){ c, R_GEM_4K + i, &gem, false };
+			} else {
+				if (!strcmp(c->driver, "bochs-drm"))
+					na(c, R_GEM_4K + i, "no driver GEM_CREATE ioctl (dumb only)");
 			}
-			n++;
-			t = now() - t0;
-		} while (t < per_run || n < 4);
-		cl->runs[cl->nruns++] = n / t;
+			job[n++] = (typeof(job[0])){ c, R_DUMB_4K + i, &dumb, false };
+		}
+		for (j = 0; j < n; j++)
+			job[j].ok = alloc_warm(job[j].c, job[j].r, job[j].ops,
+					       sizes[i]);
+		for (k = 0; k < repeats; k++)
+			for (j = 0; j < n; j++)
+				if (job[j].ok)
+					job[j].ok = alloc_run(job[j].c, job[j].r,
+							      job[j].ops,
+							      sizes[i]);
+		for (j = 0; j < n; j++)
+			if (job[j].ok)
+				done(job[j].c, job[j].r);
 	}
-	done(c, r);
 }
 
 /* ---- content helpers ----------------------------------------------- */
@@ -433,6 +539,9 @@ static int bench_find_vram(struct col *c)
 	uint32_t id, first = 0;
 	int ret;
 
+	if (wddmseg_vram_id)
+		return 0;	/* found before */
+
 	ret = wddmseg_query_adapter(c->fd, &qa);
 	if (ret)
 		return ret;
@@ -444,17 +553,27 @@ static int bench_find_vram(struct col *c)
 			continue;
 		if (!first)
 			first = id;
-		if (qs.flags & WDDMSEG_SEGMENT_FLAG_CPU_VISIBLE) {
+		if (!wddmseg_vram_id &&
+		    (qs.flags & WDDMSEG_SEGMENT_FLAG_CPU_VISIBLE)) {
 			wddmseg_vram_id = id;
 			info(c, "VRAM segment %u: %llu MiB, CpuVisible", id,
 			     (unsigned long long)qs.size >> 20);
-			return 0;
 		}
 	}
 	if (!first)
 		return -ENODEV;
-	wddmseg_vram_id = first;
-	info(c, "VRAM segment %u (none is CpuVisible)", first);
+	if (!wddmseg_vram_id) {
+		wddmseg_vram_id = first;
+		info(c, "VRAM segment %u (none is CpuVisible)", first);
+	}
+	/* another memory segment, for the engine saturator */
+	for (id = 1; id <= qa.segment_count; id++)
+		if (id != wddmseg_vram_id &&
+		    !wddmseg_query_segment(c->fd, id, NULL, 0, &qs) &&
+		    !wddmseg_segment_is_aperture(qs.flags)) {
+			wddmseg_other_vram_id = id;
+			break;
+		}
 	return 0;
 }
 
@@ -559,10 +678,221 @@ out:
 	gem_close(c, h);
 }
 
+/* ---- release: exit and close ---------------------------------------- */
+
+/*
+ * The engine saturator: two 8 MiB allocations in the other VRAM segment
+ * (or the VRAM segment), Transfers between them with two always queued,
+ * until killed. Writes one byte to @ready once the first are queued.
+ */
+static void __attribute__((noreturn)) saturate(const char *node, int ready)
+{
+	const uint64_t size = 8 << 20;
+	uint32_t seg = wddmseg_other_vram_id ? wddmseg_other_vram_id :
+		       wddmseg_vram_id;
+	int fd = open(node, O_RDWR | O_CLOEXEC), fence[2] = { -1, -1 };
+	uint32_t h[2];
+	unsigned int k;
+
+	if (fd < 0 || wddmseg_create_allocation_in(fd, size, 0, seg, &h[0]) ||
+	    wddmseg_create_allocation_in(fd, size, 0, seg, &h[1]))
+		_exit(1);
+	for (k = 0;; k++) {
+		struct pollfd pfd = { .fd = fence[k % 2], .events = POLLIN };
+
+		if (pfd.fd >= 0) {
+			poll(&pfd, 1, 10000);
+			close(pfd.fd);
+		}
+		if (wddmseg_copy(fd, h[k % 2], 0, h[(k + 1) % 2], 0, size,
+				 &fence[k % 2]))
+			_exit(1);
+		if (k == 1 && write(ready, "s", 1) != 1)
+			_exit(1);
+	}
+}
+
+/* A process holding 1,000 allocations, each written once; waits. */
+static void __attribute__((noreturn)) hold(const char *node, int ready)
+{
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+	unsigned int i;
+
+	if (fd < 0)
+		_exit(1);
+	for (i = 0; i < 1000; i++) {
+		uint32_t h;
+		void *p;
+
+		if (wddmseg_create_allocation_in(fd, 4096,
+						 WDDMSEG_ALLOC_CPU_VISIBLE,
+						 wddmseg_vram_id, &h) ||
+		    wddmseg_lock(fd, h, 4096, &p))
+			_exit(1);
+		*(volatile char *)p = 1;
+		wddmseg_unlock(p, 4096);
+	}
+	if (write(ready, "h", 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/* Fork @fn(node, pipe); wait for its byte. The pid, or a negative errno. */
+static pid_t spawn(const char *node, void (*fn)(const char *, int))
+{
+	int p[2];
+	pid_t pid;
+	char b;
+
+	if (pipe(p))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
+	if (!pid) {
+		close(p[0]);
+		fn(node, p[1]);
+	}
+	close(p[1]);
+	if (read(p[0], &b, 1) != 1) {
+		close(p[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -EIO;
+	}
+	close(p[0]);
+	return pid;
+}
+
+static void bench_exit(struct col *c, enum row r, bool busy)
+{
+	struct cell *cl = &c->cell[r];
+	unsigned int k;
+
+	for (k = 0; k < repeats; k++) {
+		pid_t sat = 0, holder;
+		double t0;
+		int st;
+
+		ref_sample(c);
+		holder = spawn(c->node, hold);
+		if (holder < 0) {
+			na(c, r, "holder: %s", strerror(-holder));
+			return;
+		}
+		if (busy) {
+			sat = spawn(c->node, saturate);
+			if (sat < 0) {
+				kill(holder, SIGKILL);
+				waitpid(holder, NULL, 0);
+				na(c, r, "saturator: %s", strerror(-sat));
+				return;
+			}
+			usleep(200000);	/* the engine's queue fills */
+		}
+		t0 = now();
+		kill(holder, SIGKILL);
+		waitpid(holder, &st, 0);
+		cl->runs[cl->nruns++] = (now() - t0) * 1000.0;
+		if (sat > 0) {
+			kill(sat, SIGKILL);
+			waitpid(sat, NULL, 0);
+		}
+	}
+	done(c, r);
+}
+
+/* Create+destroy pairs per second of 4 KiB in the VRAM segment, timed. */
+static double place_rate(struct col *c, double secs)
+{
+	uint64_t n = 0;
+	double t0 = now(), t;
+	uint32_t h;
+
+	do {
+		if (gem_create(c, 4096, &h) || gem_close(c, h))
+			return NA;
+		n++;
+		t = now() - t0;
+	} while (t < secs || n < 4);
+	return n / t;
+}
+
+/*
+ * Placement cost at 1,000 and 100,000 live allocations of a second file,
+ * then the close of that file (see the comment at the top).
+ */
+static void bench_live(struct col *c)
+{
+	static const unsigned int live[] = { 1000, 100000 };
+	struct wddmseg_allocation_desc a = {
+		.size = 4096,
+		.preferred = { wddmseg_vram_id, wddmseg_other_vram_id },
+	};
+	struct drm_wddmseg_query_adapter qa;
+	struct drm_wddmseg_query_segment qs;
+	unsigned int i, k, n = 0;
+	uint32_t id, h;
+	double t0;
+	int fd, ret;
+
+	if (!wddmseg_query_adapter(c->fd, &qa))
+		for (id = 1; id <= qa.segment_count; id++)
+			if (!wddmseg_query_segment(c->fd, id, NULL, 0, &qs) &&
+			    !(qs.flags & WDDMSEG_SEGMENT_FLAG_AGP))
+				a.supported_segments |= WDDMSEG_SEGMENT_BIT(id);
+	fd = open(c->node, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		na(c, R_PLACE_1K, "open: %s", strerror(errno));
+		na(c, R_PLACE_100K, "see above");
+		na(c, R_CLOSE_BIG, "see above");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(live); i++) {
+		enum row r = i ? R_PLACE_100K : R_PLACE_1K;
+		struct cell *cl = &c->cell[r];
+
+		t0 = now();
+		for (; n < live[i]; n++) {
+			ret = wddmseg_create_allocation(fd, &a, &h);
+			if (ret)
+				break;
+		}
+		if (n < live[i]) {
+			na(c, r, "allocation %u of %u: %s", n, live[i],
+			   strerror(-ret));
+			continue;
+		}
+		info(c, "%u live allocations created in %.1f s", live[i],
+		     now() - t0);
+		for (k = 0; k < repeats; k++) {
+			ref_sample(c);
+			cl->runs[cl->nruns] = place_rate(c, seconds / repeats);
+			if (cl->runs[cl->nruns] == NA) {
+				na(c, r, "create+destroy failed");
+				break;
+			}
+			cl->nruns++;
+		}
+		done(c, r);
+	}
+	t0 = now();
+	close(fd);
+	if (n == live[ARRAY_SIZE(live) - 1]) {
+		c->cell[R_CLOSE_BIG].runs[c->cell[R_CLOSE_BIG].nruns++] =
+			(now() - t0) * 1000.0;
+		done(c, R_CLOSE_BIG);
+	} else {
+		na(c, R_CLOSE_BIG, "only %u allocations", n);
+	}
+}
+
 static void bench_wddmseg(struct col *c)
 {
-	static const struct alloc_ops gem = { gem_create, gem_close };
-	static const struct alloc_ops dumb = { dumb_create, dumb_destroy };
 	unsigned int i;
 	int ret;
 
@@ -572,20 +902,21 @@ static void bench_wddmseg(struct col *c)
 			na(c, i, "no VRAM segment (%s)", strerror(-ret));
 		return;
 	}
-	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		bench_alloc(c, R_GEM_4K + i, &gem, sizes[i]);
-	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		bench_alloc(c, R_DUMB_4K + i, &dumb, sizes[i]);
+	/* create+destroy: bench_alloc_all() */
 	bench_evict(c);
+	bench_exit(c, R_EXIT_IDLE, false);
+	bench_exit(c, R_EXIT_BUSY, true);
+	bench_live(c);
 }
 
 /* ---- wddmseg migration throughput: engine against CPU --------------- */
 
 #define USE_ENGINE_PARAM	"/sys/module/wddmseg/parameters/use_engine"
+#define CPU_MOVE_PARAM	"/sys/module/wddmseg/parameters/cpu_move_max_kb"
 #define MIG_REPEATS		5
 
 static const uint64_t mig_sizes[] = {
-	4096, 65536, 1048576, 16 << 20, 64 << 20,
+	4096, 16384, 65536, 131072, 262144, 1048576, 16 << 20, 64 << 20,
 };
 #define MIG_NSIZES	ARRAY_SIZE(mig_sizes)
 static uint64_t mig_only;	/* -S: bytes, 0 for every size */
@@ -597,9 +928,21 @@ static const char * const mig_path_name[MIG_NPATHS] = {
 	[MIG_VRAM]	= "VRAM <-> VRAM (seg1<->seg2)",
 };
 
-/* [path][size][0: CPU, 1: engine], MiB/s or NA; why n/a */
-static double mig[MIG_NPATHS][MIG_NSIZES][2];
-static char mig_note[MIG_NPATHS][MIG_NSIZES][2][96];
+/*
+ * The modes: the CPU copy (use_engine=0), the driver's choice of engine
+ * or CPU per move (use_engine=1, cpu_move_max_kb as loaded), the engine
+ * alone (use_engine=1, cpu_move_max_kb=0,0,0).
+ */
+enum mig_mode { MIG_CPU, MIG_AUTO, MIG_ENGINE, MIG_NMODES };
+static const char * const mig_mode_name[MIG_NMODES] = {
+	[MIG_CPU] = "CPU", [MIG_AUTO] = "engine-or-CPU",
+	[MIG_ENGINE] = "engine only",
+};
+static char saved_cpu_move[32];	/* cpu_move_max_kb as loaded, or "" */
+
+/* [path][size][mode], MiB/s or NA; why n/a */
+static double mig[MIG_NPATHS][MIG_NSIZES][MIG_NMODES];
+static char mig_note[MIG_NPATHS][MIG_NSIZES][MIG_NMODES][96];
 static bool mig_ran;
 static char mig_info[6][200];
 static unsigned int mig_ninfo;
@@ -716,32 +1059,54 @@ static double mig_run(struct col *c, uint32_t h, uint64_t size, uint32_t a,
 	return 2.0 * n * size / 1048576.0 / dt;
 }
 
+/* Switch the module parameters to mode @e; 0 or a negative errno. */
+static int mig_set_mode(unsigned int e, char *note, size_t nlen)
+{
+	const char *path = USE_ENGINE_PARAM;
+	int ret = param_write(path, e == MIG_CPU ? "0" : "1");
+
+	if (!ret && saved_cpu_move[0] && e != MIG_CPU) {
+		path = CPU_MOVE_PARAM;
+		ret = param_write(path, e == MIG_ENGINE ? "0,0,0" :
+				  saved_cpu_move);
+	}
+	if (ret)
+		snprintf(note, nlen, "cannot write %s: %s", path,
+			 strerror(-ret));
+	return ret;
+}
+
 /*
- * The two cells of one path and size: MIG_REPEATS runs with the engine
- * and as many with the CPU copy, alternating (use_engine is switched
- * between runs), so that both modes see the same host; each cell is the
- * median of its runs. Without the parameter only the default mode runs.
+ * The cells of one path and size: MIG_REPEATS runs in each mode, the
+ * modes alternating (the parameters are switched between runs), so that
+ * all see the same host; each cell is the median of its runs. Without
+ * use_engine only the default mode runs (as engine-or-CPU); without
+ * cpu_move_max_kb (a driver that always uses the engine) engine-or-CPU
+ * is the engine alone and "engine only" is not measured apart.
  */
 static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 		      unsigned int s, uint32_t a, uint32_t b, bool switchable)
 {
-	double runs[2][MIG_REPEATS];
-	unsigned int k, e, got[2] = { 0, 0 };
+	double runs[MIG_NMODES][MIG_REPEATS];
+	unsigned int k, i, e, got[MIG_NMODES] = { 0 };
 	char *note;
-	int ret;
 
 	for (k = 0; k < MIG_REPEATS; k++) {
-		for (e = 2; e-- > 0;) {
+		for (i = 0; i < MIG_NMODES; i++) {
+			/* each repeat starts with another mode: no order bias */
+			e = (k + i) % MIG_NMODES;
 			note = mig_note[p][s][e];
-			if (!switchable && !e)
+			if (!switchable && e != MIG_AUTO)
 				continue;
-			if (switchable &&
-			    (ret = param_write(USE_ENGINE_PARAM, e ? "1" : "0"))) {
+			if (e == MIG_ENGINE && !saved_cpu_move[0]) {
 				snprintf(note, sizeof(mig_note[0][0][0]),
-					 "cannot write %s: %s", USE_ENGINE_PARAM,
-					 strerror(-ret));
+					 "no %s: engine-or-CPU is the engine",
+					 CPU_MOVE_PARAM);
 				continue;
 			}
+			if (switchable &&
+			    mig_set_mode(e, note, sizeof(mig_note[0][0][0])))
+				continue;
 			runs[e][got[e]] = mig_run(c, h, mig_sizes[s], a, b,
 						  mig_seconds / MIG_REPEATS,
 						  note, sizeof(mig_note[0][0][0]));
@@ -749,7 +1114,7 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 				got[e]++;
 		}
 	}
-	for (e = 0; e < 2; e++) {
+	for (e = 0; e < MIG_NMODES; e++) {
 		if (got[e] < MIG_REPEATS)	/* a run failed: see its note */
 			continue;
 		qsort(runs[e], MIG_REPEATS, sizeof(double), cmp_double);
@@ -757,7 +1122,7 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 		if (verbose) {
 			printf("%s: migration %s %" PRIu64 " KiB %s: %.1f MiB/s (runs",
 			       prog, mig_path_name[p], mig_sizes[s] >> 10,
-			       e ? "engine" : "CPU", mig[p][s][e]);
+			       mig_mode_name[e], mig[p][s][e]);
 			for (k = 0; k < MIG_REPEATS; k++)
 				printf(" %.0f", runs[e][k]);
 			printf(")\n");
@@ -776,7 +1141,7 @@ static void bench_migrate(struct col *c)
 
 	for (p = 0; p < MIG_NPATHS; p++)
 		for (s = 0; s < MIG_NSIZES; s++)
-			for (e = 0; e < 2; e++)
+			for (e = 0; e < MIG_NMODES; e++)
 				mig[p][s][e] = NA;
 	mig_ran = true;
 	guest_memcpy_sample();
@@ -804,6 +1169,11 @@ static void bench_migrate(struct col *c)
 	other[MIG_VRAM] = inv;
 	if (param_read(USE_ENGINE_PARAM, saved, sizeof(saved)))
 		minfo("no %s: only the default mode is measured", USE_ENGINE_PARAM);
+	if (param_read(CPU_MOVE_PARAM, saved_cpu_move, sizeof(saved_cpu_move)))
+		saved_cpu_move[0] = '\0';
+	else
+		minfo("engine-or-CPU: cpu_move_max_kb=%s (VRAM<->system, aperture, VRAM<->VRAM)",
+		      saved_cpu_move);
 
 	for (s = 0; s < MIG_NSIZES; s++) {
 		struct wddmseg_allocation_desc g = {
@@ -817,7 +1187,7 @@ static void bench_migrate(struct col *c)
 
 		if (mig_only && size != mig_only) {
 			for (p = 0; p < MIG_NPATHS; p++)
-				for (e = 0; e < 2; e++)
+				for (e = 0; e < MIG_NMODES; e++)
 					snprintf(mig_note[p][s][e], sizeof(mig_note[0][0][0]),
 						 "not measured (-S)");
 			continue;
@@ -832,7 +1202,7 @@ static void bench_migrate(struct col *c)
 			ret = mig_move(c, h, vis);
 		if (ret) {
 			for (p = 0; p < MIG_NPATHS; p++)
-				for (e = 0; e < 2; e++)
+				for (e = 0; e < MIG_NMODES; e++)
 					snprintf(mig_note[p][s][e], sizeof(mig_note[0][0][0]),
 						 "%" PRIu64 " KiB in VRAM: %s",
 						 size >> 10, strerror(-ret));
@@ -846,7 +1216,7 @@ static void bench_migrate(struct col *c)
 			fill(m, size, seed);
 		for (p = 0; p < MIG_NPATHS; p++) {
 			if (p != MIG_SYS && !other[p]) {
-				for (e = 0; e < 2; e++)
+				for (e = 0; e < MIG_NMODES; e++)
 					snprintf(mig_note[p][s][e], sizeof(mig_note[0][0][0]),
 						 "no such segment");
 				continue;
@@ -862,6 +1232,8 @@ static void bench_migrate(struct col *c)
 	}
 	if (saved[0])
 		param_write(USE_ENGINE_PARAM, saved);
+	if (saved_cpu_move[0])
+		param_write(CPU_MOVE_PARAM, saved_cpu_move);
 }
 
 static void fmt_mibs(char *buf, size_t len, double v)
@@ -874,18 +1246,20 @@ static void fmt_mibs(char *buf, size_t len, double v)
 
 static void print_migration(void)
 {
-	char a[24], b[24], r[24];
-	unsigned int p, s;
+	char a[24], b[24], d[24], r1[24], r2[24];
+	unsigned int p, s, e;
 
 	if (!mig_ran)
 		return;
 	printf("\nmigration throughput, wddmseg (move + GEM_WAIT, both directions, median of %d) [MiB/s]\n",
 	       MIG_REPEATS);
-	printf("%-30s %8s %12s %12s %10s\n", "path", "size", "engine",
-	       "CPU", "engine/CPU");
+	printf("%-30s %8s %14s %12s %12s %9s %9s\n", "path", "size",
+	       "engine-or-CPU", "engine only", "CPU", "/engine", "/CPU");
 	for (p = 0; p < MIG_NPATHS; p++) {
 		for (s = 0; s < MIG_NSIZES; s++) {
-			double en = mig[p][s][1], cpu = mig[p][s][0];
+			double au = mig[p][s][MIG_AUTO],
+			       en = mig[p][s][MIG_ENGINE],
+			       cpu = mig[p][s][MIG_CPU];
 			char sz[24];
 
 			if (mig_sizes[s] >= 1048576)
@@ -894,35 +1268,42 @@ static void print_migration(void)
 			else
 				snprintf(sz, sizeof(sz), "%" PRIu64 " KiB",
 					 mig_sizes[s] >> 10);
-			fmt_mibs(a, sizeof(a), en);
-			fmt_mibs(b, sizeof(b), cpu);
-			if (en != NA && cpu != NA && cpu > 0)
-				snprintf(r, sizeof(r), "%.2f", en / cpu);
+			fmt_mibs(a, sizeof(a), au);
+			fmt_mibs(b, sizeof(b), en);
+			fmt_mibs(d, sizeof(d), cpu);
+			if (au != NA && en != NA && en > 0)
+				snprintf(r1, sizeof(r1), "%.2f", au / en);
 			else
-				snprintf(r, sizeof(r), "n/a");
-			printf("%-30s %8s %12s %12s %10s\n", mig_path_name[p],
-			       sz, a, b, r);
+				snprintf(r1, sizeof(r1), "n/a");
+			if (au != NA && cpu != NA && cpu > 0)
+				snprintf(r2, sizeof(r2), "%.2f", au / cpu);
+			else
+				snprintf(r2, sizeof(r2), "n/a");
+			printf("%-30s %8s %14s %12s %12s %9s %9s\n",
+			       mig_path_name[p], sz, a, b, d, r1, r2);
 		}
 	}
-	for (s = 0; s < MIG_NSIZES * MIG_NPATHS * 2; s++) {
-		unsigned int pp = s / (MIG_NSIZES * 2), ss = s / 2 % MIG_NSIZES,
-			     e = s % 2;
+	printf("(/engine, /CPU: engine-or-CPU against each alone)\n");
+	for (s = 0; s < MIG_NSIZES * MIG_NPATHS * MIG_NMODES; s++) {
+		unsigned int pp = s / (MIG_NSIZES * MIG_NMODES),
+			     ss = s / MIG_NMODES % MIG_NSIZES;
 
+		e = s % MIG_NMODES;
 		if (mig[pp][ss][e] == NA && mig_note[pp][ss][e][0])
 			printf("  n/a %s %" PRIu64 " KiB %s: %s\n",
 			       mig_path_name[pp], mig_sizes[ss] >> 10,
-			       e ? "engine" : "CPU", mig_note[pp][ss][e]);
+			       mig_mode_name[e], mig_note[pp][ss][e]);
 	}
 	fmt_mibs(a, sizeof(a), host_memcpy);
 	fmt_mibs(b, sizeof(b), guest_memcpy);
 	printf("host memcpy, 64 MiB buffers (outside the VM) [MiB/s]: %s\n", a);
 	printf("guest userspace memcpy, 64 MiB (TCG) [MiB/s]: %s\n", b);
 	for (p = 0; p < MIG_NPATHS; p++) {
-		double en = mig[p][MIG_NSIZES - 1][1];
+		double au = mig[p][MIG_NSIZES - 1][MIG_AUTO];
 
-		if (en != NA && host_memcpy != NA && host_memcpy > 0)
-			printf("engine 64 MiB %s / host memcpy: %.3f\n",
-			       mig_path_name[p], en / host_memcpy);
+		if (au != NA && host_memcpy != NA && host_memcpy > 0)
+			printf("engine-or-CPU 64 MiB %s / host memcpy: %.3f\n",
+			       mig_path_name[p], au / host_memcpy);
 	}
 	for (s = 0; s < mig_ninfo; s++)
 		printf("  %s\n", mig_info[s]);
@@ -1040,7 +1421,6 @@ static int vram_flush(struct col *c, const struct kms *k, uint32_t fb_w,
 
 static void bench_vram_helper(struct col *c)
 {
-	static const struct alloc_ops dumb = { dumb_create, dumb_destroy };
 	double per_run = seconds / repeats;
 	uint64_t vram = 0, usage = 0, fb_size;
 	uint32_t handle[3] = { 0 }, fb[3] = { 0 }, fb_w = 2048, fb_h;
@@ -1051,10 +1431,7 @@ static void bench_vram_helper(struct col *c)
 	uint64_t shown;
 	int ret;
 
-	for (i = 0; i < 3; i++)
-		na(c, R_GEM_4K + i, "no driver GEM_CREATE ioctl (dumb only)");
-	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		bench_alloc(c, R_DUMB_4K + i, &dumb, sizes[i]);
+	/* create+destroy: bench_alloc_all() */
 	na(c, R_EVICT_OUT, "one flip moves both ways; not separable");
 	na(c, R_EVICT_IN, "one flip moves both ways; not separable");
 
@@ -1233,13 +1610,12 @@ fail:
 
 static void bench_other(struct col *c)
 {
-	static const struct alloc_ops dumb = { dumb_create, dumb_destroy };
 	unsigned int i;
 
+	/* create+destroy: bench_alloc_all() */
 	for (i = 0; i < R_COUNT; i++)
-		na(c, i, "not measured for this driver");
-	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		bench_alloc(c, R_DUMB_4K + i, &dumb, sizes[i]);
+		if (i < R_DUMB_4K || i > R_DUMB_1M)
+			na(c, i, "not measured for this driver");
 }
 
 /* ---- output -------------------------------------------------------- */
@@ -1278,6 +1654,8 @@ static void print_table(void)
 	printf("\n%-42s", "measurement (median of repeats)");
 	for (i = 0; i < ncols; i++)
 		printf(" %14s", cols[i].driver);
+	if (ncols >= 2)
+		printf(" %10s", "ratio");
 	printf("\n");
 	for (r = 0; r < R_COUNT; r++) {
 		printf("%-42s", row_name[r]);
@@ -1291,8 +1669,24 @@ static void print_table(void)
 					 " [%u]", note_number(i, cl->note));
 			printf(" %14s", buf);
 		}
+		if (ncols >= 2) {
+			double a = cols[0].cell[r].value, b = NA;
+
+			/* GEM rows: against the other's dumb row, same size */
+			if (r <= R_GEM_1M)
+				b = cols[1].cell[r - R_GEM_4K + R_DUMB_4K].value;
+			else if ((r >= R_DUMB_4K && r <= R_DUMB_1M) || r == R_REF)
+				b = cols[1].cell[r].value;
+			if (a != NA && b != NA && b > 0)
+				printf(" %10.2f", a / b);
+			else
+				printf(" %10s", "");
+		}
 		printf("\n");
 	}
+	if (ncols >= 2)
+		printf("ratio: %s / %s; GEM rows against %s's dumb row of the same size\n",
+		       cols[0].driver, cols[1].driver, cols[1].driver);
 	printf("\n");
 	for (i = 0; i < nnotes; i++)
 		printf("[%u] %s: %s\n", i + 1, cols[note_col[i]].driver,
@@ -1425,9 +1819,17 @@ int main(int argc, char **argv)
 			for (r = 0; r < R_COUNT; r++)
 				na(c, r, r ? "see above" : "no DRM device of this driver");
 			c->node[0] = '\0';
+			c->fd = -1;
 			continue;
 		}
 		c->minor = node_minor(c->node);
+	}
+	bench_alloc_all();
+	for (i = 0; i < ncols; i++) {
+		struct col *c = &cols[i];
+
+		if (c->fd < 0)
+			continue;
 		fflush(stdout);
 		if (!strcmp(c->driver, "wddmseg")) {
 			bench_wddmseg(c);
@@ -1438,6 +1840,9 @@ int main(int argc, char **argv)
 			bench_vram_helper(c);
 		else
 			bench_other(c);
+		if (strcmp(c->driver, "wddmseg"))
+			for (r = R_EXIT_BUSY; r <= R_PLACE_100K; r++)
+				na(c, r, "wddmseg only");
 		done(c, R_REF);
 		close(c->fd);
 	}

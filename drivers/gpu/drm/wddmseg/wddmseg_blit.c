@@ -219,6 +219,8 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	if (ret)
 		goto out_unlock;
 
+	/* Written in place by the engine: wiped on release. */
+	WRITE_ONCE(gem_to_wddmseg_bo(objs[0])->exposed, true);
 	fence = wddmseg_migrate_blit(wdev, a, objs[1], objs[0]);
 	if (IS_ERR(fence)) {
 		ret = PTR_ERR(fence);

@@ -770,6 +770,7 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	ret = wddmseg_protect_check_cpu(bo, "vmap");
 	if (ret)
 		return ret;
+	WRITE_ONCE(bo->exposed, true);
 	ret = wddmseg_gem_vmap_lock(obj, true);
 	if (ret)
 		return ret;
@@ -810,6 +811,7 @@ static void wddmseg_gem_vunmap(struct drm_gem_object *obj,
 static int wddmseg_gem_mmap(struct drm_gem_object *obj,
 			    struct vm_area_struct *vma)
 {
+	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
 	int ret;
 
 	if (obj->import_attach) {
@@ -825,8 +827,12 @@ static int wddmseg_gem_mmap(struct drm_gem_object *obj,
 			drm_gem_object_put(obj);
 		return ret;
 	}
-	ret = wddmseg_protect_check_cpu(gem_to_wddmseg_bo(obj), "mmap");
-	return ret ? ret : drm_gem_ttm_mmap(obj, vma);
+	ret = wddmseg_protect_check_cpu(bo, "mmap");
+	if (ret)
+		return ret;
+	/* The CPU may write it in place from now on: wiped on release. */
+	WRITE_ONCE(bo->exposed, true);
+	return drm_gem_ttm_mmap(obj, vma);
 }
 
 /* debugfs (framebuffer, state dumps): TTM's helper needs a resource. */

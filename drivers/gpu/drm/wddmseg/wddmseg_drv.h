@@ -107,13 +107,22 @@ struct wddmseg_violation {
  * @wdev: owning device
  * @segment_id: WDDM segment id (1-based)
  * @desc: the segment's descriptor
- * @lock: protects @mm and @committed
+ * @lock: protects @mm, @committed and @zeroed
  * @mm: address space of the segment, in pages from the segment start
  * @commit_limit: pages that may be allocated at once (CommitLimit)
  * @committed: pages allocated now
  * @allocations: resources allocated now
  * @pinned_pages: pages of pinned allocations now in the segment
  * @evictions: allocations evicted out of the segment so far
+ * @zeroed: memory segments only (NULL for apertures): one bit per page of
+ *	the segment, set while the page is free and known to hold zeroes
+ *	once the paging work queued so far has run (a wipe on release, the
+ *	clear at probe); cleared when the page is allocated. Protected by
+ *	@lock.
+ * @fills_skipped: placements that needed no Fill because all of their
+ *	pages were known to be zero
+ * @wipes_skipped: releases that needed no wipe: the allocation held the
+ *	zeroes it was given and was never written in place
  *
  * Memory segments and aperture segments share this manager: both are a
  * linear range of pages; an aperture's pages are bound to system pages in
@@ -124,13 +133,16 @@ struct wddmseg_mgr {
 	struct wddmseg_device *wdev;
 	u32 segment_id;
 	const struct wddmseg_segment_desc *desc;
-	spinlock_t lock;	/* protects mm and committed */
+	spinlock_t lock;	/* protects mm, committed and zeroed */
 	struct drm_mm mm;
 	u64 commit_limit;
 	u64 committed;
 	atomic64_t allocations;
 	atomic64_t pinned_pages;
 	atomic64_t evictions;
+	unsigned long *zeroed;
+	atomic64_t fills_skipped;
+	atomic64_t wipes_skipped;
 };
 
 /**
@@ -379,6 +391,8 @@ struct wddmseg_kept;
  *	by the device (TRANSFER_ENCRYPTED); the way back decrypts. Changed
  *	under the reservation
  * @seal_nonce: the nonce of that encryption
+ * @exposed: mapped by the CPU (mmap, vmap), exported, or the destination
+ *	of a blit: its VRAM may have been written in place. Never cleared
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -406,6 +420,7 @@ struct wddmseg_bo {
 	struct wddmseg_kept *kept;
 	bool sealed;
 	u64 seal_nonce;
+	bool exposed;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)
@@ -522,6 +537,12 @@ u64 wddmseg_mgr_res_pages(struct ttm_resource *res);
 struct ttm_resource *wddmseg_mgr_node_res(struct drm_mm_node *node);
 bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
 				 const struct ttm_resource *res);
+bool wddmseg_mgr_res_zeroed(const struct ttm_resource *res);
+void wddmseg_mgr_res_set_pristine(struct ttm_resource *res);
+bool wddmseg_mgr_res_pristine(const struct ttm_resource *res);
+void wddmseg_mgr_res_wiped(struct ttm_resource *res);
+void wddmseg_mgr_set_zeroed(struct wddmseg_mgr *mgr, bool zeroed);
+void wddmseg_mgr_forget_zeroed(struct wddmseg_device *wdev);
 
 /*
  * The TTM memory type of a buffer object's resource. Since 6.3 ("drm/ttm:
@@ -571,6 +592,8 @@ struct dma_fence *wddmseg_migrate_clear(struct wddmseg_device *wdev,
 					struct wddmseg_mgr *mgr,
 					struct ttm_resource *res,
 					const char *what);
+struct dma_fence *wddmseg_migrate_clear_segment(struct wddmseg_device *wdev,
+						struct wddmseg_mgr *mgr);
 int wddmseg_migrate_access(struct wddmseg_device *wdev,
 			   struct ttm_buffer_object *tbo,
 			   struct wddmseg_mgr *mgr, u64 gpu_addr, void *buf,
@@ -585,7 +608,16 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 			     struct ttm_operation_ctx *ctx);
 
 /* wddmseg_params.c */
+/* Kinds of move with their own engine-or-CPU threshold (cpu_move_max_kb). */
+enum wddmseg_move_path {
+	WDDMSEG_MOVE_SYSTEM,	/* VRAM <-> system memory */
+	WDDMSEG_MOVE_APERTURE,	/* an aperture on either side */
+	WDDMSEG_MOVE_VRAM,	/* VRAM <-> VRAM */
+	WDDMSEG_MOVE_PATHS,
+};
+
 extern bool wddmseg_use_engine;
+extern unsigned int wddmseg_cpu_move_max_kb[WDDMSEG_MOVE_PATHS];
 extern unsigned int wddmseg_keep_sysmem_mb;
 extern unsigned int wddmseg_fence_timeout_ms;
 extern unsigned int wddmseg_fence_spin_us;

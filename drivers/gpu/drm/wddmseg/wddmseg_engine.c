@@ -425,6 +425,8 @@ static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
 	u8 *copy;
 
 	lockdep_assert_held(&eng->lock);
+	/* A queued wipe may not have run: VRAM is no longer known zero. */
+	wddmseg_mgr_forget_zeroed(eng->wdev);
 	code = readl(eng->mmio + WDDMSEG_REG_FAULT_CODE);
 	head = readl(eng->mmio + WDDMSEG_REG_FAULT_HEAD);
 	writel(WDDMSEG_RING_CTRL_RESET, eng->mmio + WDDMSEG_REG_RING_CTRL);

@@ -67,7 +67,9 @@
  * APT_SEGMENT (a segment id whose flags have Aperture) and APT_PAGE (page
  * index inside that segment, in 4 KiB pages), then write the 4 KiB-aligned
  * DMA address of a system page to APT_ADDR_LO and APT_ADDR_HI; writing HI
- * stores the entry. Address 0 unmaps the page. Reading APT_ADDR_* returns
+ * stores the entry, with the last value written to APT_ADDR_LO (which
+ * stays latched: entries with the same low half need only HI). Address 0
+ * unmaps the page. Reading APT_ADDR_* returns
  * the selected entry. An out-of-range selection sets
  * WDDMSEG_STATUS_APT_ERROR and the write is dropped.
  */

@@ -8,17 +8,41 @@
  * CommitLimit below its Size: the address space is Size, but no more than
  * CommitLimit bytes are allocated at once, and allocation fails with
  * -ENOSPC (which makes TTM evict) when a request would exceed it.
+ *
+ * Memory segments also remember which free pages are known to hold
+ * zeroes (struct wddmseg_mgr, @zeroed): pages wiped when their allocation
+ * was released, or cleared at probe and never allocated since. A new
+ * resource whose pages all were is "zeroed" (wddmseg_mgr_res_zeroed()):
+ * the move that gives a new allocation its first VRAM needs no Fill then,
+ * so VRAM is cleared once, not on release and again on create. The wipe
+ * may still be queued when the range is handed out: TTM adds the
+ * manager's move fence, which the release made the wipe's, to the new
+ * allocation's reservation, and the engine runs jobs in order, so
+ * neither the CPU nor the engine sees the range before it is zero.
  */
 
+#include <linux/bitmap.h>
 #include <linux/slab.h>
 
 #include <drm/drm_print.h>
 
 #include "wddmseg_drv.h"
 
+/*
+ * @zeroed: every page was known to be zero when the range was allocated
+ * @wiped: a Fill of zeroes over the range is queued (release, discard):
+ *	the pages are known to be zero once free
+ * @pristine: the range got content that never existed (zeroes, by a Fill
+ *	or because it was known zero) and nothing wrote to it through the
+ *	resource since; whether its allocation was written in place
+ *	otherwise is &wddmseg_bo.exposed
+ */
 struct wddmseg_mgr_node {
 	struct ttm_resource base;
 	struct drm_mm_node mm;
+	bool zeroed;
+	bool wiped;
+	bool pristine;
 };
 
 static struct wddmseg_mgr *to_mgr(struct ttm_resource_manager *man)
@@ -62,6 +86,12 @@ static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
 		if (!ret)
 			mgr->committed += pages;
 	}
+	if (!ret && mgr->zeroed) {
+		u64 start = node->mm.start, end = start + node->mm.size;
+
+		node->zeroed = find_next_zero_bit(mgr->zeroed, end, start) >= end;
+		bitmap_clear(mgr->zeroed, start, node->mm.size);
+	}
 	spin_unlock(&mgr->lock);
 
 	if (ret) {
@@ -84,6 +114,8 @@ static void wddmseg_mgr_free(struct ttm_resource_manager *man,
 
 	spin_lock(&mgr->lock);
 	mgr->committed -= node->mm.size;
+	if (node->wiped && mgr->zeroed)
+		bitmap_set(mgr->zeroed, node->mm.start, node->mm.size);
 	drm_mm_remove_node(&node->mm);
 	spin_unlock(&mgr->lock);
 
@@ -125,6 +157,11 @@ static void wddmseg_mgr_debug(struct ttm_resource_manager *man,
 		   atomic64_read(&mgr->allocations),
 		   atomic64_read(&mgr->pinned_pages),
 		   atomic64_read(&mgr->evictions));
+	if (mgr->zeroed)
+		drm_printf(p, "  %u free pages known zero, %lld Fills and %lld wipes skipped\n",
+			   bitmap_weight(mgr->zeroed, mgr->manager.size),
+			   atomic64_read(&mgr->fills_skipped),
+			   atomic64_read(&mgr->wipes_skipped));
 	drm_mm_print(&mgr->mm, p);
 	spin_unlock(&mgr->lock);
 }
@@ -160,6 +197,14 @@ int wddmseg_mgr_init(struct wddmseg_device *wdev, u32 segment_id)
 	spin_lock_init(&mgr->lock);
 	drm_mm_init(&mgr->mm, 0, pages);
 	mgr->commit_limit = seg->commit_limit >> PAGE_SHIFT;
+	/* Nothing is known about VRAM yet: wddmseg_ttm_init() clears it. */
+	if (!wddmseg_segment_is_aperture(seg)) {
+		mgr->zeroed = bitmap_zalloc(pages, GFP_KERNEL);
+		if (!mgr->zeroed) {
+			kfree(mgr);
+			return -ENOMEM;
+		}
+	}
 
 	mgr->manager.use_tt = wddmseg_segment_is_aperture(seg);
 	mgr->manager.func = &wddmseg_mgr_func;
@@ -197,6 +242,7 @@ void wddmseg_mgr_fini(struct wddmseg_device *wdev, u32 segment_id)
 	ttm_resource_manager_cleanup(&mgr->manager);
 	ttm_set_driver_manager(&wdev->bdev, wdev->mem_type[segment_id - 1], NULL);
 	wdev->mgr[segment_id - 1] = NULL;
+	bitmap_free(mgr->zeroed);
 	kfree(mgr);
 }
 
@@ -286,4 +332,92 @@ bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
 	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
 
 	return mgr && wddmseg_segment_is_aperture(mgr->desc);
+}
+
+/**
+ * wddmseg_mgr_res_zeroed - whether a new VRAM resource already reads zero
+ * @res: a resource one of the segment managers allocated
+ *
+ * Return: true when every page of @res was known to be zero when it was
+ * allocated (it will be once the paging work queued before has run: the
+ * manager's move fence, which TTM put into the allocation's reservation).
+ * Always false for aperture resources.
+ */
+bool wddmseg_mgr_res_zeroed(const struct ttm_resource *res)
+{
+	return container_of(res, struct wddmseg_mgr_node, base)->zeroed;
+}
+
+/**
+ * wddmseg_mgr_res_set_pristine - note that a VRAM resource holds zeroes only
+ * @res: a resource of a memory segment that a move just filled with
+ *	zeroes, or found known zero
+ */
+void wddmseg_mgr_res_set_pristine(struct ttm_resource *res)
+{
+	to_mgr_node(res)->pristine = true;
+}
+
+/**
+ * wddmseg_mgr_res_pristine - whether a VRAM resource got zeroes only
+ * @res: a resource of a memory segment
+ *
+ * Return: true after wddmseg_mgr_res_set_pristine(). Writes to the
+ * allocation in place (mappings, blits) are the caller's to rule out.
+ */
+bool wddmseg_mgr_res_pristine(const struct ttm_resource *res)
+{
+	return container_of(res, struct wddmseg_mgr_node, base)->pristine;
+}
+
+/**
+ * wddmseg_mgr_res_wiped - note that a Fill of zeroes over a resource is queued
+ * @res: a VRAM resource about to be freed
+ *
+ * Its pages count as known zero once it is freed. The caller makes the
+ * Fill's fence the manager's move fence before freeing it.
+ */
+void wddmseg_mgr_res_wiped(struct ttm_resource *res)
+{
+	to_mgr_node(res)->wiped = true;
+}
+
+/**
+ * wddmseg_mgr_set_zeroed - mark every free page of a memory segment
+ * @mgr: the segment
+ * @zeroed: true after a Fill of the whole segment was queued (the caller
+ *	made it the move fence) while nothing was allocated; false to
+ *	forget what was known
+ */
+void wddmseg_mgr_set_zeroed(struct wddmseg_mgr *mgr, bool zeroed)
+{
+	struct drm_mm_node *hole;
+	u64 start, end;
+
+	if (!mgr->zeroed)
+		return;
+	spin_lock(&mgr->lock);
+	if (!zeroed) {
+		bitmap_zero(mgr->zeroed, mgr->manager.size);
+	} else {
+		drm_mm_for_each_hole(hole, &mgr->mm, start, end)
+			bitmap_set(mgr->zeroed, start, end - start);
+	}
+	spin_unlock(&mgr->lock);
+}
+
+/**
+ * wddmseg_mgr_forget_zeroed - nothing in VRAM is known to be zero any more
+ * @wdev: device
+ *
+ * After an engine reset a queued wipe may have failed: from then on every
+ * new placement in VRAM is filled again until the next wipes.
+ */
+void wddmseg_mgr_forget_zeroed(struct wddmseg_device *wdev)
+{
+	u32 i;
+
+	for (i = 0; i < WDDMSEG_MAX_SEGMENTS; i++)
+		if (wdev->mgr[i])
+			wddmseg_mgr_set_zeroed(wdev->mgr[i], false);
 }

@@ -212,19 +212,20 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 }
 
 /*
- * One engine job over a whole VRAM resource: a DiscardContent first when
- * @discard, then a Fill of zeroes. @what names the operation in the trace,
- * whose source segment is 0 for a discard (the content goes nowhere).
+ * One engine job over @pages pages of a memory segment from page @start:
+ * a DiscardContent first when @discard, then a Fill of zeroes. @what names
+ * the operation in the trace, whose source segment is 0 for a discard
+ * (the content goes nowhere).
  */
 static struct dma_fence *wddmseg_migrate_zero(struct wddmseg_device *wdev,
 					      struct wddmseg_mgr *mgr,
-					      struct ttm_resource *res,
+					      u64 start, u64 pages,
 					      bool discard, const char *what)
 {
 	struct wddmseg_engine *eng = &wdev->engine;
 	u64 cmd[WDDMSEG_DISCARD_QWORDS + WDDMSEG_FILL_QWORDS];
 	u32 n = (discard ? WDDMSEG_DISCARD_QWORDS : 0) + WDDMSEG_FILL_QWORDS;
-	u64 size = wddmseg_mgr_res_pages(res) << PAGE_SHIFT;
+	u64 size = pages << PAGE_SHIFT;
 	struct dma_fence *fence;
 	struct wddmseg_loc loc;
 	struct wddmseg_job job;
@@ -242,7 +243,7 @@ static struct dma_fence *wddmseg_migrate_zero(struct wddmseg_device *wdev,
 		return ERR_PTR(ret);
 	}
 	loc.segment_id = mgr->segment_id;
-	loc.addr = (u64)res->start << PAGE_SHIFT;
+	loc.addr = start << PAGE_SHIFT;
 	loc.offset = 0;
 	if (discard)
 		q = wddmseg_encode_discard(cmd, size, &loc);
@@ -272,7 +273,8 @@ struct dma_fence *wddmseg_migrate_discard(struct wddmseg_device *wdev,
 					  struct wddmseg_mgr *mgr,
 					  struct ttm_resource *res)
 {
-	return wddmseg_migrate_zero(wdev, mgr, res, true, "discard");
+	return wddmseg_migrate_zero(wdev, mgr, res->start,
+				    wddmseg_mgr_res_pages(res), true, "discard");
 }
 
 /**
@@ -290,7 +292,26 @@ struct dma_fence *wddmseg_migrate_clear(struct wddmseg_device *wdev,
 					struct ttm_resource *res,
 					const char *what)
 {
-	return wddmseg_migrate_zero(wdev, mgr, res, false, what);
+	return wddmseg_migrate_zero(wdev, mgr, res->start,
+				    wddmseg_mgr_res_pages(res), false, what);
+}
+
+/**
+ * wddmseg_migrate_clear_segment - Fill a whole memory segment with zeroes
+ * @wdev: device
+ * @mgr: the segment, with nothing allocated in it
+ *
+ * The clear at probe after which all of the segment's VRAM is known to be
+ * zero (VRAM keeps what an earlier driver instance left there).
+ *
+ * Return: the job's fence, ERR_PTR(-ENODEV) without an engine, or another
+ * ERR_PTR.
+ */
+struct dma_fence *wddmseg_migrate_clear_segment(struct wddmseg_device *wdev,
+						struct wddmseg_mgr *mgr)
+{
+	return wddmseg_migrate_zero(wdev, mgr, 0, mgr->manager.size, false,
+				    "clear");
 }
 
 /*
@@ -516,6 +537,7 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 	struct wddmseg_mgr *old_mgr = wddmseg_mgr_res(wdev, old_mem);
 	bool old_tt = !old_mgr || old_mgr->manager.use_tt;
 	struct ttm_tt *ttm = tbo->ttm;
+	struct wddmseg_mgr *new_mgr;
 	bool clear;
 	void *bounce;
 	pgoff_t i;
@@ -523,6 +545,23 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 
 	/* Content nowhere or in pages nobody populated is all zeroes. */
 	clear = !old_mem || (old_tt && (!ttm || !ttm_tt_is_populated(ttm)));
+
+	/* ... and VRAM known to be zero already is (the caller waited). */
+	new_mgr = wddmseg_mgr_res(wdev, new_mem);
+	if (clear && new_mgr && !new_mgr->manager.use_tt) {
+		wddmseg_mgr_res_set_pristine(new_mem);
+		if (wddmseg_mgr_res_zeroed(new_mem)) {
+			atomic64_inc(&new_mgr->fills_skipped);
+			trace_wddmseg_paging_op("skipped fill", 0,
+						new_mgr->segment_id,
+						tbo->base.size, 0);
+			return 0;
+		}
+	}
+	trace_wddmseg_paging_op(clear ? "cpu fill" : "cpu transfer",
+				old_mgr ? old_mgr->segment_id : 0,
+				new_mgr ? new_mgr->segment_id : 0,
+				tbo->base.size, 0);
 
 	/* Either side may be the ttm_tt (system memory or an aperture). */
 	if (ttm && !clear) {

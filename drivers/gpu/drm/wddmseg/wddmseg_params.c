@@ -15,6 +15,18 @@ module_param_named(use_engine, wddmseg_use_engine, bool, 0644);
 MODULE_PARM_DESC(use_engine,
 		 "Move memory with the copy engine (default) or, if 0, with the CPU");
 
+/*
+ * Moves of at most this many KiB go through the CPU even with the engine
+ * on, when the allocation is idle; per path: [0] VRAM <-> system memory,
+ * [1] an aperture on either side, [2] VRAM <-> VRAM. Measured with
+ * `make bench` (Documentation/gpu/wddmseg.rst, "Engine or CPU").
+ */
+unsigned int wddmseg_cpu_move_max_kb[WDDMSEG_MOVE_PATHS] = { 128, 64, 64 };
+module_param_array_named(cpu_move_max_kb, wddmseg_cpu_move_max_kb, uint,
+			 NULL, 0644);
+MODULE_PARM_DESC(cpu_move_max_kb,
+		 "Largest move in KiB the CPU copies instead of the engine when the allocation is idle: VRAM<->system,aperture,VRAM<->VRAM (default 128,64,64; 0: engine only)");
+
 unsigned int wddmseg_keep_sysmem_mb = 256;
 module_param_named(keep_sysmem_mb, wddmseg_keep_sysmem_mb, uint, 0644);
 MODULE_PARM_DESC(keep_sysmem_mb,

@@ -30,11 +30,29 @@
 
 #include "wddmseg_drv.h"
 #include "wddmseg_hw.h"
+#include "wddmseg_trace.h"
 
 /* Does @tbo's ttm_tt hold ExistingSysMem (user) pages? */
 static bool wddmseg_tt_user(struct ttm_buffer_object *tbo)
 {
 	return tbo->ttm && to_wddmseg_tt(tbo->ttm)->user_pages;
+}
+
+/*
+ * Make @fence the move fence of @man unless a later one is there: TTM adds
+ * it to every allocation placed in @man from now on, so that nobody uses
+ * a range before the paging work queued for it has run. All paging fences
+ * share the engine's one context, so the latest covers all earlier ones.
+ */
+static void wddmseg_man_move_fence(struct ttm_resource_manager *man,
+				   struct dma_fence *fence)
+{
+	spin_lock(&man->move_lock);
+	if (!man->move || dma_fence_is_later(fence, man->move)) {
+		dma_fence_put(man->move);
+		man->move = dma_fence_get(fence);
+	}
+	spin_unlock(&man->move_lock);
 }
 
 /*
@@ -54,17 +72,11 @@ static void wddmseg_bo_cleanup_from_pages(struct ttm_buffer_object *tbo,
 					  struct ttm_resource *new_mem)
 {
 	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
-	struct ttm_resource_manager *man;
 
-	if (wddmseg_mgr_res_is_aperture(wdev, tbo->resource)) {
-		man = ttm_manager_type(tbo->bdev, tbo->resource->mem_type);
-		spin_lock(&man->move_lock);
-		if (!man->move || dma_fence_is_later(fence, man->move)) {
-			dma_fence_put(man->move);
-			man->move = dma_fence_get(fence);
-		}
-		spin_unlock(&man->move_lock);
-	}
+	if (wddmseg_mgr_res_is_aperture(wdev, tbo->resource))
+		wddmseg_man_move_fence(ttm_manager_type(tbo->bdev,
+							tbo->resource->mem_type),
+				       fence);
 	wddmseg_kept_mark(tbo, true, fence);
 	ttm_bo_move_sync_cleanup(tbo, new_mem);
 	wddmseg_kept_mark(tbo, false, NULL);
@@ -103,6 +115,27 @@ static int wddmseg_bo_move_crypt(struct wddmseg_device *wdev,
 	drm_dbg(&wdev->drm, "move: rule hardware-protected-evict: segment %u -> %u: HardwareProtected content moves through system memory only encrypted, between segments with EncryptedPagingSupported\n",
 		from, to);
 	return -EACCES;
+}
+
+/*
+ * The move of an allocation whose content never existed into VRAM that is
+ * already zero: only the placement changes. An unpopulated ttm_tt stays,
+ * for the next eviction to populate.
+ */
+static void wddmseg_bo_skip_fill(struct wddmseg_device *wdev,
+				 struct wddmseg_bo *bo,
+				 struct ttm_resource *old_mem,
+				 struct ttm_resource *new_mem, bool evict)
+{
+	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, new_mem);
+
+	atomic64_inc(&mgr->fills_skipped);
+	trace_wddmseg_paging_op("skipped fill", 0, mgr->segment_id,
+				bo->tbo.base.size, 0);
+	wddmseg_mgr_res_set_pristine(new_mem);
+	bo->sealed = false;
+	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
+	ttm_bo_move_null(&bo->tbo, new_mem);
 }
 
 /* The engine path of the move callback; -ENODEV: use the CPU instead. */
@@ -156,6 +189,17 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 			return ret;
 	}
 
+	/*
+	 * Content that never existed, into VRAM that is known to be zero
+	 * (wiped on release, or cleared at probe): nothing to Fill. TTM put
+	 * the segment's move fence, which covers a wipe still queued, into
+	 * the reservation, and the engine runs later jobs after it.
+	 */
+	if (clear && !new_man->use_tt && wddmseg_mgr_res_zeroed(new_mem)) {
+		wddmseg_bo_skip_fill(wdev, bo, old_mem, new_mem, evict);
+		return 0;
+	}
+
 	nonce = crypt == WDDMSEG_CRYPT_ENCRYPT ? wddmseg_protect_nonce(wdev) :
 		bo->seal_nonce;
 	ret = wddmseg_migrate_move(wdev, tbo, new_mem, clear, crypt, nonce,
@@ -164,6 +208,8 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 		return ret;
 	if (crypt == WDDMSEG_CRYPT_ENCRYPT)
 		bo->seal_nonce = nonce;
+	if (clear && !new_man->use_tt)
+		wddmseg_mgr_res_set_pristine(new_mem);
 	/* Content that never existed or came back decrypted is not sealed. */
 	if (!new_man->use_tt)
 		bo->sealed = false;
@@ -237,12 +283,47 @@ static int wddmseg_bo_move_discard(struct wddmseg_device *wdev,
 		ttm_bo_move_sync_cleanup(tbo, new_mem);
 		return 0;
 	}
+	/* The job ends with a Fill of zeroes: the range is free and zero. */
+	wddmseg_mgr_res_wiped(old_mem);
 	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
 	if (sync)
 		dma_fence_wait(fence, false);
 	ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !sync, new_mem);
 	dma_fence_put(fence);
 	return ret;
+}
+
+/*
+ * Whether the CPU moves @bo into @new_mem although the engine runs: a
+ * small move (at most cpu_move_max_kb for its path) of an idle allocation
+ * whose content the CPU may see. An engine job costs a ring submission,
+ * a doorbell and a fence interrupt however small it is, where the CPU
+ * copies a few pages in less time; a busy allocation stays on the engine,
+ * which queues the move behind the work it waits for instead of blocking
+ * the caller. The thresholds are measured (Documentation/gpu/wddmseg.rst,
+ * "Engine or CPU").
+ */
+static bool wddmseg_bo_move_on_cpu(struct wddmseg_device *wdev,
+				   struct wddmseg_bo *bo,
+				   struct ttm_resource *new_mem)
+{
+	struct ttm_resource *old_mem = bo->tbo.resource;
+	enum wddmseg_move_path path = WDDMSEG_MOVE_SYSTEM;
+	u64 max;
+
+	if (wddmseg_bo_hw_protected(bo) || bo->sealed)
+		return false;
+	if (wddmseg_mgr_res_is_aperture(wdev, old_mem) ||
+	    wddmseg_mgr_res_is_aperture(wdev, new_mem))
+		path = WDDMSEG_MOVE_APERTURE;
+	else if (wddmseg_res_segment(wdev, old_mem) &&
+		 wddmseg_res_segment(wdev, new_mem))
+		path = WDDMSEG_MOVE_VRAM;
+	max = (u64)READ_ONCE(wddmseg_cpu_move_max_kb[path]) << 10;
+	if (bo->tbo.base.size > max)
+		return false;
+	return dma_resv_test_signaled(bo->tbo.base.resv,
+				      DMA_RESV_USAGE_BOOKKEEP);
 }
 
 static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
@@ -276,7 +357,8 @@ static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 	    new_mem->mem_type == TTM_PL_SYSTEM)
 		return wddmseg_bo_move_discard(wdev, tbo, evict, ctx, new_mem);
 
-	if (wddmseg_migrate_uses_engine(wdev)) {
+	if (wddmseg_migrate_uses_engine(wdev) &&
+	    !wddmseg_bo_move_on_cpu(wdev, bo, new_mem)) {
 		ret = wddmseg_bo_move_engine(wdev, tbo, evict, ctx, new_mem);
 		if (ret != -ENODEV)
 			return ret;
@@ -488,6 +570,80 @@ static int wddmseg_io_mem_reserve(struct ttm_device *bdev,
 	return 0;
 }
 
+/*
+ * Whether every unsignaled fence of @tbo's (locked) reservation is a
+ * paging fence: then a job queued on the engine now runs after all of
+ * them.
+ */
+static bool wddmseg_bo_engine_ordered(struct wddmseg_device *wdev,
+				      struct ttm_buffer_object *tbo)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *f;
+
+	dma_resv_for_each_fence(&cursor, tbo->base.resv,
+				DMA_RESV_USAGE_BOOKKEEP, f)
+		if (f->context != wdev->engine.fence_context &&
+		    !dma_fence_is_signaled(f))
+			return false;
+	return true;
+}
+
+/*
+ * Release of an allocation in VRAM without waiting for the engine: queue
+ * a Fill of zeroes over its range (behind whatever the engine still does
+ * with it: jobs run in order), make the Fill's fence the segment's move
+ * fence and free the range at once. The next allocation placed there
+ * gets that fence in its reservation from TTM, and its own jobs run after
+ * the wipe; the range counts as known zero (no Fill on its next use).
+ * The memory is free, and counted as free, when the last reference goes;
+ * TTM's delayed destroy only waits, in its worker, for fences that other
+ * paging work (a pipelined eviction's pages) left on the object.
+ *
+ * Return: false when it cannot be done so (no engine, not VRAM, pinned,
+ * the reservation busy, or a fence from outside the engine): the caller
+ * wipes and waits as before.
+ */
+static bool wddmseg_bo_release_vram(struct ttm_buffer_object *tbo)
+{
+	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
+	struct ttm_resource *res = tbo->resource;
+	struct dma_fence *fence;
+	struct wddmseg_mgr *mgr;
+
+	if (!res || tbo->pin_count || !wddmseg_migrate_uses_engine(wdev))
+		return false;
+	mgr = wddmseg_mgr_res(wdev, res);
+	if (!mgr || mgr->manager.use_tt || !dma_resv_trylock(tbo->base.resv))
+		return false;
+	if (!wddmseg_bo_engine_ordered(wdev, tbo))
+		goto fallback;
+	/*
+	 * Zeroes only, nothing wrote to it in place, and idle (the Fill
+	 * or the wipe that zeroed it has run): the range is zero already.
+	 */
+	if (wddmseg_mgr_res_pristine(res) && !to_wddmseg_bo(tbo)->exposed &&
+	    dma_resv_test_signaled(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP)) {
+		atomic64_inc(&mgr->wipes_skipped);
+		goto free;
+	}
+	fence = wddmseg_migrate_clear(wdev, mgr, res, "wipe");
+	if (IS_ERR(fence))
+		goto fallback;
+	wddmseg_man_move_fence(&mgr->manager, fence);
+	dma_fence_put(fence);
+free:
+	wddmseg_mgr_res_wiped(res);
+	wddmseg_bo_delete_mem_notify(tbo);
+	ttm_resource_free(tbo, &tbo->resource);
+	dma_resv_unlock(tbo->base.resv);
+	return true;
+
+fallback:
+	dma_resv_unlock(tbo->base.resv);
+	return false;
+}
+
 /* Queue a Fill of zeroes over the VRAM of an allocation being released. */
 static void wddmseg_bo_wipe(struct ttm_buffer_object *tbo)
 {
@@ -514,13 +670,17 @@ static void wddmseg_bo_wipe(struct ttm_buffer_object *tbo)
 }
 
 /*
- * Wipe VRAM an allocation leaves behind, with a FILL on the engine, then
- * wait until the allocation is idle: its memory is free (and counted as
- * free) when the last reference goes, not later from TTM's delayed delete.
+ * Wipe VRAM an allocation leaves behind. Normally the range is freed at
+ * once with the wipe still queued (wddmseg_bo_release_vram()); otherwise
+ * the wipe goes into the reservation and this waits until the allocation
+ * is idle, so that its memory is free (and counted as free) when the last
+ * reference goes, not later from TTM's delayed delete.
  */
 static void wddmseg_bo_release_notify(struct ttm_buffer_object *tbo)
 {
 	if (!wddmseg_is_bo(tbo))
+		return;
+	if (wddmseg_bo_release_vram(tbo))
 		return;
 	wddmseg_bo_wipe(tbo);
 	dma_resv_wait_timeout(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP, false,
@@ -587,6 +747,8 @@ static int wddmseg_access_memory(struct ttm_buffer_object *tbo,
 		return wddmseg_access_tt(tbo, offset, buf, len, write);
 
 	dma_resv_assert_held(tbo->base.resv);
+	if (write && wddmseg_is_bo(tbo))
+		WRITE_ONCE(to_wddmseg_bo(tbo)->exposed, true);
 	if (!drm_dev_enter(&wdev->drm, &idx))
 		return -ENODEV;
 	gpu_addr = mgr->desc->base_address + ((u64)res->start << PAGE_SHIFT) +
@@ -627,6 +789,34 @@ static void wddmseg_assign_mem_types(struct wddmseg_device *wdev)
 		} else {
 			wdev->mem_type[i] = next_priv++;
 		}
+	}
+}
+
+/*
+ * VRAM holds whatever an earlier driver instance (or firmware) left in
+ * it: queue one Fill of zeroes per memory segment, make it the segment's
+ * move fence and mark the whole segment known zero, so that the first
+ * allocations there need no Fill of their own. Without an engine nothing
+ * is known and every placement is filled.
+ */
+static void wddmseg_ttm_clear_vram(struct wddmseg_device *wdev)
+{
+	struct dma_fence *fence;
+	struct wddmseg_mgr *mgr;
+	u32 i;
+
+	if (!wddmseg_migrate_uses_engine(wdev))
+		return;
+	for (i = 0; i < wdev->desc.segment_count; i++) {
+		mgr = wdev->mgr[i];
+		if (!mgr || mgr->manager.use_tt)
+			continue;
+		fence = wddmseg_migrate_clear_segment(wdev, mgr);
+		if (IS_ERR(fence))
+			continue;
+		wddmseg_man_move_fence(&mgr->manager, fence);
+		dma_fence_put(fence);
+		wddmseg_mgr_set_zeroed(mgr, true);
 	}
 }
 
@@ -677,6 +867,7 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 	ret = wddmseg_kept_init(wdev);
 	if (ret)
 		goto err_fini;
+	wddmseg_ttm_clear_vram(wdev);
 	wdev->ttm_ready = true;
 	return 0;
 

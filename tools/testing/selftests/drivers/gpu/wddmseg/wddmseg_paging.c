@@ -578,7 +578,11 @@ TEST_F_TIMEOUT(paging, evict_discard_vram, 120)
 						       at[m] + 4 * j);
 			}
 		}
-		/* back without touching it: a Fill, zeroes */
+		/*
+		 * Back without touching it: zeroes, by one Fill (the engine's
+		 * "fill", the CPU's "cpu fill") or none where the VRAM is
+		 * known to be zero ("skipped fill"); never a Transfer.
+		 */
 		trace_start(self);
 		ASSERT_EQ(0, gem_move_wait(self->fd, h, seg[k]));
 		if (!traced) {
@@ -620,7 +624,7 @@ TEST_F_TIMEOUT(paging, evict_discard_pages, 120)
 		EXPECT_EQ(0, bad) TH_LOG("%s after discard: %" PRIu64 " stale bytes, first at 0x%" PRIx64,
 					 k ? "system memory" : "aperture", bad,
 					 first);
-		/* discarded again from system memory, then into VRAM: Fill */
+		/* discarded again, then into VRAM: a Fill (or skipped fill) */
 		ASSERT_EQ(0, wddmseg_evict(self->fd, h, WDDMSEG_EVICT_DISCARD));
 		traced = trace_start(self);
 		ASSERT_EQ(0, gem_move_wait(self->fd, h, SEG_INV));
