@@ -155,8 +155,8 @@ static int wddmseg_engine_show(struct seq_file *m, void *unused)
 
 /*
  * Write "hang" or "fault" to make the engine misbehave once, or
- * "fault-replay" to make it fault now and again on the replay after the
- * reset, so that the jobs fail with -EIO.
+ * "hang-replay" / "fault-replay" to make it hang or fault now and again on
+ * the replay after the reset, so that the jobs fail with -EIO.
  */
 static ssize_t wddmseg_inject_write(struct file *file, const char __user *ubuf,
 				    size_t len, loff_t *pos)
@@ -173,6 +173,9 @@ static ssize_t wddmseg_inject_write(struct file *file, const char __user *ubuf,
 		what = WDDMSEG_INJECT_HANG;
 	} else if (sysfs_streq(buf, "fault")) {
 		what = WDDMSEG_INJECT_FAULT;
+	} else if (sysfs_streq(buf, "hang-replay")) {
+		what = WDDMSEG_INJECT_HANG;
+		again = true;
 	} else if (sysfs_streq(buf, "fault-replay")) {
 		what = WDDMSEG_INJECT_FAULT;
 		again = true;

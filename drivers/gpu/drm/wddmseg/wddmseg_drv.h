@@ -218,6 +218,15 @@ struct wddmseg_engine {
  * @ring_limit: end of the reserved commands (the FENCE goes after)
  * @arena: CPU address of the reserved page-list bytes
  * @arena_dma: their DMA address
+ * @zero_segment: for a job that zeroes VRAM (wipe, clear, discard), its
+ *	segment; 0 otherwise
+ * @zero_addr: byte offset of the zeroed range in @zero_segment
+ * @zero_len: its length in bytes
+ *
+ * VRAM a zeroing job was queued for counts as zero from then on (a new
+ * placement there skips its Fill): if the engine fails the job, the CPU
+ * zeroes the range before the job's fence signals
+ * (wddmseg_engine_fail_pending()).
  */
 struct wddmseg_job {
 	u32 ring_start;
@@ -225,6 +234,9 @@ struct wddmseg_job {
 	u32 ring_limit;
 	u8 *arena;
 	dma_addr_t arena_dma;
+	u32 zero_segment;
+	u64 zero_addr;
+	u64 zero_len;
 };
 
 /**

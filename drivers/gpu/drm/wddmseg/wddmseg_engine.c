@@ -44,6 +44,9 @@
  * @arena_end: arena offset just past its page lists
  * @deadline: jiffies after which the job counts as hung
  * @replayed: the job was already replayed after a reset
+ * @zero_segment: &wddmseg_job.zero_segment
+ * @zero_addr: &wddmseg_job.zero_addr
+ * @zero_len: &wddmseg_job.zero_len
  */
 struct wddmseg_fence {
 	struct dma_fence base;
@@ -53,6 +56,9 @@ struct wddmseg_fence {
 	u32 arena_end;
 	unsigned long deadline;
 	bool replayed;
+	u32 zero_segment;
+	u64 zero_addr;
+	u64 zero_len;
 };
 
 static const char *wddmseg_fence_driver_name(struct dma_fence *f)
@@ -308,6 +314,9 @@ int wddmseg_engine_reserve(struct wddmseg_engine *eng, u32 qwords,
 	if (pad)
 		eng->arena_tail = 0;
 
+	job->zero_segment = 0;
+	job->zero_addr = 0;
+	job->zero_len = 0;
 	job->ring_start = eng->ring_tail;
 	job->ring_pos = eng->ring_tail;
 	job->ring_limit = eng->ring_tail + ring_bytes - WDDMSEG_FENCE_QWORDS * 8;
@@ -374,6 +383,9 @@ struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 	f->ring_end = job->ring_pos & (WDDMSEG_RING_BYTES - 1);
 	f->arena_end = eng->arena_tail;
 	f->deadline = jiffies + msecs_to_jiffies(wddmseg_fence_timeout_ms);
+	f->zero_segment = job->zero_segment;
+	f->zero_addr = job->zero_addr;
+	f->zero_len = job->zero_len;
 
 	spin_lock_irqsave(&eng->fence_lock, flags);
 	dma_fence_get(&f->base);
@@ -388,25 +400,64 @@ struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 	return &f->base;
 }
 
-/* Fail every pending job: the engine cannot run them. */
-static void wddmseg_engine_fail_pending(struct wddmseg_engine *eng, int error)
+/*
+ * Zero what a failed zeroing job was to zero, with the CPU (BAR2 or the
+ * BAR4 window), a page at a time.
+ */
+static void wddmseg_engine_cpu_zero(struct wddmseg_engine *eng,
+				    const struct wddmseg_fence *f)
+{
+	struct wddmseg_device *wdev = eng->wdev;
+	const struct wddmseg_segment_desc *seg =
+		&wdev->desc.seg[f->zero_segment - 1];
+	bool visible = seg->flags & DXGK_SEGFLAG_CPU_VISIBLE;
+	void *zero = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	u64 off;
+
+	if (!zero)
+		return;
+	for (off = 0; off < f->zero_len; off += PAGE_SIZE)
+		wddmseg_vram_io(wdev, visible, seg->base_address + f->zero_addr + off, zero,
+				min_t(u64, PAGE_SIZE, f->zero_len - off), true);
+	kfree(zero);
+}
+
+/*
+ * Fail every pending job: the engine cannot run them. With @cpu_zero, a
+ * job that zeroes VRAM is done by the CPU instead and signals without an
+ * error: allocations placed on that range since count on its zeroes.
+ */
+static void wddmseg_engine_fail_pending(struct wddmseg_engine *eng, int error,
+					bool cpu_zero)
 {
 	struct wddmseg_fence *f, *tmp;
 	unsigned long flags;
+	LIST_HEAD(failed);
 
 	spin_lock_irqsave(&eng->fence_lock, flags);
-	list_for_each_entry_safe(f, tmp, &eng->pending, link) {
-		list_del(&f->link);
-		trace_wddmseg_fence_signal(f->base.seqno, error);
-		dma_fence_set_error(&f->base, error);
-		dma_fence_signal_locked(&f->base);
-		dma_fence_put(&f->base);
-	}
+	list_splice_init(&eng->pending, &failed);
 	eng->ring_free = 0;
 	eng->ring_tail = 0;
 	eng->arena_free = 0;
 	eng->arena_tail = 0;
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
+
+	list_for_each_entry_safe(f, tmp, &failed, link) {
+		int err = error;
+
+		list_del(&f->link);
+		if (cpu_zero && f->zero_len) {
+			wddmseg_engine_cpu_zero(eng, f);
+			trace_wddmseg_paging_op("cpu fill", 0, f->zero_segment,
+						f->zero_len, f->base.seqno);
+			err = 0;
+		}
+		trace_wddmseg_fence_signal(f->base.seqno, err);
+		if (err)
+			dma_fence_set_error(&f->base, err);
+		dma_fence_signal(&f->base);
+		dma_fence_put(&f->base);
+	}
 	wake_up_all(&eng->space_wq);
 }
 
@@ -498,7 +549,7 @@ static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
 	return;
 
 fail:
-	wddmseg_engine_fail_pending(eng, -EIO);
+	wddmseg_engine_fail_pending(eng, -EIO, true);
 	wddmseg_engine_hw_start(eng);
 }
 
@@ -662,7 +713,7 @@ void wddmseg_engine_fini(struct wddmseg_engine *eng)
 	if (!wddmseg_engine_idle(eng, msecs_to_jiffies(wddmseg_fence_timeout_ms))) {
 		wddmseg_engine_recover(eng, "teardown");
 		if (!wddmseg_engine_idle(eng, msecs_to_jiffies(wddmseg_fence_timeout_ms)))
-			wddmseg_engine_fail_pending(eng, -ENODEV);
+			wddmseg_engine_fail_pending(eng, -ENODEV, false);
 	}
 	/* From now on moves use the CPU. */
 	WRITE_ONCE(eng->ready, false);

@@ -248,6 +248,9 @@ static struct dma_fence *wddmseg_migrate_zero(struct wddmseg_device *wdev,
 	if (discard)
 		q = wddmseg_encode_discard(cmd, size, &loc);
 	q += wddmseg_encode_fill(cmd + q, size, 0, &loc);
+	job.zero_segment = mgr->segment_id;
+	job.zero_addr = loc.addr;
+	job.zero_len = size;
 	trace_wddmseg_paging_op(what, mgr->segment_id,
 				discard ? 0 : mgr->segment_id, size,
 				eng->seqno + 1);

@@ -772,6 +772,57 @@ TEST_F_TIMEOUT(engine, replay_fails_gem_wait_eio, 60)
 }
 
 /*
+ * 6b'. A wipe the engine never runs. A released allocation's VRAM counts
+ * as zero once its wipe is queued: a new allocation placed there skips its
+ * Fill and waits for the wipe instead. When the wipe hangs on the replay
+ * too, the driver zeroes the range with the CPU before the wipe's fence
+ * signals: the new allocation reads zeroes, never the released one's
+ * content, and it is not in error.
+ */
+TEST_F_TIMEOUT(engine, failed_wipe_zeroed_by_cpu, 60)
+{
+	struct wddmseg_allocation_desc a = {
+		.size = SZ_1M,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE |
+			 WDDMSEG_ALLOC_FROM_END_OF_SEGMENT,
+		.supported_segments = BIT(SEG_VIS),
+		.preferred = { SEG_VIS },
+	};
+	struct drm_wddmseg_gem_info ix, iy;
+	uint8_t *buf;
+	char path[96];
+	uint32_t x, y;
+	uint64_t nonzero, first = 0;
+	int ret;
+
+	NEED_INJECT(path, "1000", NULL);
+	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &a, &x));
+	ASSERT_EQ(0, gem_write_pattern(self->fd, x, a.size, 0x3e1d));
+	ASSERT_EQ(0, wddmseg_wait(self->fd, x, 20 * NSEC_PER_SEC));
+	ASSERT_EQ(0, wddmseg_query_allocation(self->fd, x, &ix));
+
+	ASSERT_EQ(0, file_write(path, "hang-replay"));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, x));
+	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &a, &y));
+	ASSERT_EQ(0, wddmseg_query_allocation(self->fd, y, &iy));
+	ASSERT_EQ(ix.offset, iy.offset)
+		TH_LOG("the new allocation is not where the released one was");
+
+	ret = wddmseg_wait(self->fd, y, 20 * NSEC_PER_SEC);
+	EXPECT_EQ(0, ret) TH_LOG("GEM_WAIT on the new allocation: %s",
+				 strerror(-ret));
+	buf = malloc(a.size);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, gem_read_back(self->fd, y, a.size, buf));
+	nonzero = bytes_check(buf, a.size, 0, &first);
+	EXPECT_EQ(0u, nonzero)
+		TH_LOG("%llu bytes of the released allocation's content show, the first at %llu",
+		       (unsigned long long)nonzero, (unsigned long long)first);
+	free(buf);
+	wddmseg_destroy_allocation(self->fd, y);
+}
+
+/*
  * 6c. SynchronousPaging on an ordinary move (not only a discard): the
  * paging operation completes before MAKE_RESIDENT returns. With the engine
  * held by an injected hang, a move of an ordinary allocation returns at
