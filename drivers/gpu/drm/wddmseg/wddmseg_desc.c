@@ -436,15 +436,18 @@ static int wddmseg_validate_table(const struct wddmseg_adapter_desc *d,
  * What QUERY_ADAPTER reports: a capability is only reported when the
  * driver keeps its promise. IoMmuSecureModeSupported and -Required hold
  * when the device sits behind a translating IOMMU (the DMA API then
- * confines it to what the driver mapped). Every other bit has no
- * behaviour here yet and is masked; Documentation/gpu/wddmseg.rst says
+ * confines it to what the driver mapped). DisableSelfRefreshVRAMInS3 and
+ * AlwaysPoweredVRAM decide what a suspend evicts (wddmseg_pm.c). Every
+ * other bit has no behaviour here yet and is masked; Documentation/gpu/wddmseg.rst says
  * why for each.
  *
  * Return: the honoured subset of @caps.
  */
 u32 wddmseg_caps_honoured(u32 caps, bool isolated)
 {
-	u32 honoured = 0;
+	/* wddmseg_pm.c keeps both promises across S3. */
+	u32 honoured = DXGK_VIDMMCAP_DISABLE_SELF_REFRESH_VRAM_IN_S3 |
+		       DXGK_VIDMMCAP_ALWAYS_POWERED_VRAM;
 
 	if (isolated)
 		honoured |= DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |

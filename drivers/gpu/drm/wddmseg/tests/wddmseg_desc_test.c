@@ -317,11 +317,13 @@ static void caps_honoured(struct kunit *test)
 {
 	const u32 secure = DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |
 			   DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED;
+	const u32 pm = DXGK_VIDMMCAP_DISABLE_SELF_REFRESH_VRAM_IN_S3 |
+		       DXGK_VIDMMCAP_ALWAYS_POWERED_VRAM;
 	u32 all = DXGK_VIDMMCAP_KNOWN_MASK;
 
-	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, false), 0);
-	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, true), secure);
-	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all & ~secure, true), 0);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, false), pm);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, true), secure | pm);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all & ~secure & ~pm, true), 0);
 	KUNIT_EXPECT_EQ(test,
 			wddmseg_caps_honoured(DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED,
 					      true),

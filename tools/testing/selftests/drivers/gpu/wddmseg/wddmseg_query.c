@@ -140,12 +140,17 @@ static bool iommu_isolated(const char *bdf)
 /*
  * The DXGK_VIDMMCAPS bits the driver honours (wddmseg_caps_honoured()):
  * IoMmuSecureModeSupported (bit 11) and IoMmuSecureModeRequired (bit 13)
- * behind a translating IOMMU; nothing else has behaviour yet.
+ * behind a translating IOMMU; DisableSelfRefreshVRAMInS3 (bit 12) and
+ * AlwaysPoweredVRAM (bit 17), which decide what a suspend evicts; nothing
+ * else has behaviour yet.
  */
 static uint32_t caps_honoured(uint32_t caps, bool isolated)
 {
-	return isolated ? caps & (WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_SUPPORTED |
-				  WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_REQUIRED) : 0;
+	uint32_t pm = caps & (WDDMSEG_VIDMM_CAP_DISABLE_SELF_REFRESH_VRAM_IN_S3 |
+			      WDDMSEG_VIDMM_CAP_ALWAYS_POWERED_VRAM);
+
+	return pm | (isolated ? caps & (WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_SUPPORTED |
+					WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_REQUIRED) : 0);
 }
 
 /* QUERY_ADAPTER with @a exactly as given (non-zero input included). */

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kselftest: real suspend-to-RAM (S3) with allocations in every segment of
+ * every device of the expectation file. Each cycle arms the RTC, writes
+ * "mem" to /sys/power/state (deep sleep: QEMU's q35 with
+ * -global ICH9-LPC.disable_s3=0) and checks after the wake-up:
+ *
+ * - the content of every allocation is intact and it is back in its
+ *   segment;
+ * - a segment whose flags (and the adapter's caps) preserve it copied 0
+ *   bytes (pm_evicted_bytes) and kept them (pm_kept_bytes); any other
+ *   segment evicted and restored at least its allocation;
+ * - the device really lost power: a freed range of a segment that is not
+ *   preserved reads the device's poison pattern through the GPU (peek);
+ * - the copy engine blits.
+ *
+ * Not part of the boot that runs the other kselftests (its binary is
+ * wddmseg-pm, not wddmseg_*): tools/vm/pm-check.sh runs it in a boot of
+ * its own. WDDMSEG_PM_CYCLES sets the number of cycles (default 20).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wddmseg_gem.h"
+
+/* WDDMSEG_PM_POISON of wddmseg_hw.h: what lost VRAM reads after S3. */
+#define PM_POISON	0xd3adb0a7u
+#define PM_SIZE		(2 * SZ_1M)
+#define PM_PROBE	SZ_64K
+
+struct pm_seg {
+	uint32_t id;
+	bool preserved;
+	uint32_t h;		/* the allocation kept across the cycles */
+	uint32_t seed;
+	uint64_t probe;		/* GPU address of the freed probe range */
+};
+
+FIXTURE(pm) {
+	struct gem_env env;
+};
+
+GEM_SKIP_WITHOUT_EXPECT();
+
+FIXTURE_SETUP(pm)
+{
+	char buf[64];
+
+	gem_env_load(_metadata, &self->env);
+	if (_metadata->skip)
+		return;
+	if (file_write("/sys/power/mem_sleep", "deep") ||
+	    file_read("/sys/power/mem_sleep", buf, sizeof(buf)) ||
+	    !strstr(buf, "[deep]"))
+		SKIP(return, "no S3 (deep) in /sys/power/mem_sleep");
+	if (access("/sys/class/rtc/rtc0/wakealarm", W_OK))
+		SKIP(return, "no RTC wake alarm");
+}
+
+FIXTURE_TEARDOWN(pm)
+{
+}
+
+/* The rule of the driver's DOC: Power management, for a standby. */
+static bool preserved_s3(uint32_t caps, uint32_t flags)
+{
+	if (caps & WDDMSEG_VIDMM_CAP_DISABLE_SELF_REFRESH_VRAM_IN_S3)
+		return false;
+	if (caps & WDDMSEG_VIDMM_CAP_ALWAYS_POWERED_VRAM)
+		return true;
+	return flags & WDDMSEG_SEGMENT_FLAG_PRESERVED_DURING_STANDBY;
+}
+
+/* One value per segment of the device's sysfs file @name. */
+static int pm_sysfs(const struct gem_dev *d, const char *name, uint64_t *v,
+		    unsigned int n)
+{
+	char path[160], buf[256], *p = buf, *end;
+	unsigned int i;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/wddmseg/%s",
+		 d->exp.bdf, name);
+	ret = file_read(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		v[i] = strtoull(p, &end, 0);
+		if (end == p)
+			return -EPROTO;
+		p = end;
+	}
+	return 0;
+}
+
+static int s3_cycle(void)
+{
+	int ret = file_write("/sys/class/rtc/rtc0/wakealarm", "0");
+
+	if (!ret)
+		ret = file_write("/sys/class/rtc/rtc0/wakealarm", "+2");
+	if (!ret)
+		ret = file_write("/sys/power/state", "mem");
+	return ret;
+}
+
+/* @h: @size bytes of pattern @seed, placed in segment @id (0: system). */
+static uint32_t make_pattern(struct __test_metadata *_metadata, int fd,
+			     uint32_t id, uint64_t size, uint32_t flags,
+			     uint32_t seed)
+{
+	uint32_t h;
+
+	ASSERT_EQ(0, wddmseg_create_allocation_in(fd, size,
+			WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND | flags, id, &h));
+	ASSERT_EQ(0, gem_write_pattern(fd, h, size, seed));
+	/* The CPU write may have migrated it: put it back. */
+	ASSERT_EQ(0, gem_move_wait(fd, h, id)) TH_LOG("%s", seg_name(id));
+	return h;
+}
+
+static void check_pattern(struct __test_metadata *_metadata, int fd,
+			  uint32_t h, uint64_t size, uint32_t seed,
+			  const char *what, unsigned int cycle)
+{
+	void *buf = malloc(size);
+	uint64_t bad;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, gem_read_back(fd, h, size, buf));
+	bad = pattern_check(buf, size, seed, NULL);
+	free(buf);
+	EXPECT_EQ(0, bad) TH_LOG("cycle %u: %s: %" PRIu64 " bad words",
+				 cycle, what, bad);
+}
+
+/* What one device holds across the cycles. */
+struct pm_dev {
+	const struct gem_dev *d;
+	int fd;
+	char dbg[64];
+	struct pm_seg seg[LAYOUT_MAX_SEGS];
+	unsigned int nseg;
+	uint32_t apt_h, sys_h, dv;
+	uint64_t cycles0;
+};
+
+static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
+{
+	const struct layout *l = &pd->d->exp.layout;
+	uint32_t apt_id = 0, dv = pd->dv;
+	unsigned int i;
+
+	pd->fd = gem_open(_metadata, pd->d->card);
+	gem_debugfs_dir(pd->d, pd->dbg, sizeof(pd->dbg));
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_cycles", &pd->cycles0, 1));
+
+	for (i = 0; i < l->nr_segs; i++) {
+		const struct layout_seg *s = &l->seg[i];
+		struct drm_wddmseg_gem_info info = { 0 };
+		struct pm_seg *p;
+		uint32_t probe;
+
+		if (wddmseg_segment_is_aperture(s->flags)) {
+			if (!apt_id && s->commit >= PM_SIZE)
+				apt_id = i + 1;
+			continue;
+		}
+		if (s->size < 4 * PM_SIZE)
+			continue;
+		p = &pd->seg[pd->nseg++];
+		p->id = i + 1;
+		p->preserved = preserved_s3(l->caps, s->flags);
+		p->seed = 0x9e000000u | (dv << 8) | p->id;
+		p->h = make_pattern(_metadata, pd->fd, p->id, PM_SIZE, 0, p->seed);
+		/* A freed range at the top: what power loss leaves there. */
+		probe = make_pattern(_metadata, pd->fd, p->id, PM_PROBE,
+				     WDDMSEG_ALLOC_FROM_END_OF_SEGMENT,
+				     p->seed ^ 0xffff);
+		info.handle = probe;
+		ASSERT_EQ(0, wddmseg_query_allocation(pd->fd, probe, &info));
+		p->probe = s->base + info.offset;
+		ASSERT_EQ(0, wddmseg_destroy_allocation(pd->fd, probe));
+	}
+	ASSERT_LT(0, pd->nseg) TH_LOG("%s: no memory segment", pd->d->exp.bdf);
+	if (apt_id)
+		pd->apt_h = make_pattern(_metadata, pd->fd, apt_id, SZ_1M, 0,
+					 0x9e00a000u | dv);
+	pd->sys_h = make_pattern(_metadata, pd->fd, 0, SZ_1M, 0,
+				 0x9e00b000u | dv);
+}
+
+/* After cycle @c: everything the header comment lists, for one device. */
+static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
+			 unsigned int c)
+{
+	const struct layout *l = &pd->d->exp.layout;
+	uint64_t evicted[LAYOUT_MAX_SEGS], restored[LAYOUT_MAX_SEGS];
+	uint64_t kept[LAYOUT_MAX_SEGS], cyc;
+	const char *bdf = pd->d->exp.bdf;
+	int ffd = -1, fd = pd->fd;
+	unsigned int i;
+	uint32_t dst;
+
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_cycles", &cyc, 1));
+	EXPECT_EQ(pd->cycles0 + c, cyc) TH_LOG("%s cycle %u", bdf, c);
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_evicted_bytes", evicted, l->nr_segs));
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_restored_bytes", restored, l->nr_segs));
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_kept_bytes", kept, l->nr_segs));
+
+	for (i = 0; i < pd->nseg; i++) {
+		struct pm_seg *p = &pd->seg[i];
+		uint32_t words[GEM_PEEK_WORDS];
+		unsigned int faults, k, poison = 0;
+		uint64_t ev = evicted[p->id - 1];
+
+		EXPECT_EQ(p->id, (uint32_t)wddmseg_allocation_segment(fd, p->h))
+			TH_LOG("%s cycle %u: %s: back in its segment", bdf, c,
+			       seg_name(p->id));
+		if (p->preserved) {
+			EXPECT_EQ(0, ev) TH_LOG("%s cycle %u: %s preserved: copied %" PRIu64 " bytes",
+						bdf, c, seg_name(p->id), ev);
+			EXPECT_LE(PM_SIZE, kept[p->id - 1]);
+		} else {
+			EXPECT_LE(PM_SIZE, ev) TH_LOG("%s cycle %u: %s not preserved",
+						      bdf, c, seg_name(p->id));
+			EXPECT_LE(PM_SIZE, restored[p->id - 1]);
+		}
+		ASSERT_EQ(0, gem_peek(pd->dbg, p->probe, words, &faults));
+		for (k = 0; k < GEM_PEEK_WORDS; k++)
+			poison += words[k] == PM_POISON;
+		if (p->preserved) {
+			EXPECT_EQ(0, poison) TH_LOG("%s cycle %u: %s preserved but poisoned",
+						    bdf, c, seg_name(p->id));
+		} else {
+			EXPECT_EQ(GEM_PEEK_WORDS, poison)
+				TH_LOG("%s cycle %u: %s lost power: freed range at 0x%" PRIx64 " is not poison (0x%08x)",
+				       bdf, c, seg_name(p->id), p->probe, words[0]);
+		}
+		check_pattern(_metadata, fd, p->h, PM_SIZE, p->seed,
+			      seg_name(p->id), c);
+		/* The read may have migrated it. */
+		ASSERT_EQ(0, gem_move_wait(fd, p->h, p->id));
+	}
+	if (pd->apt_h)
+		check_pattern(_metadata, fd, pd->apt_h, SZ_1M,
+			      0x9e00a000u | pd->dv, "aperture", c);
+	check_pattern(_metadata, fd, pd->sys_h, SZ_1M, 0x9e00b000u | pd->dv,
+		      "system", c);
+
+	/* The engine blits: the first segment's allocation into system. */
+	ASSERT_EQ(0, wddmseg_create_allocation_in(fd, PM_SIZE,
+			WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND, 0, &dst));
+	ASSERT_EQ(0, wddmseg_copy(fd, pd->seg[0].h, 0, dst, 0, PM_SIZE, &ffd));
+	if (ffd >= 0)
+		close(ffd);
+	ASSERT_EQ(0, wddmseg_wait(fd, dst, 10 * NSEC_PER_SEC));
+	check_pattern(_metadata, fd, dst, PM_SIZE, pd->seg[0].seed,
+		      "blit after resume", c);
+	ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
+}
+
+TEST_F_TIMEOUT(pm, s3_cycles, 900)
+{
+	const char *env = getenv("WDDMSEG_PM_CYCLES");
+	unsigned int cycles = env ? strtoul(env, NULL, 0) : 20;
+	struct pm_dev pd[GEM_MAX_DEVS] = { 0 };
+	unsigned int dv, c;
+
+	for (dv = 0; dv < self->env.nr_devs; dv++) {
+		pd[dv].d = &self->env.dev[dv];
+		pd[dv].dv = dv;
+		pm_dev_setup(_metadata, &pd[dv]);
+	}
+	for (c = 1; c <= cycles; c++) {
+		ASSERT_EQ(0, s3_cycle()) TH_LOG("cycle %u: echo mem", c);
+		for (dv = 0; dv < self->env.nr_devs; dv++)
+			pm_dev_check(_metadata, &pd[dv], c);
+		TH_LOG("cycle %u of %u done", c, cycles);
+	}
+	for (dv = 0; dv < self->env.nr_devs; dv++)
+		close(pd[dv].fd);
+}
+
+TEST_HARNESS_MAIN
