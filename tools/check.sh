@@ -15,7 +15,7 @@
 # (see tools/vm/kenv.sh): the module, the guest kernel and initramfs, the
 # lint (that kernel's checkpatch and kernel-doc, W=1), the
 # VM boots (valid layouts + kselftests, invalid layouts, the vIOMMU boot,
-# KMS screendumps) and the WDDM fidelity table.
+# S3 cycles, KMS screendumps) and the WDDM fidelity table.
 # Each stage prints TAP lines; the summary counts them per kernel and in
 # total and ends with "N passed, N failed" (and skipped ones, if any).
 # Exit status is non-zero on any failure. Logs and TAP files are in
@@ -228,6 +228,13 @@ check_kernel() {
 	log "$tag: vm: vIOMMU"
 	bash tools/vm/iommu-check.sh >"$kout/iommu.tap" 2>&1
 	count "$kout/iommu.tap" "$tag"
+
+	# Power: three devices whose segments preserve different things
+	# across S3, 20 real suspend-to-RAM cycles of the guest, content
+	# checked after each (tools/vm/pm-check.sh).
+	log "$tag: vm: pm (S3 cycles)"
+	bash tools/vm/pm-check.sh >"$kout/pm.tap" 2>&1
+	count "$kout/pm.tap" "$tag"
 
 	# KMS: libdrm's modetest lists and sets modes, and the pattern the
 	# guest shows (wddmseg-pattern: XRGB8888 and RGB565, page flip, padded

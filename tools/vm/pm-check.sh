@@ -48,6 +48,9 @@ tap \$? "the guest offers S3 (deep in /sys/power/mem_sleep: \$(cat /sys/power/me
 WDDMSEG_EXPECT=/etc/wddmseg/expect WDDMSEG_PM_CYCLES=$CYCLES /usr/bin/wddmseg-pm >/tmp/t 2>&1
 tap \$? "wddmseg-pm: $CYCLES S3 cycles, three preservation layouts"
 sed 's/^/# /' /tmp/t
+WDDMSEG_EXPECT=/etc/wddmseg/expect /usr/bin/wddmseg_query >/tmp/t 2>&1
+tap \$? "wddmseg_query on the PM layouts: DisableSelfRefreshVRAMInS3 and AlwaysPoweredVRAM honoured"
+sed 's/^/# /' /tmp/t
 for d in 04 05 06; do
 	f=/sys/bus/pci/devices/0000:00:\$d.0/wddmseg
 	echo "# 00:\$d.0 evicted \$(cat \$f/pm_evicted_bytes) restored \$(cat \$f/pm_restored_bytes) kept \$(cat \$f/pm_kept_bytes) phases(us) \$(cat \$f/pm_phase_us) cycles \$(cat \$f/pm_cycles)"
@@ -71,6 +74,6 @@ else
 	echo "not ok $((n + 1)) - pm boot: run-vm.sh exit $rc (see $VMDIR/pm.log)"
 	sed 's/^/# /' "$VMDIR/pm.log"
 fi
-[ "$n" -ge 2 ] || { echo "not ok $((n + 2)) - pm boot: only $n of 2 checks reported"; exit 1; }
+[ "$n" -ge 3 ] || { echo "not ok $((n + 2)) - pm boot: only $n of 3 checks reported"; exit 1; }
 grep -q '^not ok' "$VMDIR/pm.tap.ok" && exit 1
 [ "$rc" -eq 0 ]
