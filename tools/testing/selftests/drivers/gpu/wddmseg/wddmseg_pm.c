@@ -12,7 +12,12 @@
  *   segment evicted and restored at least its allocation;
  * - the device really lost power: a freed range of a segment that is not
  *   preserved reads the device's poison pattern through the GPU (peek);
- * - the copy engine blits.
+ * - a pinned (Overlay) allocation in each memory segment, filled by the
+ *   engine, stayed where it was with its content (the driver copies it
+ *   out and back with the CPU when the segment loses power);
+ * - a blit submitted right before the suspend (in flight when the driver
+ *   quiesces the engine) completed with the right bytes;
+ * - the copy engine blits after the resume.
  *
  * Not part of the boot that runs the other kselftests (its binary is
  * wddmseg-pm, not wddmseg_*): tools/vm/pm-check.sh runs it in a boot of
@@ -36,7 +41,12 @@ struct pm_seg {
 	uint32_t h;		/* the allocation kept across the cycles */
 	uint32_t seed;
 	uint64_t probe;		/* GPU address of the freed probe range */
+	uint32_t pin_h;		/* a pinned Overlay allocation */
+	uint64_t pin_off;	/* its offset in the segment */
 };
+
+#define PIN_SIZE	SZ_1M
+#define PIN_WORD(p)	((p)->seed ^ 0x5a5a5a5au)
 
 FIXTURE(pm) {
 	struct gem_env env;
@@ -136,6 +146,40 @@ static void check_pattern(struct __test_metadata *_metadata, int fd,
 				 cycle, what, bad);
 }
 
+/* Copy @size bytes of @src into a new system allocation; return it. */
+static uint32_t blit_to_system(struct __test_metadata *_metadata, int fd,
+			       uint32_t src, uint64_t size, bool wait)
+{
+	uint32_t dst;
+	int ffd = -1;
+
+	ASSERT_EQ(0, wddmseg_create_allocation_in(fd, size,
+			WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND, 0, &dst));
+	ASSERT_EQ(0, wddmseg_copy(fd, src, 0, dst, 0, size, &ffd));
+	if (ffd >= 0)
+		close(ffd);
+	if (wait)
+		ASSERT_EQ(0, wddmseg_wait(fd, dst, 10 * NSEC_PER_SEC));
+	return dst;
+}
+
+/* @h is @size bytes of the 32-bit word @w: the bad words, through a blit. */
+static uint64_t word_check(struct __test_metadata *_metadata, int fd,
+			   uint32_t h, uint64_t size, uint32_t w)
+{
+	uint32_t dst = blit_to_system(_metadata, fd, h, size, true);
+	uint32_t *buf = malloc(size);
+	uint64_t i, bad = 0;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, gem_read_back(fd, dst, size, buf));
+	for (i = 0; i < size / 4; i++)
+		bad += buf[i] != w;
+	free(buf);
+	ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
+	return bad;
+}
+
 /* What one device holds across the cycles. */
 struct pm_dev {
 	const struct gem_dev *d;
@@ -144,6 +188,7 @@ struct pm_dev {
 	struct pm_seg seg[LAYOUT_MAX_SEGS];
 	unsigned int nseg;
 	uint32_t apt_h, sys_h, dv;
+	uint32_t inflight;	/* a blit submitted just before the suspend */
 	uint64_t cycles0;
 };
 
@@ -183,6 +228,28 @@ static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
 		ASSERT_EQ(0, wddmseg_query_allocation(pd->fd, probe, &info));
 		p->probe = s->base + info.offset;
 		ASSERT_EQ(0, wddmseg_destroy_allocation(pd->fd, probe));
+
+		/* Pinned at creation in the top 20% of the segment. */
+		{
+			struct wddmseg_allocation_desc a = { 0 };
+			int ffd = -1;
+
+			a.size = PIN_SIZE;
+			a.flags = WDDMSEG_ALLOC_OVERLAY;
+			a.supported_segments = WDDMSEG_SEGMENT_BIT(p->id);
+			a.preferred[0] = p->id;
+			ASSERT_EQ(0, wddmseg_create_allocation(pd->fd, &a, &p->pin_h));
+			ASSERT_EQ(0, wddmseg_fill(pd->fd, p->pin_h, 0, PIN_SIZE,
+						  PIN_WORD(p), &ffd));
+			if (ffd >= 0)
+				close(ffd);
+			ASSERT_EQ(0, wddmseg_wait(pd->fd, p->pin_h, 10 * NSEC_PER_SEC));
+			info.handle = p->pin_h;
+			ASSERT_EQ(0, wddmseg_query_allocation(pd->fd, p->pin_h, &info));
+			ASSERT_EQ(p->id, info.segment_id);
+			ASSERT_TRUE(info.state & WDDMSEG_STATE_PINNED);
+			p->pin_off = info.offset;
+		}
 	}
 	ASSERT_LT(0, pd->nseg) TH_LOG("%s: no memory segment", pd->d->exp.bdf);
 	if (apt_id)
@@ -200,7 +267,7 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 	uint64_t evicted[LAYOUT_MAX_SEGS], restored[LAYOUT_MAX_SEGS];
 	uint64_t kept[LAYOUT_MAX_SEGS], cyc;
 	const char *bdf = pd->d->exp.bdf;
-	int ffd = -1, fd = pd->fd;
+	int fd = pd->fd;
 	unsigned int i;
 	uint32_t dst;
 
@@ -241,6 +308,20 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 		}
 		check_pattern(_metadata, fd, p->h, PM_SIZE, p->seed,
 			      seg_name(p->id), c);
+		{
+			struct drm_wddmseg_gem_info info = { .handle = p->pin_h };
+			uint64_t bad;
+
+			ASSERT_EQ(0, wddmseg_query_allocation(fd, p->pin_h, &info));
+			EXPECT_EQ(p->id, info.segment_id);
+			EXPECT_EQ(p->pin_off, info.offset)
+				TH_LOG("%s cycle %u: the pinned allocation moved", bdf, c);
+			EXPECT_TRUE(info.state & WDDMSEG_STATE_PINNED);
+			bad = word_check(_metadata, fd, p->pin_h, PIN_SIZE,
+					 PIN_WORD(p));
+			EXPECT_EQ(0, bad) TH_LOG("%s cycle %u: %s pinned Overlay: %" PRIu64 " bad words",
+						 bdf, c, seg_name(p->id), bad);
+		}
 		/* The read may have migrated it. */
 		ASSERT_EQ(0, gem_move_wait(fd, p->h, p->id));
 	}
@@ -250,13 +331,17 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 	check_pattern(_metadata, fd, pd->sys_h, SZ_1M, 0x9e00b000u | pd->dv,
 		      "system", c);
 
+	/* The blit that was in flight when the system went to sleep. */
+	if (pd->inflight) {
+		ASSERT_EQ(0, wddmseg_wait(fd, pd->inflight, 10 * NSEC_PER_SEC));
+		check_pattern(_metadata, fd, pd->inflight, PM_SIZE,
+			      pd->seg[pd->nseg - 1].seed, "blit in flight at suspend", c);
+		ASSERT_EQ(0, wddmseg_destroy_allocation(fd, pd->inflight));
+		pd->inflight = 0;
+	}
+
 	/* The engine blits: the first segment's allocation into system. */
-	ASSERT_EQ(0, wddmseg_create_allocation_in(fd, PM_SIZE,
-			WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND, 0, &dst));
-	ASSERT_EQ(0, wddmseg_copy(fd, pd->seg[0].h, 0, dst, 0, PM_SIZE, &ffd));
-	if (ffd >= 0)
-		close(ffd);
-	ASSERT_EQ(0, wddmseg_wait(fd, dst, 10 * NSEC_PER_SEC));
+	dst = blit_to_system(_metadata, fd, pd->seg[0].h, PM_SIZE, true);
 	check_pattern(_metadata, fd, dst, PM_SIZE, pd->seg[0].seed,
 		      "blit after resume", c);
 	ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
@@ -275,6 +360,9 @@ TEST_F_TIMEOUT(pm, s3_cycles, 900)
 		pm_dev_setup(_metadata, &pd[dv]);
 	}
 	for (c = 1; c <= cycles; c++) {
+		for (dv = 0; dv < self->env.nr_devs; dv++)
+			pd[dv].inflight = blit_to_system(_metadata, pd[dv].fd,
+					pd[dv].seg[pd[dv].nseg - 1].h, PM_SIZE, false);
 		ASSERT_EQ(0, s3_cycle()) TH_LOG("cycle %u: echo mem", c);
 		for (dv = 0; dv < self->env.nr_devs; dv++)
 			pm_dev_check(_metadata, &pd[dv], c);
