@@ -222,6 +222,18 @@ no_memory:
 	return -ENOMEM;
 }
 
+/* Wait for the copy engine's jobs (moves are pipelined on it). */
+static int wddmseg_pm_wait_engine(struct wddmseg_device *wdev)
+{
+	if (!READ_ONCE(wdev->engine.ready))
+		return 0;
+	if (wddmseg_engine_idle(&wdev->engine,
+				msecs_to_jiffies(wddmseg_fence_timeout_ms)))
+		return 0;
+	drm_err(&wdev->drm, "pm: rule pm-engine-busy: the copy engine did not finish the moves\n");
+	return -ETIMEDOUT;
+}
+
 /* Evict (or save) everything the coming sleep would destroy. */
 static int wddmseg_pm_evict(struct wddmseg_device *wdev, bool late)
 {
@@ -249,6 +261,9 @@ static int wddmseg_pm_evict(struct wddmseg_device *wdev, bool late)
 			drm_gem_object_put(&bo->tbo.base);
 		}
 	}
+	/* The copies are pipelined: the phase ends when they are done. */
+	if (!ret)
+		ret = wddmseg_pm_wait_engine(wdev);
 	return ret;
 }
 
@@ -328,6 +343,7 @@ static void wddmseg_pm_restore_evicted(struct wddmseg_device *wdev)
 		drm_gem_object_put(&bo->tbo.base);
 		kfree(e);
 	}
+	wddmseg_pm_wait_engine(wdev);
 }
 
 static u64 wddmseg_pm_us_since(ktime_t t0)
