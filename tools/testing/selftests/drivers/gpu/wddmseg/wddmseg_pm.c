@@ -19,9 +19,17 @@
  *   quiesces the engine) completed with the right bytes;
  * - the copy engine blits after the resume.
  *
+ * With WDDMSEG_PM_MODE=hibernate the cycle is a hibernation instead
+ * (echo disk > /sys/power/state, swap on a virtio disk): the write returns
+ * in a second QEMU process that booted, read the image and restored it.
+ * Only segments with PreservedDuringHibernate may keep their place (the
+ * layouts used have none: everything is evicted at freeze), and the
+ * freed VRAM of a segment reads zero, a new process's fresh VRAM.
+ *
  * Not part of the boot that runs the other kselftests (its binary is
- * wddmseg-pm, not wddmseg_*): tools/vm/pm-check.sh runs it in a boot of
- * its own. WDDMSEG_PM_CYCLES sets the number of cycles (default 20).
+ * wddmseg-pm, not wddmseg_*): tools/vm/pm-check.sh and pm-hibernate.sh run
+ * it in boots of their own. WDDMSEG_PM_CYCLES sets the number of cycles
+ * (default 20 for S3; a hibernation is one cycle per pair of boots).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -52,6 +60,14 @@ FIXTURE(pm) {
 	struct gem_env env;
 };
 
+/* WDDMSEG_PM_MODE=hibernate: S4 cycles instead of S3. */
+static bool pm_hibernate(void)
+{
+	const char *m = getenv("WDDMSEG_PM_MODE");
+
+	return m && !strcmp(m, "hibernate");
+}
+
 GEM_SKIP_WITHOUT_EXPECT();
 
 FIXTURE_SETUP(pm)
@@ -61,6 +77,12 @@ FIXTURE_SETUP(pm)
 	gem_env_load(_metadata, &self->env);
 	if (_metadata->skip)
 		return;
+	if (pm_hibernate()) {
+		if (file_read("/proc/swaps", buf, sizeof(buf)) ||
+		    !strchr(buf, '\n') || !strchr(strchr(buf, '\n') + 1, '/'))
+			SKIP(return, "no swap for a hibernation image");
+		return;
+	}
 	if (file_write("/sys/power/mem_sleep", "deep") ||
 	    file_read("/sys/power/mem_sleep", buf, sizeof(buf)) ||
 	    !strstr(buf, "[deep]"))
@@ -103,6 +125,16 @@ static int pm_sysfs(const struct gem_dev *d, const char *name, uint64_t *v,
 		p = end;
 	}
 	return 0;
+}
+
+/* Returns in the restored image, after a second boot read it. */
+static int s4_cycle(void)
+{
+	int ret = file_write("/sys/power/disk", "shutdown");
+
+	if (!ret)
+		ret = file_write("/sys/power/state", "disk");
+	return ret;
 }
 
 static int s3_cycle(void)
@@ -217,7 +249,9 @@ static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
 			continue;
 		p = &pd->seg[pd->nseg++];
 		p->id = i + 1;
-		p->preserved = preserved_s3(l->caps, s->flags);
+		p->preserved = pm_hibernate() ?
+			!!(s->flags & WDDMSEG_SEGMENT_FLAG_PRESERVED_DURING_HIBERNATE) :
+			preserved_s3(l->caps, s->flags);
 		p->seed = 0x9e000000u | (dv << 8) | p->id;
 		p->h = make_pattern(_metadata, pd->fd, p->id, PM_SIZE, 0, p->seed);
 		/* A freed range at the top: what power loss leaves there. */
@@ -298,7 +332,13 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 		ASSERT_EQ(0, gem_peek(pd->dbg, p->probe, words, &faults));
 		for (k = 0; k < GEM_PEEK_WORDS; k++)
 			poison += words[k] == PM_POISON;
-		if (p->preserved) {
+		if (pm_hibernate() && !p->preserved) {
+			for (k = 0, poison = 0; k < GEM_PEEK_WORDS; k++)
+				poison += words[k] == 0;
+			EXPECT_EQ(GEM_PEEK_WORDS, poison)
+				TH_LOG("%s: %s after hibernation: freed range at 0x%" PRIx64 " is not fresh VRAM (0x%08x)",
+				       bdf, seg_name(p->id), p->probe, words[0]);
+		} else if (p->preserved) {
 			EXPECT_EQ(0, poison) TH_LOG("%s cycle %u: %s preserved but poisoned",
 						    bdf, c, seg_name(p->id));
 		} else {
@@ -347,10 +387,10 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 	ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
 }
 
-TEST_F_TIMEOUT(pm, s3_cycles, 900)
+TEST_F_TIMEOUT(pm, cycles, 900)
 {
 	const char *env = getenv("WDDMSEG_PM_CYCLES");
-	unsigned int cycles = env ? strtoul(env, NULL, 0) : 20;
+	unsigned int cycles = env ? strtoul(env, NULL, 0) : pm_hibernate() ? 1 : 20;
 	struct pm_dev pd[GEM_MAX_DEVS] = { 0 };
 	unsigned int dv, c;
 
@@ -363,7 +403,11 @@ TEST_F_TIMEOUT(pm, s3_cycles, 900)
 		for (dv = 0; dv < self->env.nr_devs; dv++)
 			pd[dv].inflight = blit_to_system(_metadata, pd[dv].fd,
 					pd[dv].seg[pd[dv].nseg - 1].h, PM_SIZE, false);
-		ASSERT_EQ(0, s3_cycle()) TH_LOG("cycle %u: echo mem", c);
+		if (pm_hibernate()) {
+			ASSERT_EQ(0, s4_cycle()) TH_LOG("cycle %u: echo disk", c);
+		} else {
+			ASSERT_EQ(0, s3_cycle()) TH_LOG("cycle %u: echo mem", c);
+		}
 		for (dv = 0; dv < self->env.nr_devs; dv++)
 			pm_dev_check(_metadata, &pd[dv], c);
 		TH_LOG("cycle %u of %u done", c, cycles);
