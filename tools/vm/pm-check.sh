@@ -47,7 +47,7 @@ grep -q deep /sys/power/mem_sleep
 tap \$? "the guest offers S3 (deep in /sys/power/mem_sleep: \$(cat /sys/power/mem_sleep))"
 WDDMSEG_EXPECT=/etc/wddmseg/expect WDDMSEG_PM_CYCLES=$CYCLES /usr/bin/wddmseg-pm >/tmp/t 2>&1
 tap \$? "wddmseg-pm: $CYCLES S3 cycles, three preservation layouts"
-sed 's/^/# /' /tmp/t
+sed 's/^/#| /' /tmp/t
 WDDMSEG_EXPECT=/etc/wddmseg/expect /usr/bin/wddmseg_query >/tmp/t 2>&1
 tap \$? "wddmseg_query on the PM layouts: DisableSelfRefreshVRAMInS3 and AlwaysPoweredVRAM honoured"
 sed 's/^/#| /' /tmp/t

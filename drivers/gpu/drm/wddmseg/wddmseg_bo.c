@@ -1158,13 +1158,16 @@ static int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard)
  * Not interruptible: the task that suspends the system may have a signal
  * pending and a half-done suspend helps nobody. An eviction into system
  * memory counts as one (and seals HardwareProtected content); the way
- * back decrypts.
+ * back decrypts. System pages are allocated without the OOM killer: a
+ * suspend that does not fit fails instead.
  *
  * Return: 0 or a negative errno (-ENOMEM: no room in @id).
  */
 int wddmseg_bo_pm_move(struct wddmseg_bo *bo, u32 id)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = false };
+	/* Out of memory is a refused suspend, not a reason to kill tasks. */
+	struct ttm_operation_ctx ctx = { .interruptible = false,
+					 .gfp_retry_mayfail = true };
 	struct ttm_placement placement;
 	struct ttm_place place;
 	int ret;

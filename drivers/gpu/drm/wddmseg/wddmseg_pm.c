@@ -43,7 +43,9 @@
  * kernel log and nothing lost: a pinned HardwareProtected allocation in a
  * segment that will lose it (rule pm-hardware-protected-pinned), a
  * HardwareProtected allocation that cannot be sealed (rule
- * pm-hardware-protected-evict), no memory for the copy (pm-no-memory), an
+ * pm-hardware-protected-evict), no memory for the copy (pm-no-memory:
+ * checked before anything moves, against what is available and TTM's
+ * limit of half the RAM, so that the copy never ends in the OOM killer), an
  * engine that does not go idle (pm-engine-busy). What was already moved
  * is brought back.
  *
@@ -59,6 +61,7 @@
 
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
 #include <linux/suspend.h>
@@ -194,7 +197,8 @@ static int wddmseg_pm_evict_bo(struct wddmseg_device *wdev,
 	if (!e)
 		goto no_memory;
 	if (bo->tbo.pin_count) {
-		e->saved = kvmalloc(size, GFP_KERNEL);
+		e->saved = kvmalloc(size, GFP_KERNEL | __GFP_RETRY_MAYFAIL |
+					  __GFP_NOWARN);
 		if (!e->saved) {
 			kfree(e);
 			goto no_memory;
@@ -234,16 +238,65 @@ static int wddmseg_pm_wait_engine(struct wddmseg_device *wdev)
 	return -ETIMEDOUT;
 }
 
+/* Bytes the coming sleep would destroy: what wddmseg_pm_evict() copies. */
+static u64 wddmseg_pm_need(struct wddmseg_device *wdev, bool late)
+{
+	struct wddmseg_bo *bo;
+	u64 pos, need = 0;
+	u32 id;
+
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		if (wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
+			continue;
+		pos = 0;
+		while ((bo = wddmseg_pm_next(wdev->mgr[id - 1], &pos))) {
+			if (!ttm_bo_reserve(&bo->tbo, false, false, NULL)) {
+				if (wddmseg_res_segment(wdev, bo->tbo.resource) == id &&
+				    !bo->tbo.deleted && (late || !bo->tbo.pin_count) &&
+				    !wddmseg_pm_preserved(wdev, id, wdev->pm.hibernate,
+							  wddmseg_bo_hw_protected(bo)))
+					need += bo->tbo.base.size;
+				ttm_bo_unreserve(&bo->tbo);
+			}
+			drm_gem_object_put(&bo->tbo.base);
+		}
+	}
+	return need;
+}
+
+/*
+ * Will @need bytes fit in system memory? TTM keeps its pages under half
+ * of RAM (beyond that it swaps buffers out into shmem, which needs more
+ * memory still), and the system must keep some to run: refuse up front,
+ * before anything moved, rather than end in the OOM killer halfway.
+ */
+static int wddmseg_pm_check_room(struct wddmseg_device *wdev, u64 need)
+{
+	u64 total = (u64)totalram_pages() << PAGE_SHIFT;
+	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
+	u64 reserve = max_t(u64, total / 16, SZ_16M);
+	u64 room = min(avail, total / 2);
+
+	room = room > reserve ? room - reserve : 0;
+	if (need <= room)
+		return 0;
+	drm_err(&wdev->drm, "pm: rule pm-no-memory: %llu MiB of VRAM would be lost and must be copied into system memory, which has room for %llu MiB (available %llu MiB, half of RAM %llu MiB, reserve %llu MiB); refusing the %s\n",
+		need >> 20, room >> 20, avail >> 20, total >> 21, reserve >> 20,
+		wdev->pm.hibernate ? "hibernation" : "suspend");
+	return -ENOMEM;
+}
+
 /* Evict (or save) everything the coming sleep would destroy. */
 static int wddmseg_pm_evict(struct wddmseg_device *wdev, bool late)
 {
 	struct wddmseg_pm *pm = &wdev->pm;
 	struct wddmseg_bo *bo;
-	int ret = 0;
+	int ret;
 	u32 id;
 	u64 pos;
 
 	lockdep_assert_held(&pm->lock);
+	ret = wddmseg_pm_check_room(wdev, wddmseg_pm_need(wdev, late));
 	for (id = 1; id <= wdev->desc.segment_count && !ret; id++) {
 		if (wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
 			continue;

@@ -60,12 +60,17 @@ FIXTURE(pm) {
 	struct gem_env env;
 };
 
-/* WDDMSEG_PM_MODE=hibernate: S4 cycles instead of S3. */
-static bool pm_hibernate(void)
+static bool pm_mode(const char *mode)
 {
 	const char *m = getenv("WDDMSEG_PM_MODE");
 
-	return m && !strcmp(m, "hibernate");
+	return m ? !strcmp(m, mode) : !strcmp(mode, "s3");
+}
+
+/* WDDMSEG_PM_MODE=hibernate: S4 cycles instead of S3. */
+static bool pm_hibernate(void)
+{
+	return pm_mode("hibernate");
 }
 
 GEM_SKIP_WITHOUT_EXPECT();
@@ -76,6 +81,8 @@ FIXTURE_SETUP(pm)
 
 	gem_env_load(_metadata, &self->env);
 	if (_metadata->skip)
+		return;
+	if (pm_mode("pressure"))
 		return;
 	if (pm_hibernate()) {
 		if (file_read("/proc/swaps", buf, sizeof(buf)) ||
@@ -394,6 +401,9 @@ TEST_F_TIMEOUT(pm, cycles, 900)
 	struct pm_dev pd[GEM_MAX_DEVS] = { 0 };
 	unsigned int dv, c;
 
+	if (pm_mode("pressure"))
+		SKIP(return, "WDDMSEG_PM_MODE=pressure runs pm.pressure only");
+
 	for (dv = 0; dv < self->env.nr_devs; dv++) {
 		pd[dv].d = &self->env.dev[dv];
 		pd[dv].dv = dv;
@@ -414,6 +424,104 @@ TEST_F_TIMEOUT(pm, cycles, 900)
 	}
 	for (dv = 0; dv < self->env.nr_devs; dv++)
 		close(pd[dv].fd);
+}
+
+/*
+ * Fill @mb MiB of the second segment of @d with engine-filled 2 MiB
+ * allocations (word: @base + index) into @h; returns how many.
+ */
+static unsigned int pressure_fill(struct __test_metadata *_metadata, int fd,
+				  unsigned int mb, uint32_t base, uint32_t *h)
+{
+	unsigned int i, n = mb / 2;
+	int ffd;
+
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, wddmseg_create_allocation_in(fd, PM_SIZE, 0, SEG_INV,
+							  &h[i]))
+			TH_LOG("allocation %u of %u", i, n);
+		ffd = -1;
+		ASSERT_EQ(0, wddmseg_fill(fd, h[i], 0, PM_SIZE, base + i, &ffd));
+		if (ffd >= 0)
+			close(ffd);
+	}
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, wddmseg_wait(fd, h[i], 30 * NSEC_PER_SEC));
+		ASSERT_EQ(SEG_INV, wddmseg_allocation_segment(fd, h[i]));
+	}
+	return n;
+}
+
+/* The allocations still hold their words, wherever they are. */
+static uint64_t pressure_check(struct __test_metadata *_metadata, int fd,
+			       unsigned int n, uint32_t base, const uint32_t *h)
+{
+	uint64_t bad = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		bad += word_check(_metadata, fd, h[i], PM_SIZE, base + i);
+	return bad;
+}
+
+/*
+ * WDDMSEG_PM_MODE=pressure, in a guest with little RAM
+ * (tools/vm/pm-pressure.sh) and two devices whose invisible segment is
+ * larger than the RAM left: the first loses it in S3, the second keeps
+ * it (PreservedDuringStandby). With both full (WDDMSEG_PM_MB each), the
+ * suspend must fail cleanly, naming rule pm-no-memory, and every byte must
+ * still be there; with only the second full, it must succeed (nothing to
+ * copy) and the bytes stay where they are.
+ */
+TEST_F_TIMEOUT(pm, pressure, 900)
+{
+	const char *env = getenv("WDDMSEG_PM_MB");
+	unsigned int mb = env ? strtoul(env, NULL, 0) : 384, na, nb;
+	uint32_t *ha, *hb;
+	uint64_t bad, ev[LAYOUT_MAX_SEGS];
+	char rec[1024], rule[64] = "";
+	int fa, fb, kfd, ret;
+
+	if (!pm_mode("pressure"))
+		SKIP(return, "only with WDDMSEG_PM_MODE=pressure");
+	ASSERT_LE(2, self->env.nr_devs);
+	ha = calloc(mb / 2, sizeof(*ha));
+	hb = calloc(mb / 2, sizeof(*hb));
+	ASSERT_NE(NULL, ha);
+	ASSERT_NE(NULL, hb);
+	fa = gem_open(_metadata, self->env.dev[0].card);
+	fb = gem_open(_metadata, self->env.dev[1].card);
+	na = pressure_fill(_metadata, fa, mb, 0x71000000u, ha);
+	nb = pressure_fill(_metadata, fb, mb, 0x72000000u, hb);
+
+	kfd = kmsg_open_end();
+	ASSERT_LE(0, kfd);
+	ret = s3_cycle();
+	EXPECT_EQ(-ENOMEM, ret) TH_LOG("suspend with %u MiB to copy and little RAM", mb);
+	while (kmsg_read(kfd, rec, sizeof(rec)))
+		kmsg_rule(rec, "rule ", rule, sizeof(rule));
+	close(kfd);
+	EXPECT_STREQ("pm-no-memory", rule);
+	bad = pressure_check(_metadata, fa, na, 0x71000000u, ha);
+	EXPECT_EQ(0, bad) TH_LOG("refused suspend: %" PRIu64 " bad words on the first device", bad);
+	bad = pressure_check(_metadata, fb, nb, 0x72000000u, hb);
+	EXPECT_EQ(0, bad) TH_LOG("refused suspend: %" PRIu64 " bad words on the second device", bad);
+
+	/* Nothing that would be lost: nothing to copy, the suspend works. */
+	for (unsigned int i = 0; i < na; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(fa, ha[i]));
+	ASSERT_EQ(0, s3_cycle());
+	ASSERT_EQ(0, pm_sysfs(&self->env.dev[1], "pm_evicted_bytes", ev,
+			      self->env.dev[1].exp.layout.nr_segs));
+	EXPECT_EQ(0, ev[SEG_INV - 1]) TH_LOG("the preserved segment copied bytes");
+	bad = pressure_check(_metadata, fb, nb, 0x72000000u, hb);
+	EXPECT_EQ(0, bad) TH_LOG("after S3: %" PRIu64 " bad words", bad);
+	for (unsigned int i = 0; i < nb; i++)
+		EXPECT_EQ(SEG_INV, wddmseg_allocation_segment(fb, hb[i]));
+	close(fa);
+	close(fb);
+	free(ha);
+	free(hb);
 }
 
 TEST_HARNESS_MAIN
