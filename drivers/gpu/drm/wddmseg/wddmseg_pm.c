@@ -197,11 +197,22 @@ static int wddmseg_pm_evict_bo(struct wddmseg_device *wdev,
 	if (!e)
 		goto no_memory;
 	if (bo->tbo.pin_count) {
+		struct ttm_operation_ctx ctx = { .interruptible = false };
+
 		e->saved = kvmalloc(size, GFP_KERNEL | __GFP_RETRY_MAYFAIL |
 					  __GFP_NOWARN);
 		if (!e->saved) {
 			kfree(e);
 			goto no_memory;
+		}
+		/* Engine work on it (a fill, a blit, a flip's move) first. */
+		ret = ttm_bo_wait_ctx(&bo->tbo, &ctx);
+		if (ret) {
+			kvfree(e->saved);
+			kfree(e);
+			drm_err(&wdev->drm, "pm: segment %u: rule pm-engine-busy: a pinned allocation's jobs did not finish (%d)\n",
+				id, ret);
+			return ret;
 		}
 		wddmseg_pm_copy_pinned(wdev, bo, e->saved, false);
 	} else {

@@ -15,6 +15,9 @@
  * - a pinned (Overlay) allocation in each memory segment, filled by the
  *   engine, stayed where it was with its content (the driver copies it
  *   out and back with the CPU when the segment loses power);
+ * - an ExplicitResidencyNotification allocation in each memory segment got
+ *   a residency event for each move PM made (to system memory and back)
+ *   and none where its segment preserved it;
  * - a blit submitted right before the suspend (in flight when the driver
  *   quiesces the engine) completed with the right bytes;
  * - the copy engine blits after the resume.
@@ -51,6 +54,8 @@ struct pm_seg {
 	uint64_t probe;		/* GPU address of the freed probe range */
 	uint32_t pin_h;		/* a pinned Overlay allocation */
 	uint64_t pin_off;	/* its offset in the segment */
+	uint32_t res_h;		/* ExplicitResidencyNotification */
+	uint64_t res_seq;	/* the last sequence number seen */
 };
 
 #define PIN_SIZE	SZ_1M
@@ -291,6 +296,21 @@ static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
 			ASSERT_TRUE(info.state & WDDMSEG_STATE_PINNED);
 			p->pin_off = info.offset;
 		}
+		/* Residency events: the first one is the creation's. */
+		{
+			struct wddmseg_allocation_desc a = { 0 };
+			struct drm_wddmseg_event_residency ev;
+
+			a.size = SZ_64K;
+			a.flags = WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION |
+				  WDDMSEG_ALLOC_ACCESSED_PHYSICALLY;
+			a.supported_segments = WDDMSEG_SEGMENT_BIT(p->id);
+			a.preferred[0] = p->id;
+			ASSERT_EQ(0, wddmseg_create_allocation(pd->fd, &a, &p->res_h));
+			ASSERT_EQ(1, wddmseg_read_residency_events(pd->fd, &ev, 1, 2000));
+			ASSERT_EQ(p->res_h, ev.handle);
+			p->res_seq = ev.sequence;
+		}
 	}
 	ASSERT_LT(0, pd->nseg) TH_LOG("%s: no memory segment", pd->d->exp.bdf);
 	if (apt_id)
@@ -317,6 +337,40 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_evicted_bytes", evicted, l->nr_segs));
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_restored_bytes", restored, l->nr_segs));
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_kept_bytes", kept, l->nr_segs));
+
+	/* Every residency event of the cycle, then per segment. */
+	{
+		struct drm_wddmseg_event_residency ev[32];
+		int nev = 0, r;
+
+		r = wddmseg_read_residency_events(fd, ev, 32, 2000);
+		while (r > 0 && nev + r <= 32) {
+			nev += r;
+			r = nev < 32 ? wddmseg_read_residency_events(fd, ev + nev,
+								   32 - nev, 200) : 0;
+		}
+		for (i = 0; i < pd->nseg; i++) {
+			struct pm_seg *p = &pd->seg[i];
+			uint32_t want[2] = { 0, p->id };
+			unsigned int got = 0;
+
+			for (int k = 0; k < nev; k++) {
+				if (ev[k].handle != p->res_h)
+					continue;
+				if (got < 2) {
+					EXPECT_EQ(want[got], ev[k].segment_id)
+						TH_LOG("%s cycle %u: %s residency event %u", bdf,
+						       c, seg_name(p->id), got);
+					EXPECT_EQ(p->res_seq + 1, ev[k].sequence);
+				}
+				p->res_seq = ev[k].sequence;
+				got++;
+			}
+			EXPECT_EQ(p->preserved ? 0u : 2u, got)
+				TH_LOG("%s cycle %u: %s: %u residency events", bdf, c,
+				       seg_name(p->id), got);
+		}
+	}
 
 	for (i = 0; i < pd->nseg; i++) {
 		struct pm_seg *p = &pd->seg[i];
