@@ -245,6 +245,11 @@ check_kernel() {
 	log "$tag: vm: pm (memory pressure)"
 	bash tools/vm/pm-pressure.sh >"$kout/pressure.tap" 2>&1
 	count "$kout/pressure.tap" "$tag"
+	# The display across S3: a held pattern, screendumps compared pixel
+	# by pixel before and after (tools/vm/pm-display.sh).
+	log "$tag: vm: pm (display across S3, screendumps)"
+	bash tools/vm/pm-display.sh >"$kout/pm-display.tap" 2>&1
+	count "$kout/pm-display.tap" "$tag"
 
 	# KMS: libdrm's modetest lists and sets modes, and the pattern the
 	# guest shows (wddmseg-pattern: XRGB8888 and RGB565, page flip, padded
