@@ -11,7 +11,9 @@
 #                kernel with the driver in-tree, run the KUnit suites, the
 #                kselftests and a kmemleak scan under it (tools/debug/)
 #   make bench   allocation and eviction rates of wddmseg next to Debian's
-#                bochs driver, in one VM boot (tools/bench.sh)
+#                bochs driver, in one VM boot, then suspend latency and
+#                bytes copied, preserved VRAM against evicted VRAM, in
+#                another (tools/bench.sh, tools/vm/pm-bench.sh)
 #
 # The kernel is one variable, KABI: a series (6.12, 6.1) or a Debian ABI
 # (6.12.117+deb12-amd64). Unset, `make check` runs every supported kernel

@@ -31,6 +31,10 @@
 # load on the host shows in the "reference" row and its min..max, and the
 # host's load average is printed before and after.
 #
+# Then a second boot for the suspend benchmark (tools/vm/pm-bench.sh):
+# suspend/resume latency and bytes copied, VRAM PreservedDuringStandby
+# against DisableSelfRefreshVRAMInS3, 48 MiB in use (build/bench/pm.txt).
+#
 # Outputs: build/bench/result.txt (the table and the benchmark's notes),
 # build/ABI/vm/bench.{console.log,tap,qemu.log,result}. The kernel is
 # KABI's (tools/vm/kenv.sh): 6.12 unless `make bench KABI=6.1`.
@@ -158,3 +162,15 @@ if [ $rc -ne 0 ] || ! grep -q '^measurement' "$OUT/result.txt"; then
 fi
 cat "$OUT/result.txt"
 log "saved in build/bench/result.txt; guest console: $VMDIR/bench.console.log"
+
+# Suspend to RAM: a layout whose VRAM is PreservedDuringStandby against
+# the same content when every segment must be evicted, in one more boot
+# (tools/vm/pm-bench.sh, 48 MiB in use, 5 cycles).
+log "booting one VM for the suspend benchmark (S3, two devices; about 1 minute)"
+if ! bash tools/vm/pm-bench.sh 48 5 >"$OUT/pm.txt" 2>&1; then
+	log "the suspend benchmark failed:"
+	cat "$OUT/pm.txt" >&2
+	exit 1
+fi
+grep -v '^# cycle' "$OUT/pm.txt"
+log "saved in build/bench/pm.txt (with every cycle's phases)"

@@ -15,7 +15,7 @@
 # (see tools/vm/kenv.sh): the module, the guest kernel and initramfs, the
 # lint (that kernel's checkpatch and kernel-doc, W=1), the
 # VM boots (valid layouts + kselftests, invalid layouts, the vIOMMU boot,
-# KMS screendumps) and the WDDM fidelity table.
+# S3 and hibernation cycles, memory pressure, KMS screendumps) and the WDDM fidelity table.
 # Each stage prints TAP lines; the summary counts them per kernel and in
 # total and ends with "N passed, N failed" (and skipped ones, if any).
 # Exit status is non-zero on any failure. Logs and TAP files are in
@@ -228,6 +228,28 @@ check_kernel() {
 	log "$tag: vm: vIOMMU"
 	bash tools/vm/iommu-check.sh >"$kout/iommu.tap" 2>&1
 	count "$kout/iommu.tap" "$tag"
+
+	# Power: three devices whose segments preserve different things
+	# across S3, 20 real suspend-to-RAM cycles of the guest, content
+	# checked after each (tools/vm/pm-check.sh).
+	log "$tag: vm: pm (S3 cycles)"
+	bash tools/vm/pm-check.sh >"$kout/pm.tap" 2>&1
+	count "$kout/pm.tap" "$tag"
+	# Hibernation: 5 cycles of an image written to a virtio swap disk and
+	# restored by a second QEMU process (tools/vm/pm-hibernate.sh).
+	log "$tag: vm: pm (hibernation, 5 cycles)"
+	bash tools/vm/pm-hibernate.sh 5 >"$kout/hibernate.tap" 2>&1
+	count "$kout/hibernate.tap" "$tag"
+	# A suspend under memory pressure: refused when the copy cannot fit,
+	# done when nothing must be copied (tools/vm/pm-pressure.sh).
+	log "$tag: vm: pm (memory pressure)"
+	bash tools/vm/pm-pressure.sh >"$kout/pressure.tap" 2>&1
+	count "$kout/pressure.tap" "$tag"
+	# The display across S3: a held pattern, screendumps compared pixel
+	# by pixel before and after (tools/vm/pm-display.sh).
+	log "$tag: vm: pm (display across S3, screendumps)"
+	bash tools/vm/pm-display.sh >"$kout/pm-display.tap" 2>&1
+	count "$kout/pm-display.tap" "$tag"
 
 	# KMS: libdrm's modetest lists and sets modes, and the pattern the
 	# guest shows (wddmseg-pattern: XRGB8888 and RGB565, page flip, padded

@@ -151,6 +151,7 @@ struct WddmsegState {
     uint32_t max_height;        /* SCANOUT_MAX_HEIGHT */
 
     /* Fixed at realize */
+    uint8_t pm_cap;             /* config offset of the PM capability */
     uint64_t vram_size;         /* reported in VRAM_SIZE */
     uint64_t vram_alloc;        /* backing RAM: >= vram_size, BAR2, BAR4 */
     uint64_t bar_size;          /* BAR2 size */
@@ -221,6 +222,10 @@ struct WddmsegState {
     uint32_t vblank_count;      /* VBLANK_COUNT */
     int64_t vblank_epoch;       /* virtual ns where the active timing began */
     uint64_t vblank_frames;     /* vblanks counted since vblank_epoch */
+
+    /* Power, not migrated (PMCSR is in config space) */
+    Notifier suspend_notifier;  /* the guest entered S3: power goes away */
+    uint32_t power_losses;      /* S3 entries so far (a trace counter) */
 
     /* Display controller, not migrated */
     QEMUTimer *vblank_timer;    /* QEMU_CLOCK_VIRTUAL, runs while enabled */

@@ -591,12 +591,32 @@ static const char *wddmseg_reg_name(hwaddr addr)
     return "unknown";
 }
 
+static void wddmseg_regs_reset(WddmsegState *s);
+static void wddmseg_power_loss(Notifier *n, void *data);
+
+/* PMCSR's PowerState field: 0 (D0) or 3 (D3hot). */
+static unsigned int wddmseg_pm_state(WddmsegState *s)
+{
+    return pci_get_word(PCI_DEVICE(s)->config + s->pm_cap + PCI_PM_CTRL) &
+           PCI_PM_CTRL_STATE_MASK;
+}
+
+/* In D3hot the device does not decode BAR0. */
+static bool wddmseg_pm_d3(WddmsegState *s)
+{
+    return wddmseg_pm_state(s) == 3;
+}
+
 static uint64_t wddmseg_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     WddmsegState *s = opaque;
     uint32_t val = 0;
     bool known = false;
 
+    if (wddmseg_pm_d3(s)) {
+        trace_wddmseg_pm_d3_access(addr, 0);
+        return UINT32_MAX;
+    }
     if (addr < WDDMSEG_REG_IRQ_STATUS) {
         known = wddmseg_adapter_read(s, addr, &val) ||
                 wddmseg_ctrl_read(s, addr, &val);
@@ -625,6 +645,10 @@ static void wddmseg_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     uint32_t dummy;
     bool known = false;
 
+    if (wddmseg_pm_d3(s)) {
+        trace_wddmseg_pm_d3_access(addr, 1);
+        return;
+    }
     trace_wddmseg_mmio_write(addr, wddmseg_reg_name(addr), val);
     if (addr < WDDMSEG_REG_IRQ_STATUS) {
         if (wddmseg_ctrl_write(s, addr, val)) {
@@ -679,6 +703,7 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
 {
     ERRP_GUARD();
     WddmsegState *s = WDDMSEG(pdev);
+    int ret;
 
     if (s->batch_bytes < WDDMSEG_PAGE_SIZE || s->batch_bytes > GiB) {
         error_setg(errp, "x-batch-bytes must be in [4 KiB, 1 GiB]");
@@ -762,6 +787,21 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
     }
     msix_vector_use(pdev, 0);
 
+    /* Power management: D0 and D3hot, a soft reset on the way back. */
+    ret = pci_add_capability(pdev, PCI_CAP_ID_PM, 0, PCI_PM_SIZEOF, errp);
+    if (ret < 0) {
+        msix_uninit_exclusive_bar(pdev);
+        g_free(s->apt);
+        s->apt = NULL;
+        return;
+    }
+    s->pm_cap = ret;
+    pci_set_word(pdev->config + s->pm_cap + PCI_PM_PMC, PCI_PM_CAP_VER_1_1);
+    pci_set_word(pdev->wmask + s->pm_cap + PCI_PM_CTRL,
+                 PCI_PM_CTRL_STATE_MASK);
+    s->suspend_notifier.notify = wddmseg_power_loss;
+    qemu_register_suspend_notifier(&s->suspend_notifier);
+
     /* The TRANSFER_ENCRYPTED key, for the life of the device. */
     qemu_guest_getrandom_nofail(s->key, sizeof(s->key));
 
@@ -779,18 +819,41 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
                           s->apt_total);
 }
 
-/* MSI-X enable and INTx disable change where the interrupt goes. */
+/*
+ * MSI-X enable and INTx disable change where the interrupt goes. PMCSR
+ * writes change the power state: D1 and D2 are not supported (the write
+ * leaves the state as it was), D3hot -> D0 is a soft reset.
+ */
 static void wddmseg_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
                                  int len)
 {
+    WddmsegState *s = WDDMSEG(pdev);
+    uint8_t *pmcsr = pdev->config + s->pm_cap + PCI_PM_CTRL;
+    unsigned int old = wddmseg_pm_state(s), new;
+
     pci_default_write_config(pdev, addr, val, len);
-    wddmseg_irq_update(WDDMSEG(pdev));
+    new = wddmseg_pm_state(s);
+    if (new != old) {
+        if (new == 1 || new == 2) {
+            pci_set_word(pmcsr, (pci_get_word(pmcsr) &
+                                 ~PCI_PM_CTRL_STATE_MASK) | old);
+            qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: D%u is not supported, "
+                          "staying in D%u\n", new, old);
+        } else {
+            trace_wddmseg_pm_state(old, new);
+            if (new == 0) {
+                wddmseg_regs_reset(s);
+            }
+        }
+    }
+    wddmseg_irq_update(s);
 }
 
 static void wddmseg_exit(PCIDevice *pdev)
 {
     WddmsegState *s = WDDMSEG(pdev);
 
+    notifier_remove(&s->suspend_notifier);
     graphic_console_close(s->con);
     g_free(s->shadow);
     s->shadow = NULL;
@@ -808,11 +871,14 @@ static void wddmseg_exit(PCIDevice *pdev)
     s->apt = NULL;
 }
 
-static void wddmseg_reset(DeviceState *dev)
+/*
+ * Every register back to its reset value: a device reset, the soft reset
+ * of D3hot -> D0, and the power loss of S3 (before the reset of the
+ * wake-up) share it. VRAM is not a register: wddmseg_power_loss() decides
+ * what of it survives.
+ */
+static void wddmseg_regs_reset(WddmsegState *s)
 {
-    WddmsegState *s = WDDMSEG(dev);
-
-    trace_wddmseg_reset();
     /* Every aperture page unmapped, the window back at the start. */
     if (s->apt) {
         memset(s->apt, 0, s->apt_total * sizeof(*s->apt));
@@ -843,6 +909,80 @@ static void wddmseg_reset(DeviceState *dev)
      * protected segment before a reset (S3, a system reset) must still
      * decrypt after it.
      */
+}
+
+static void wddmseg_reset(DeviceState *dev)
+{
+    WddmsegState *s = WDDMSEG(dev);
+    PCIDevice *pdev = PCI_DEVICE(dev);
+
+    trace_wddmseg_reset();
+    /* D0 (the PCI core does not know our capability). */
+    pci_word_test_and_clear_mask(pdev->config + s->pm_cap + PCI_PM_CTRL,
+                                 PCI_PM_CTRL_STATE_MASK);
+    wddmseg_regs_reset(s);
+}
+
+/*
+ * Does memory segment seg keep its bytes while the system sleeps (S3)?
+ * The adapter caps decide for every segment when they say anything:
+ * DisableSelfRefreshVRAMInS3 turns the VRAM off, AlwaysPoweredVRAM keeps it
+ * powered; otherwise the segment's PreservedDuringStandby does.
+ */
+static bool wddmseg_pm_preserved_s3(WddmsegState *s, const WddmsegSegment *seg)
+{
+    if (s->layout.caps & DXGK_VIDMMCAP_DISABLE_SELF_REFRESH_VRAM_IN_S3) {
+        return false;
+    }
+    if (s->layout.caps & DXGK_VIDMMCAP_ALWAYS_POWERED_VRAM) {
+        return true;
+    }
+    return seg->flags & DXGK_SEGFLAG_PRESERVED_DURING_STANDBY;
+}
+
+/*
+ * The guest entered S3 (a suspend notifier: the vCPUs are stopped, the
+ * BQL is held): the device loses its power. Work in flight stops, every
+ * register resets, and the VRAM of each memory segment that is not
+ * preserved becomes WDDMSEG_PM_POISON, so that a driver that forgot to
+ * save something reads a pattern it cannot mistake for its data (zeroes
+ * could be). The reset of the wake-up (pc_machine_wakeup) resets the
+ * registers again and keeps VRAM as it is now.
+ */
+static void wddmseg_power_loss(Notifier *n, void *data)
+{
+    WddmsegState *s = container_of(n, WddmsegState, suspend_notifier);
+    uint64_t lost = 0, start, len, off;
+    unsigned int i;
+
+    while (s->copy_unlocked) {  /* a piece running without the BQL */
+        qemu_cond_wait_iothread(&s->copy_cond);
+    }
+    wddmseg_regs_reset(s);
+    s->power_losses++;
+
+    for (i = 0; i < s->layout.seg_count; i++) {
+        const WddmsegSegment *seg = &s->layout.segs[i];
+        bool keep = wddmseg_pm_preserved_s3(s, seg);
+
+        if (seg->flags & (DXGK_SEGFLAG_APERTURE | DXGK_SEGFLAG_AGP) ||
+            seg->base >= s->vram_size) {
+            continue;
+        }
+        start = seg->base;
+        len = MIN(seg->size, s->vram_size - start);
+        trace_wddmseg_pm_segment(i + 1, keep, start, len);
+        if (keep) {
+            continue;
+        }
+        for (off = 0; off + 4 <= len; off += 4) {
+            stl_le_p(s->vram_ptr + start + off, WDDMSEG_PM_POISON);
+        }
+        memory_region_set_dirty(&s->vram, start, len);
+        lost += len;
+    }
+    s->view_valid = false;
+    trace_wddmseg_pm_power_loss(s->power_losses, lost);
 }
 
 static int wddmseg_post_load(void *opaque, int version_id)

@@ -29,7 +29,8 @@
 #   /usr/share/wddmseg-vm/                 everything in tools/vm/guest/
 #   /lib/modules/<abi>/kernel/...          closure of drm, drm_kms_helper, ttm,
 #                                          drm_ttm_helper, drm_vram_helper,
-#                                          drm_buddy, bochs and of wddmseg's
+#                                          drm_buddy, bochs, virtio_pci and
+#                                          virtio_blk (hibernation swap) and of wddmseg's
 #                                          own dependencies (from modules.dep)
 #   /lib/modules/<abi>/extra/wddmseg.ko    our driver
 #   /usr/bin/                              build/selftests/* and build/tools/*
@@ -58,7 +59,7 @@ log() { echo "initramfs.sh: $*" >&2; }
 KO=${1:-$WDDMSEG_KBUILD/src/drivers/gpu/drm/wddmseg/wddmseg.ko}
 case "$KO" in /*) ;; *) KO=$REPO/$KO ;; esac
 
-read -r -a BASE_MODULES <<<"${WDDMSEG_BASE_MODULES-drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper drm_buddy bochs}"
+read -r -a BASE_MODULES <<<"${WDDMSEG_BASE_MODULES-drm drm_kms_helper ttm drm_ttm_helper drm_vram_helper drm_buddy bochs virtio_pci virtio_blk}"
 
 if [ "$KDIR" -ef "$DEFAULT_KDIR" ] || [ "$KDIR" = "$DEFAULT_KDIR" ]; then
 	bash "$HERE/kernel.sh"

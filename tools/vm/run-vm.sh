@@ -8,7 +8,8 @@
 #                      [--expect FILE] [--script FILE] [--timeout SECS]
 #                      [--append "KERNEL ARGS"] [--ko WDDMSEG_KO]
 #                      [--kernel-dir DIR] [--vm-dir DIR] [--mem SIZE]
-#                      [--no-build] [--qmp] [--ctl] [-- EXTRA QEMU ARGS...]
+#                      [--no-build] [--qmp] [--ctl] [--s3]
+#                      [-- EXTRA QEMU ARGS...]
 #
 #   --name     names the outputs, all in build/ABI/vm/ (or --vm-dir):
 #                NAME.console.log  guest console (ttyS0): kernel log + init
@@ -39,6 +40,10 @@
 #   --ctl      a third serial port (guest /dev/ttyS2) on the unix socket
 #              NAME.ctl in the VM directory: the host can send the guest
 #              input (screendump.py tells wddmseg-pattern to stop holding)
+#   --s3       the guest can sleep (S3) and wake up: q35's ACPI tables offer
+#              S3 (-global ICH9-LPC.disable_s3=0) and the kernel boots as
+#              bzImage (vmlinuz): booted through the PVH entry of vmlinux,
+#              a wake-up would be a fresh boot
 #   after --   extra QEMU arguments, e.g. -device wddmseg,addr=0x4
 #
 # Exit status:
@@ -71,7 +76,7 @@ usage() {
 }
 
 NAME='' MODE=probe EXPECT='' SCRIPT='' TIMEOUT=300 APPEND='' KO='' BUILD=1 MEM=1G
-QMP=0 CTL=0
+QMP=0 CTL=0 S3=0
 if [ -z "${WDDMSEG_KERNEL_DIR:-}" ] || [ -z "${WDDMSEG_VM_DIR:-}" ]; then
 	. "$HERE/kenv.sh"
 fi
@@ -92,6 +97,7 @@ while [ $# -gt 0 ]; do
 	--no-build) BUILD=0; shift ;;
 	--qmp) QMP=1; shift ;;
 	--ctl) CTL=1; shift ;;
+	--s3) S3=1; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "run-vm: unknown argument '$1'" >&2; usage ;;
@@ -124,7 +130,7 @@ if [ $BUILD = 1 ]; then
 fi
 # the decompressed PVH-bootable kernel when kernel.sh could extract it
 KERNEL=$KDIR/vmlinux
-[ -f "$KERNEL" ] || KERNEL=$KDIR/vmlinuz
+[ -f "$KERNEL" ] && [ $S3 = 0 ] || KERNEL=$KDIR/vmlinuz
 BASE_INITRD=$VMDIR/initramfs.cpio.gz
 for f in "$KERNEL" "$BASE_INITRD"; do
 	[ -f "$f" ] || { echo "run-vm: $f missing (tools/vm/initramfs.sh)" >&2; exit 125; }
@@ -168,6 +174,10 @@ if [ $CTL = 1 ]; then
 	# the third -serial: ttyS2 in the guest (ttyS0 console, ttyS1 output)
 	SOCKARGS+=(-chardev "socket,id=wddmseg-ctl,path=$CTL_SOCK,server=on,wait=off"
 		-serial chardev:wddmseg-ctl)
+fi
+
+if [ $S3 = 1 ]; then
+	SOCKARGS+=(-global ICH9-LPC.disable_s3=0)
 fi
 
 # log_buf_len: probe mode dumps the whole kernel log, keep it from wrapping

@@ -736,8 +736,11 @@ static void test_msix(void)
     const uint32_t data = 0x4d5349;
     uint8_t cap;
 
-    check_eq(qpci_config_readl(d->dev, PCI_CAPABILITY_LIST), 0x40,
-             "capability list starts at 0x40");
+    cap = qpci_config_readb(d->dev, PCI_CAPABILITY_LIST);
+    check_eq(qpci_config_readb(d->dev, cap), PCI_CAP_ID_PM,
+             "capability list starts with the PM capability (device 1.5)");
+    check_eq(qpci_config_readb(d->dev, cap + PCI_CAP_LIST_NEXT), 0x40,
+             "... followed by the capability at 0x40");
     qpci_config_writel(d->dev, PCI_BASE_ADDRESS_1, 0xffffffff);
     check_eq(qpci_config_readl(d->dev, PCI_BASE_ADDRESS_1), 0xfffff000,
              "BAR1 (MSI-X) is 4 KiB of 32-bit MMIO");

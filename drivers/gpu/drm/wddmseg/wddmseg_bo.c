@@ -1290,6 +1290,37 @@ static int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard)
 	return ret == -ENOMEM && id ? -ENOSPC : ret;
 }
 
+/**
+ * wddmseg_bo_pm_move - move an allocation for power management
+ * @bo: reserved, unpinned allocation
+ * @id: segment to move it into, or 0 (WDDMSEG_SEGMENT_SYSTEM) to evict it
+ *
+ * Not interruptible: the task that suspends the system may have a signal
+ * pending and a half-done suspend helps nobody. An eviction into system
+ * memory counts as one (and seals HardwareProtected content); the way
+ * back decrypts. System pages are allocated without the OOM killer: a
+ * suspend that does not fit fails instead.
+ *
+ * Return: 0 or a negative errno (-ENOMEM: no room in @id).
+ */
+int wddmseg_bo_pm_move(struct wddmseg_bo *bo, u32 id)
+{
+	/* Out of memory is a refused suspend, not a reason to kill tasks. */
+	struct ttm_operation_ctx ctx = { .interruptible = false,
+					 .gfp_retry_mayfail = true };
+	struct ttm_placement placement;
+	struct ttm_place place;
+	int ret;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+	wddmseg_place(bo, &place, id, 0);
+	wddmseg_placement_init(&placement, &place, 1, 0);
+	bo->evicting = id == WDDMSEG_SEGMENT_SYSTEM;
+	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
+	bo->evicting = false;
+	return ret;
+}
+
 int wddmseg_ioctl_gem_make_resident(struct drm_device *drm, void *data,
 				    struct drm_file *file)
 {

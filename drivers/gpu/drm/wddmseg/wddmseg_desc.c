@@ -437,17 +437,24 @@ static int wddmseg_validate_table(const struct wddmseg_adapter_desc *d,
  * driver keeps its promise. IoMmuSecureModeSupported and -Required hold
  * when the device sits behind a translating IOMMU (the DMA API then
  * confines it to what the driver mapped). CrossAdapterResource and
- * CrossAdapterResourceTexture are PRIME (wddmseg_prime.c). Every other bit
- * has no behaviour here yet and is masked; Documentation/gpu/wddmseg.rst says
+ * CrossAdapterResourceTexture are PRIME (wddmseg_prime.c).
+ * DisableSelfRefreshVRAMInS3 and AlwaysPoweredVRAM decide what a suspend
+ * evicts (wddmseg_pm.c). Every other bit has no behaviour here yet and is
+ * masked; Documentation/gpu/wddmseg.rst says
  * why for each.
  *
  * Return: the honoured subset of @caps.
  */
 u32 wddmseg_caps_honoured(u32 caps, bool isolated)
 {
-	/* DOC: PRIME; scanout of imported allocations is not done */
+	/*
+	 * DOC: PRIME (scanout of imported allocations is not done);
+	 * wddmseg_pm.c keeps both power promises across S3.
+	 */
 	u32 honoured = DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE |
-		       DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_TEXTURE;
+		       DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_TEXTURE |
+		       DXGK_VIDMMCAP_DISABLE_SELF_REFRESH_VRAM_IN_S3 |
+		       DXGK_VIDMMCAP_ALWAYS_POWERED_VRAM;
 
 	if (isolated)
 		honoured |= DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |

@@ -262,6 +262,10 @@ static int wddmseg_pci_probe(struct pci_dev *pdev,
 	if (ret)
 		return ret;
 
+	ret = wddmseg_pm_init(wdev);
+	if (ret)
+		return ret;
+
 	ret = wddmseg_kms_init(wdev);
 	if (ret)
 		return ret;
@@ -306,6 +310,7 @@ static struct pci_driver wddmseg_pci_driver = {
 	.probe = wddmseg_pci_probe,
 	.remove = wddmseg_pci_remove,
 	.shutdown = wddmseg_pci_shutdown,
+	.driver.pm = pm_sleep_ptr(&wddmseg_pm_ops),
 };
 module_pci_driver(wddmseg_pci_driver);
 

@@ -7,6 +7,8 @@
 
 #include <linux/dma-fence.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/pm.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -162,6 +164,7 @@ struct wddmseg_file {
  * @mmio: BAR0
  * @lock: serializes submissions (reserve, emit, commit) and recovery
  * @ready: the engine runs; otherwise moves fall back to the CPU
+ * @suspended: stopped by wddmseg_engine_suspend(), until resumed
  * @ring: command ring (coherent DMA memory)
  * @ring_dma: its DMA address
  * @ring_tail: next free byte offset (what the doorbell says)
@@ -189,6 +192,7 @@ struct wddmseg_engine {
 	void __iomem *mmio;
 	struct mutex lock;	/* submissions and recovery */
 	bool ready;
+	bool suspended;
 	__le64 *ring;
 	dma_addr_t ring_dma;
 	u32 ring_tail;
@@ -280,6 +284,52 @@ struct wddmseg_kms {
 };
 
 /**
+ * enum wddmseg_pm_phase - the timed phases of a suspend/resume cycle
+ * @WDDMSEG_PM_PREPARE: the PM notifier's early eviction (before the freezer)
+ * @WDDMSEG_PM_SUSPEND: the suspend/freeze callback: display, what changed
+ *	since the early eviction, pinned content, the engine
+ * @WDDMSEG_PM_RESUME: the resume/thaw/restore callback up to the display:
+ *	engine, aperture page tables, pinned content
+ * @WDDMSEG_PM_RESTORE: bringing the evicted allocations back
+ * @WDDMSEG_PM_PHASES: how many there are
+ */
+enum wddmseg_pm_phase {
+	WDDMSEG_PM_PREPARE,
+	WDDMSEG_PM_SUSPEND,
+	WDDMSEG_PM_RESUME,
+	WDDMSEG_PM_RESTORE,
+	WDDMSEG_PM_PHASES,
+};
+
+/**
+ * struct wddmseg_pm - power management (wddmseg_pm.c)
+ * @nb: PM notifier: the early eviction, and the restore after an aborted
+ *	suspend
+ * @lock: serializes the phases; protects everything below
+ * @moved: a &struct wddmseg_pm_entry for each allocation the current
+ *	cycle moved out of a segment or whose pinned content it saved
+ * @hibernate: the current cycle is a hibernation (freeze), not a standby
+ * @evicted: bytes moved out of (or saved from) each segment by the last
+ *	suspend, indexed by segment id - 1
+ * @restored: bytes brought back into each segment by the resume after it
+ * @kept: bytes left in place in each segment by the last suspend: its
+ *	flags preserve them
+ * @phase_us: how long each &enum wddmseg_pm_phase of the last cycle took
+ * @cycles: suspend/resume cycles completed
+ */
+struct wddmseg_pm {
+	struct notifier_block nb;
+	struct mutex lock;	/* phases, moved, counters */
+	struct list_head moved;
+	bool hibernate;
+	u64 evicted[WDDMSEG_MAX_SEGMENTS];
+	u64 restored[WDDMSEG_MAX_SEGMENTS];
+	u64 kept[WDDMSEG_MAX_SEGMENTS];
+	u64 phase_us[WDDMSEG_PM_PHASES];
+	u64 cycles;
+};
+
+/**
  * struct wddmseg_device - driver instance
  * @drm: DRM device, first so that the managed allocation frees us
  * @mmio: BAR0 registers
@@ -310,6 +360,7 @@ struct wddmseg_kms {
  * @access_fence: the last ReadPhysical/WritePhysical job whose wait was
  *	interrupted; the bounce buffer is not reused before it signals
  * @seal_nonce: last nonce of an encrypted eviction (wddmseg_protect.c)
+ * @pm: power management state
  */
 struct wddmseg_device {
 	struct drm_device drm;
@@ -339,6 +390,7 @@ struct wddmseg_device {
 	dma_addr_t access_bounce_dma;
 	struct dma_fence *access_fence;
 	atomic64_t seal_nonce;
+	struct wddmseg_pm pm;
 };
 
 /* The device's page (aperture entries, page lists): 4 KiB. */
@@ -535,6 +587,8 @@ void wddmseg_engine_emit(struct wddmseg_engine *eng, struct wddmseg_job *job,
 struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 					struct wddmseg_job *job);
 bool wddmseg_engine_idle(struct wddmseg_engine *eng, unsigned long timeout);
+int wddmseg_engine_suspend(struct wddmseg_engine *eng);
+int wddmseg_engine_resume(struct wddmseg_engine *eng);
 void wddmseg_engine_inject(struct wddmseg_engine *eng, u32 what, bool again);
 
 /* wddmseg_mgr.c */
@@ -619,6 +673,10 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 			     struct ttm_resource *new_mem,
 			     struct ttm_operation_ctx *ctx);
 
+/* wddmseg_pm.c */
+extern const struct dev_pm_ops wddmseg_pm_ops;
+int wddmseg_pm_init(struct wddmseg_device *wdev);
+
 /* wddmseg_params.c */
 /* Kinds of move with their own engine-or-CPU threshold (cpu_move_max_kb). */
 enum wddmseg_move_path {
@@ -641,6 +699,7 @@ bool wddmseg_is_bo(struct ttm_buffer_object *tbo);
 void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access);
 void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from_segment,
 				struct ttm_placement *placement);
+int wddmseg_bo_pm_move(struct wddmseg_bo *bo, u32 id);
 void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
 		      struct ttm_resource *new, bool evict);
 void wddmseg_bo_residency_commit(struct wddmseg_bo *bo);

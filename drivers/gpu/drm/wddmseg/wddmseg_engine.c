@@ -183,7 +183,8 @@ static irqreturn_t wddmseg_engine_irq(int irq, void *arg)
 	struct wddmseg_engine *eng = arg;
 	u32 status = readl(eng->mmio + WDDMSEG_REG_IRQ_STATUS);
 
-	if (!status)
+	/* All ones: the device is in D3hot (BAR0 not decoded) or gone. */
+	if (!status || status == ~0u)
 		return IRQ_NONE;
 	writel(status, eng->mmio + WDDMSEG_REG_IRQ_STATUS);
 
@@ -618,6 +619,81 @@ bool wddmseg_engine_idle(struct wddmseg_engine *eng, unsigned long timeout)
 }
 
 /**
+ * wddmseg_engine_suspend - let the engine finish its work and stop it
+ * @eng: engine
+ *
+ * Jobs in flight complete (a hung one is recovered and replayed once, as
+ * the watchdog would); then the ring stops and moves fall back to the CPU
+ * until wddmseg_engine_resume(). The device may lose its registers after
+ * this.
+ *
+ * Return: 0, or -ETIMEDOUT when the engine did not go idle (it still
+ * runs then: the suspend is refused).
+ */
+int wddmseg_engine_suspend(struct wddmseg_engine *eng)
+{
+	unsigned long timeout = msecs_to_jiffies(wddmseg_fence_timeout_ms);
+
+	if (!eng->ready)
+		return 0;
+	mutex_lock(&eng->lock);
+	if (!wddmseg_engine_idle(eng, timeout)) {
+		wddmseg_engine_recover(eng, "suspend");
+		if (!wddmseg_engine_idle(eng, timeout)) {
+			mutex_unlock(&eng->lock);
+			return -ETIMEDOUT;
+		}
+	}
+	WRITE_ONCE(eng->ready, false);
+	eng->suspended = true;
+	mutex_unlock(&eng->lock);
+	cancel_delayed_work_sync(&eng->watchdog);
+	writel(WDDMSEG_RING_CTRL_RESET, eng->mmio + WDDMSEG_REG_RING_CTRL);
+	return 0;
+}
+
+/**
+ * wddmseg_engine_resume - program the ring again after a power loss
+ * @eng: engine stopped by wddmseg_engine_suspend()
+ *
+ * The device came back with every register at its reset value: ring base
+ * and size, the interrupt mask (the display's bits too) and the ring are
+ * programmed again, empty; the seqno timeline goes on.
+ *
+ * Return: 0, or -EIO when the device refuses the ring (moves keep using
+ * the CPU then).
+ */
+int wddmseg_engine_resume(struct wddmseg_engine *eng)
+{
+	unsigned long flags;
+
+	if (!eng->suspended)
+		return 0;
+	mutex_lock(&eng->lock);
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	WARN_ON(!list_empty(&eng->pending));
+	eng->ring_free = 0;
+	eng->ring_tail = 0;
+	eng->arena_free = 0;
+	eng->arena_tail = 0;
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+
+	writel(WDDMSEG_RING_CTRL_RESET, eng->mmio + WDDMSEG_REG_RING_CTRL);
+	writel(~0u, eng->mmio + WDDMSEG_REG_IRQ_STATUS);
+	wddmseg_engine_hw_start(eng);
+	eng->suspended = false;
+	if (!(readl(eng->mmio + WDDMSEG_REG_RING_STATUS) &
+	      WDDMSEG_RING_STATUS_ENABLED)) {
+		mutex_unlock(&eng->lock);
+		drm_err(&eng->wdev->drm, "paging engine refused the ring after resume\n");
+		return -EIO;
+	}
+	WRITE_ONCE(eng->ready, true);
+	mutex_unlock(&eng->lock);
+	return 0;
+}
+
+/**
  * wddmseg_engine_init - allocate the ring and start the engine
  * @wdev: device
  * @eng: engine to set up
@@ -704,7 +780,7 @@ void wddmseg_engine_fini(struct wddmseg_engine *eng)
 	struct pci_dev *pdev;
 	struct device *dev;
 
-	if (!eng->ready)
+	if (!eng->ready && !eng->suspended)
 		return;
 	dev = eng->wdev->drm.dev;
 	pdev = to_pci_dev(dev);

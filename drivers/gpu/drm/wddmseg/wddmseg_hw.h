@@ -35,9 +35,26 @@
 #define WDDMSEG_REG_VERSION		0x0004
 #define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
-#define   WDDMSEG_VERSION_CURRENT	0x00010004	/* 1.4 */
+#define   WDDMSEG_VERSION_CURRENT	0x00010005	/* 1.5 */
 /* Minor version from which TRANSFER_ENCRYPTED exists. */
 #define   WDDMSEG_VERSION_MINOR_ENCRYPTED	4
+/* Minor version from which the power model below exists. */
+#define   WDDMSEG_VERSION_MINOR_PM	5
+
+/*
+ * Power (device 1.5). PCI config space has a power-management capability
+ * (version 1.2, D0 and D3hot; writes of D1 or D2 are ignored). In D3hot
+ * BAR0 reads return all ones and writes are dropped. D3hot -> D0 is a soft
+ * reset (No_Soft_Reset is clear): every register below returns to its reset
+ * value, VRAM is kept. A system sleep (ACPI S3) takes the power away: every
+ * register resets, and the content of each memory segment that is not
+ * preserved is replaced by WDDMSEG_PM_POISON (little-endian 32-bit words)
+ * when the device powers off. A segment is preserved across S3 when its
+ * flags have PreservedDuringStandby, or when DXGK_VIDMMCAPS has
+ * AlwaysPoweredVRAM; DisableSelfRefreshVRAMInS3 preserves none. Aperture
+ * segments hold no content (their page tables are registers).
+ */
+#define WDDMSEG_PM_POISON		0xd3adb0a7u
 
 /* Adapter capabilities: DXGK_VIDMMCAPS. */
 #define WDDMSEG_REG_VIDMM_CAPS		0x0008	/* DXGK_VIDMMCAPS.Value */

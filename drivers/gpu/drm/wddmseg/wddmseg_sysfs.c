@@ -52,6 +52,21 @@ static u64 wddmseg_evictions(struct wddmseg_mgr *mgr)
 	return atomic64_read(&mgr->evictions);
 }
 
+static u64 wddmseg_pm_evicted_bytes(struct wddmseg_mgr *mgr)
+{
+	return READ_ONCE(mgr->wdev->pm.evicted[mgr->segment_id - 1]);
+}
+
+static u64 wddmseg_pm_restored_bytes(struct wddmseg_mgr *mgr)
+{
+	return READ_ONCE(mgr->wdev->pm.restored[mgr->segment_id - 1]);
+}
+
+static u64 wddmseg_pm_kept_bytes(struct wddmseg_mgr *mgr)
+{
+	return READ_ONCE(mgr->wdev->pm.kept[mgr->segment_id - 1]);
+}
+
 #define WDDMSEG_MGR_ATTR(name)						\
 static ssize_t name##_show(struct device *dev,				\
 			   struct device_attribute *attr, char *buf)	\
@@ -65,6 +80,33 @@ WDDMSEG_MGR_ATTR(commit_limit);
 WDDMSEG_MGR_ATTR(allocations);
 WDDMSEG_MGR_ATTR(pinned_bytes);
 WDDMSEG_MGR_ATTR(evictions);
+WDDMSEG_MGR_ATTR(pm_evicted_bytes);
+WDDMSEG_MGR_ATTR(pm_restored_bytes);
+WDDMSEG_MGR_ATTR(pm_kept_bytes);
+
+/* Microseconds of each phase of the last cycle (enum wddmseg_pm_phase). */
+static ssize_t pm_phase_us_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct wddmseg_device *wdev = dev_get_drvdata(dev);
+	const u64 *us = wdev->pm.phase_us;
+
+	return sysfs_emit(buf, "prepare %llu suspend %llu resume %llu restore %llu\n",
+			  READ_ONCE(us[WDDMSEG_PM_PREPARE]),
+			  READ_ONCE(us[WDDMSEG_PM_SUSPEND]),
+			  READ_ONCE(us[WDDMSEG_PM_RESUME]),
+			  READ_ONCE(us[WDDMSEG_PM_RESTORE]));
+}
+static DEVICE_ATTR_RO(pm_phase_us);
+
+static ssize_t pm_cycles_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct wddmseg_device *wdev = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(wdev->pm.cycles));
+}
+static DEVICE_ATTR_RO(pm_cycles);
 
 static struct attribute *wddmseg_attrs[] = {
 	&dev_attr_usage_bytes.attr,
@@ -72,6 +114,11 @@ static struct attribute *wddmseg_attrs[] = {
 	&dev_attr_allocations.attr,
 	&dev_attr_pinned_bytes.attr,
 	&dev_attr_evictions.attr,
+	&dev_attr_pm_evicted_bytes.attr,
+	&dev_attr_pm_restored_bytes.attr,
+	&dev_attr_pm_kept_bytes.attr,
+	&dev_attr_pm_phase_us.attr,
+	&dev_attr_pm_cycles.attr,
 	NULL
 };
 

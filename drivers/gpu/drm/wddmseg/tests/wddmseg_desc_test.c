@@ -319,11 +319,16 @@ static void caps_honoured(struct kunit *test)
 			   DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED;
 	const u32 cross = DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE |
 			  DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_TEXTURE;
+	const u32 pm = DXGK_VIDMMCAP_DISABLE_SELF_REFRESH_VRAM_IN_S3 |
+		       DXGK_VIDMMCAP_ALWAYS_POWERED_VRAM;
 	u32 all = DXGK_VIDMMCAP_KNOWN_MASK;
 
-	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, false), cross);
-	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, true), secure | cross);
-	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all & ~secure, true), cross);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, false), cross | pm);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, true),
+			secure | cross | pm);
+	KUNIT_EXPECT_EQ(test,
+			wddmseg_caps_honoured(all & ~secure & ~cross & ~pm, true),
+			0);
 	/* scanout of imported allocations is not done: never reported */
 	KUNIT_EXPECT_EQ(test,
 			wddmseg_caps_honoured(DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_SCANOUT,

@@ -142,12 +142,16 @@ static bool iommu_isolated(const char *bdf)
  * CrossAdapterResource (bit 4) and CrossAdapterResourceTexture (bit 15),
  * PRIME with other devices (wddmseg_prime); IoMmuSecureModeSupported
  * (bit 11) and IoMmuSecureModeRequired (bit 13) behind a translating
- * IOMMU; nothing else (CrossAdapterResourceScanout included).
+ * IOMMU; DisableSelfRefreshVRAMInS3 (bit 12) and AlwaysPoweredVRAM
+ * (bit 17), which decide what a suspend evicts; nothing else
+ * (CrossAdapterResourceScanout included).
  */
 static uint32_t caps_honoured(uint32_t caps, bool isolated)
 {
 	uint32_t honoured = WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE |
-			    WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE_TEXTURE;
+			    WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE_TEXTURE |
+			    WDDMSEG_VIDMM_CAP_DISABLE_SELF_REFRESH_VRAM_IN_S3 |
+			    WDDMSEG_VIDMM_CAP_ALWAYS_POWERED_VRAM;
 
 	if (isolated)
 		honoured |= WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_SUPPORTED |

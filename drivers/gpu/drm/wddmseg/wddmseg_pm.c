@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Power management: across standby and hibernation, each segment keeps
+ * what its flags promise, and the driver copies out only the rest.
+ */
+
+/**
+ * DOC: Power management
+ *
+ * A WDDM segment says in its DXGK_SEGMENTFLAGS what survives a system
+ * sleep: PreservedDuringStandby (S3: the VRAM stays in self-refresh),
+ * PreservedDuringHibernate and PartiallyPreservedDuringHibernate (S4).
+ * The adapter's DXGK_VIDMMCAPS can override the standby column for every
+ * segment: AlwaysPoweredVRAM (nothing is lost), DisableSelfRefreshVRAMInS3
+ * (everything is). VprPreservedDuringStandby says the same for the
+ * content of a VprSupported segment's protected region, i.e. for
+ * HardwareProtected allocations. Linux GPU drivers copy all of VRAM into
+ * system memory on every suspend; this driver copies what the flags say
+ * will be lost, and nothing when they say nothing will be.
+ *
+ * A cycle, for a standby (S3) or a hibernation (freeze, then poweroff or
+ * thaw, and restore from the image):
+ *
+ * 1. PM_SUSPEND_PREPARE or PM_HIBERNATION_PREPARE (a PM notifier, before
+ *    the freezer, while memory can still be reclaimed): every unpinned
+ *    allocation in a memory segment that does not preserve it is evicted
+ *    into system memory, through the copy engine (HardwareProtected
+ *    content sealed by TRANSFER_ENCRYPTED).
+ * 2. The suspend (freeze) callback: the display is suspended with the
+ *    atomic helpers (which unpins the scanout and suspends the fbdev
+ *    console), what was made resident since step 1 is evicted the same
+ *    way, the content of pinned allocations that will be lost is saved by
+ *    the CPU, and the copy engine finishes its jobs and stops.
+ * 3. The device loses power; on the QEMU device the registers reset and
+ *    every segment that is not preserved reads WDDMSEG_PM_POISON.
+ * 4. The resume (thaw, restore) callback: the ring and interrupt mask are
+ *    programmed again, every bound aperture range is written into the
+ *    aperture page table again, pinned content is written back, the
+ *    evicted allocations are made resident in the segment they were in
+ *    (or wherever their placement allows), and the display is restored.
+ *
+ * A suspend that cannot keep a promise fails with the rule's name in the
+ * kernel log and nothing lost: a pinned HardwareProtected allocation in a
+ * segment that will lose it (rule pm-hardware-protected-pinned), a
+ * HardwareProtected allocation that cannot be sealed (rule
+ * pm-hardware-protected-evict), no memory for the copy (pm-no-memory:
+ * checked before anything moves, against what is available and TTM's
+ * limit of half the RAM, so that the copy never ends in the OOM killer), an
+ * engine that does not go idle (pm-engine-busy). What was already moved
+ * is brought back.
+ *
+ * PartiallyPreservedDuringHibernate is treated as not preserved: the
+ * driver does not know which part a device keeps, so it keeps all of it.
+ * Aperture segments hold no content (system pages do); only their page
+ * tables are registers, and those are written again at resume.
+ *
+ * The per-segment files pm_evicted_bytes, pm_restored_bytes and
+ * pm_kept_bytes and the device-wide pm_phase_us and pm_cycles of the
+ * "wddmseg" sysfs group report the last cycle.
+ */
+
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/sizes.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/suspend.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_modeset_helper.h>
+#include <drm/drm_print.h>
+
+#include "wddmseg_drv.h"
+#include "wddmseg_hw.h"
+
+/**
+ * struct wddmseg_pm_entry - an allocation a suspend moved or saved
+ * @link: in &wddmseg_pm.moved
+ * @bo: the allocation (a GEM reference)
+ * @segment_id: the segment it was in
+ * @saved: pinned allocations: its content, copied by the CPU; else NULL
+ */
+struct wddmseg_pm_entry {
+	struct list_head link;
+	struct wddmseg_bo *bo;
+	u32 segment_id;
+	void *saved;
+};
+
+static struct wddmseg_device *dev_to_wddmseg(struct device *dev)
+{
+	return pci_get_drvdata(to_pci_dev(dev));
+}
+
+/*
+ * Does segment @id keep an allocation's content across the sleep? Standby
+ * follows the caps first, then the segment's flags (for HardwareProtected
+ * content also VprPreservedDuringStandby); hibernation follows
+ * PreservedDuringHibernate alone.
+ */
+static bool wddmseg_pm_preserved(struct wddmseg_device *wdev, u32 id,
+				 bool hibernate, bool hw_protected)
+{
+	const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
+	u32 caps = wdev->desc.vidmm_caps;
+
+	if (wddmseg_segment_is_aperture(seg))
+		return true;
+	if (hibernate)
+		return seg->flags & DXGK_SEGFLAG_PRESERVED_DURING_HIBERNATE;
+	if (caps & DXGK_VIDMMCAP_DISABLE_SELF_REFRESH_VRAM_IN_S3)
+		return false;
+	if (hw_protected &&
+	    !(seg->flags & DXGK_SEGFLAG_VPR_PRESERVED_DURING_STANDBY))
+		return false;
+	if (caps & DXGK_VIDMMCAP_ALWAYS_POWERED_VRAM)
+		return true;
+	return seg->flags & DXGK_SEGFLAG_PRESERVED_DURING_STANDBY;
+}
+
+/*
+ * The next allocation of segment @mgr at or after page *@pos, with a GEM
+ * reference; *@pos moves past it. Ranges held by TTM's ghost objects (the
+ * old place of a finished move) and allocations being destroyed are
+ * skipped. Walks the segment's own range allocator, which, unlike TTM's
+ * LRU lists, also holds pinned allocations.
+ */
+static struct wddmseg_bo *wddmseg_pm_next(struct wddmseg_mgr *mgr, u64 *pos)
+{
+	struct wddmseg_bo *bo = NULL;
+	struct drm_mm_node *node;
+
+	spin_lock(&mgr->lock);
+	drm_mm_for_each_node(node, &mgr->mm) {
+		struct ttm_resource *res;
+
+		if (node->start < *pos)
+			continue;
+		*pos = node->start + node->size;
+		res = wddmseg_mgr_node_res(node);
+		if (!res->bo || !wddmseg_is_bo(res->bo))
+			continue;
+		bo = to_wddmseg_bo(res->bo);
+		if (kref_get_unless_zero(&bo->tbo.base.refcount))
+			break;
+		bo = NULL;
+	}
+	spin_unlock(&mgr->lock);
+	return bo;
+}
+
+/* Copy a pinned allocation's VRAM out (@to_vram false) or back in. */
+static void wddmseg_pm_copy_pinned(struct wddmseg_device *wdev,
+				   struct wddmseg_bo *bo, void *buf,
+				   bool to_vram)
+{
+	pgoff_t i, n = bo->tbo.base.size >> PAGE_SHIFT;
+
+	for (i = 0; i < n; i++)
+		wddmseg_vram_page_io(wdev, &bo->tbo, bo->tbo.resource, i,
+				     buf + (i << PAGE_SHIFT), to_vram);
+}
+
+/*
+ * One allocation of segment @id, reserved: leave it (preserved), evict it,
+ * or (@late only) save its pinned content. Returns 0 or a negative errno
+ * after logging the rule that refuses the suspend.
+ */
+static int wddmseg_pm_evict_bo(struct wddmseg_device *wdev,
+			       struct wddmseg_bo *bo, u32 id, bool late)
+{
+	struct wddmseg_pm *pm = &wdev->pm;
+	bool hwp = wddmseg_bo_hw_protected(bo);
+	u64 size = bo->tbo.base.size;
+	struct wddmseg_pm_entry *e;
+	int ret;
+
+	if (wddmseg_pm_preserved(wdev, id, pm->hibernate, hwp)) {
+		pm->kept[id - 1] += size;
+		return 0;
+	}
+	if (bo->tbo.pin_count && !late)
+		return 0;	/* saved by the late phase, once pinned for good */
+	if (bo->tbo.pin_count && hwp) {
+		drm_err(&wdev->drm, "pm: segment %u: rule pm-hardware-protected-pinned: a pinned HardwareProtected allocation (%llu bytes) would lose its content and cannot be copied out\n",
+			id, size);
+		return -EBUSY;
+	}
+	if (!bo->tbo.pin_count && hwp && !wddmseg_protect_may_seal(bo, id)) {
+		drm_err(&wdev->drm, "pm: segment %u: rule pm-hardware-protected-evict: HardwareProtected content (%llu bytes) would be lost and the segment cannot seal it into system memory\n",
+			id, size);
+		return -EACCES;
+	}
+
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		goto no_memory;
+	if (bo->tbo.pin_count) {
+		struct ttm_operation_ctx ctx = { .interruptible = false };
+
+		e->saved = kvmalloc(size, GFP_KERNEL | __GFP_RETRY_MAYFAIL |
+					  __GFP_NOWARN);
+		if (!e->saved) {
+			kfree(e);
+			goto no_memory;
+		}
+		/* Engine work on it (a fill, a blit, a flip's move) first. */
+		ret = ttm_bo_wait_ctx(&bo->tbo, &ctx);
+		if (ret) {
+			kvfree(e->saved);
+			kfree(e);
+			drm_err(&wdev->drm, "pm: segment %u: rule pm-engine-busy: a pinned allocation's jobs did not finish (%d)\n",
+				id, ret);
+			return ret;
+		}
+		wddmseg_pm_copy_pinned(wdev, bo, e->saved, false);
+	} else {
+		ret = wddmseg_bo_pm_move(bo, WDDMSEG_SEGMENT_SYSTEM);
+		if (ret) {
+			kfree(e);
+			drm_err(&wdev->drm, "pm: segment %u: rule pm-no-memory: evicting %llu bytes failed (%d)\n",
+				id, size, ret);
+			return ret;
+		}
+	}
+	drm_gem_object_get(&bo->tbo.base);
+	e->bo = bo;
+	e->segment_id = id;
+	list_add_tail(&e->link, &pm->moved);
+	pm->evicted[id - 1] += size;
+	return 0;
+
+no_memory:
+	drm_err(&wdev->drm, "pm: segment %u: rule pm-no-memory: no system memory for %llu bytes that would be lost\n",
+		id, size);
+	return -ENOMEM;
+}
+
+/* Wait for the copy engine's jobs (moves are pipelined on it). */
+static int wddmseg_pm_wait_engine(struct wddmseg_device *wdev)
+{
+	if (!READ_ONCE(wdev->engine.ready))
+		return 0;
+	if (wddmseg_engine_idle(&wdev->engine,
+				msecs_to_jiffies(wddmseg_fence_timeout_ms)))
+		return 0;
+	drm_err(&wdev->drm, "pm: rule pm-engine-busy: the copy engine did not finish the moves\n");
+	return -ETIMEDOUT;
+}
+
+/* Bytes the coming sleep would destroy: what wddmseg_pm_evict() copies. */
+static u64 wddmseg_pm_need(struct wddmseg_device *wdev, bool late)
+{
+	struct wddmseg_bo *bo;
+	u64 pos, need = 0;
+	u32 id;
+
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		if (wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
+			continue;
+		pos = 0;
+		while ((bo = wddmseg_pm_next(wdev->mgr[id - 1], &pos))) {
+			if (!ttm_bo_reserve(&bo->tbo, false, false, NULL)) {
+				if (wddmseg_res_segment(wdev, bo->tbo.resource) == id &&
+				    !bo->tbo.deleted && (late || !bo->tbo.pin_count) &&
+				    !wddmseg_pm_preserved(wdev, id, wdev->pm.hibernate,
+							  wddmseg_bo_hw_protected(bo)))
+					need += bo->tbo.base.size;
+				ttm_bo_unreserve(&bo->tbo);
+			}
+			drm_gem_object_put(&bo->tbo.base);
+		}
+	}
+	return need;
+}
+
+/*
+ * Will @need bytes fit in system memory? TTM keeps its pages under half
+ * of RAM (beyond that it swaps buffers out into shmem, which needs more
+ * memory still), and the system must keep some to run: refuse up front,
+ * before anything moved, rather than end in the OOM killer halfway.
+ */
+static int wddmseg_pm_check_room(struct wddmseg_device *wdev, u64 need)
+{
+	u64 total = (u64)totalram_pages() << PAGE_SHIFT;
+	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
+	u64 reserve = max_t(u64, total / 16, SZ_16M);
+	u64 room = min(avail, total / 2);
+
+	room = room > reserve ? room - reserve : 0;
+	if (need <= room)
+		return 0;
+	drm_err(&wdev->drm, "pm: rule pm-no-memory: %llu MiB of VRAM would be lost and must be copied into system memory, which has room for %llu MiB (available %llu MiB, half of RAM %llu MiB, reserve %llu MiB); refusing the %s\n",
+		need >> 20, room >> 20, avail >> 20, total >> 21, reserve >> 20,
+		wdev->pm.hibernate ? "hibernation" : "suspend");
+	return -ENOMEM;
+}
+
+/* Evict (or save) everything the coming sleep would destroy. */
+static int wddmseg_pm_evict(struct wddmseg_device *wdev, bool late)
+{
+	struct wddmseg_pm *pm = &wdev->pm;
+	struct wddmseg_bo *bo;
+	int ret;
+	u32 id;
+	u64 pos;
+
+	lockdep_assert_held(&pm->lock);
+	ret = wddmseg_pm_check_room(wdev, wddmseg_pm_need(wdev, late));
+	for (id = 1; id <= wdev->desc.segment_count && !ret; id++) {
+		if (wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
+			continue;
+		/* The kept bytes are counted again by each pass. */
+		pm->kept[id - 1] = 0;
+		pos = 0;
+		while (!ret && (bo = wddmseg_pm_next(wdev->mgr[id - 1], &pos))) {
+			ret = ttm_bo_reserve(&bo->tbo, false, false, NULL);
+			if (!ret) {
+				if (wddmseg_res_segment(wdev, bo->tbo.resource) == id &&
+				    !bo->tbo.deleted)
+					ret = wddmseg_pm_evict_bo(wdev, bo, id, late);
+				ttm_bo_unreserve(&bo->tbo);
+			}
+			drm_gem_object_put(&bo->tbo.base);
+		}
+	}
+	/* The copies are pipelined: the phase ends when they are done. */
+	if (!ret)
+		ret = wddmseg_pm_wait_engine(wdev);
+	return ret;
+}
+
+/* Write every bound range of every aperture into its page table again. */
+static void wddmseg_pm_rebind_apertures(struct wddmseg_device *wdev)
+{
+	struct wddmseg_bo *bo;
+	u32 id;
+	u64 pos;
+
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		if (!wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
+			continue;
+		pos = 0;
+		while ((bo = wddmseg_pm_next(wdev->mgr[id - 1], &pos))) {
+			if (!ttm_bo_reserve(&bo->tbo, false, false, NULL)) {
+				if (wddmseg_res_segment(wdev, bo->tbo.resource) == id &&
+				    bo->tbo.ttm && ttm_tt_is_populated(bo->tbo.ttm))
+					wddmseg_vram_apt_update(wdev, bo->tbo.resource,
+								bo->tbo.ttm);
+				ttm_bo_unreserve(&bo->tbo);
+			}
+			drm_gem_object_put(&bo->tbo.base);
+		}
+	}
+}
+
+/* Write saved pinned content back (the allocations never moved). */
+static void wddmseg_pm_restore_pinned(struct wddmseg_device *wdev)
+{
+	struct wddmseg_pm_entry *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, &wdev->pm.moved, link) {
+		if (!e->saved)
+			continue;
+		if (!ttm_bo_reserve(&e->bo->tbo, false, false, NULL)) {
+			if (wddmseg_res_segment(wdev, e->bo->tbo.resource) ==
+			    e->segment_id) {
+				wddmseg_pm_copy_pinned(wdev, e->bo, e->saved, true);
+				wdev->pm.restored[e->segment_id - 1] +=
+					e->bo->tbo.base.size;
+			}
+			ttm_bo_unreserve(&e->bo->tbo);
+		}
+		list_del(&e->link);
+		kvfree(e->saved);
+		drm_gem_object_put(&e->bo->tbo.base);
+		kfree(e);
+	}
+}
+
+/*
+ * Bring the evicted allocations back: into the segment each was in, else
+ * wherever its placement allows (like the next GPU reference would), else
+ * it stays in system memory, content intact.
+ */
+static void wddmseg_pm_restore_evicted(struct wddmseg_device *wdev)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct wddmseg_pm_entry *e, *tmp;
+	struct wddmseg_bo *bo;
+	u32 now;
+
+	list_for_each_entry_safe(e, tmp, &wdev->pm.moved, link) {
+		bo = e->bo;
+		if (!ttm_bo_reserve(&bo->tbo, false, false, NULL)) {
+			if (!bo->tbo.pin_count && !bo->tbo.deleted &&
+			    wddmseg_res_mem_type(bo->tbo.resource) == TTM_PL_SYSTEM &&
+			    wddmseg_bo_pm_move(bo, e->segment_id))
+				wddmseg_bo_make_resident_locked(bo, &ctx);
+			now = wddmseg_res_segment(wdev, bo->tbo.resource);
+			if (now == e->segment_id)
+				wdev->pm.restored[now - 1] += bo->tbo.base.size;
+			ttm_bo_unreserve(&bo->tbo);
+		}
+		list_del(&e->link);
+		drm_gem_object_put(&bo->tbo.base);
+		kfree(e);
+	}
+	wddmseg_pm_wait_engine(wdev);
+}
+
+static u64 wddmseg_pm_us_since(ktime_t t0)
+{
+	return ktime_us_delta(ktime_get(), t0);
+}
+
+static void wddmseg_pm_begin(struct wddmseg_device *wdev, bool hibernate)
+{
+	struct wddmseg_pm *pm = &wdev->pm;
+
+	pm->hibernate = hibernate;
+	memset(pm->evicted, 0, sizeof(pm->evicted));
+	memset(pm->restored, 0, sizeof(pm->restored));
+	memset(pm->kept, 0, sizeof(pm->kept));
+	memset(pm->phase_us, 0, sizeof(pm->phase_us));
+}
+
+static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
+			     void *unused)
+{
+	struct wddmseg_device *wdev = container_of(nb, struct wddmseg_device,
+						   pm.nb);
+	struct wddmseg_pm *pm = &wdev->pm;
+	ktime_t t0 = ktime_get();
+	int ret = 0;
+
+	switch (action) {
+	case PM_SUSPEND_PREPARE:
+	case PM_HIBERNATION_PREPARE:
+		mutex_lock(&pm->lock);
+		wddmseg_pm_begin(wdev, action == PM_HIBERNATION_PREPARE);
+		ret = wddmseg_pm_evict(wdev, false);
+		pm->phase_us[WDDMSEG_PM_PREPARE] = wddmseg_pm_us_since(t0);
+		if (ret)
+			wddmseg_pm_restore_evicted(wdev);
+		mutex_unlock(&pm->lock);
+		return notifier_from_errno(ret);
+	case PM_POST_SUSPEND:
+	case PM_POST_HIBERNATION:
+		/* A cycle that was aborted before the callbacks ran. */
+		mutex_lock(&pm->lock);
+		wddmseg_pm_restore_pinned(wdev);
+		wddmseg_pm_restore_evicted(wdev);
+		mutex_unlock(&pm->lock);
+		return NOTIFY_DONE;
+	}
+	return NOTIFY_DONE;
+}
+
+/* The suspend and freeze callbacks; @evict: false for poweroff. */
+static int wddmseg_pm_quiesce(struct wddmseg_device *wdev, bool hibernate,
+			      bool evict)
+{
+	struct wddmseg_pm *pm = &wdev->pm;
+	ktime_t t0 = ktime_get();
+	int ret;
+
+	ret = drm_mode_config_helper_suspend(&wdev->drm);
+	if (ret)
+		return ret;
+
+	mutex_lock(&pm->lock);
+	if (evict) {
+		/* A suspend without our notifier (pm_test, an older cycle). */
+		if (pm->hibernate != hibernate)
+			wddmseg_pm_begin(wdev, hibernate);
+		ret = wddmseg_pm_evict(wdev, true);
+	}
+	if (!ret) {
+		ret = wddmseg_engine_suspend(&wdev->engine);
+		if (ret)
+			drm_err(&wdev->drm, "pm: rule pm-engine-busy: the copy engine did not go idle (%d)\n",
+				ret);
+	}
+	if (ret) {
+		wddmseg_pm_restore_pinned(wdev);
+		wddmseg_pm_restore_evicted(wdev);
+	}
+	if (evict)
+		pm->phase_us[WDDMSEG_PM_SUSPEND] = wddmseg_pm_us_since(t0);
+	mutex_unlock(&pm->lock);
+	if (ret)
+		drm_mode_config_helper_resume(&wdev->drm);
+	return ret;
+}
+
+/* The resume, thaw and restore callbacks. */
+static int wddmseg_pm_wake(struct wddmseg_device *wdev)
+{
+	struct wddmseg_pm *pm = &wdev->pm;
+	ktime_t t0 = ktime_get();
+	int ret;
+
+	mutex_lock(&pm->lock);
+	/*
+	 * VRAM that lost power holds the device's poison, not the zeroes
+	 * the managers knew of: every new placement is filled again.
+	 */
+	wddmseg_mgr_forget_zeroed(wdev);
+	ret = wddmseg_engine_resume(&wdev->engine);
+	wddmseg_pm_rebind_apertures(wdev);
+	wddmseg_pm_restore_pinned(wdev);
+	pm->phase_us[WDDMSEG_PM_RESUME] = wddmseg_pm_us_since(t0);
+	t0 = ktime_get();
+	wddmseg_pm_restore_evicted(wdev);
+	pm->phase_us[WDDMSEG_PM_RESTORE] = wddmseg_pm_us_since(t0);
+	pm->cycles++;
+	mutex_unlock(&pm->lock);
+
+	drm_mode_config_helper_resume(&wdev->drm);
+	return ret;
+}
+
+static int wddmseg_pm_suspend(struct device *dev)
+{
+	return wddmseg_pm_quiesce(dev_to_wddmseg(dev), false, true);
+}
+
+static int wddmseg_pm_freeze(struct device *dev)
+{
+	return wddmseg_pm_quiesce(dev_to_wddmseg(dev), true, true);
+}
+
+static int wddmseg_pm_poweroff(struct device *dev)
+{
+	/* The image holds the state of the freeze: nothing more to save. */
+	return wddmseg_pm_quiesce(dev_to_wddmseg(dev), true, false);
+}
+
+static int wddmseg_pm_resume(struct device *dev)
+{
+	return wddmseg_pm_wake(dev_to_wddmseg(dev));
+}
+
+const struct dev_pm_ops wddmseg_pm_ops = {
+	.suspend = wddmseg_pm_suspend,
+	.resume = wddmseg_pm_resume,
+	.freeze = wddmseg_pm_freeze,
+	.thaw = wddmseg_pm_resume,
+	.poweroff = wddmseg_pm_poweroff,
+	.restore = wddmseg_pm_resume,
+};
+
+static void wddmseg_pm_fini(void *data)
+{
+	struct wddmseg_device *wdev = data;
+
+	unregister_pm_notifier(&wdev->pm.nb);
+	mutex_lock(&wdev->pm.lock);
+	wddmseg_pm_restore_pinned(wdev);
+	wddmseg_pm_restore_evicted(wdev);
+	mutex_unlock(&wdev->pm.lock);
+}
+
+/**
+ * wddmseg_pm_init - register the PM notifier
+ * @wdev: device whose segment managers and engine exist
+ *
+ * Device-managed: the notifier goes away at unbind, before the engine
+ * stops.
+ *
+ * Return: 0 or a negative errno.
+ */
+int wddmseg_pm_init(struct wddmseg_device *wdev)
+{
+	struct wddmseg_pm *pm = &wdev->pm;
+	int ret;
+
+	mutex_init(&pm->lock);
+	INIT_LIST_HEAD(&pm->moved);
+	pm->nb.notifier_call = wddmseg_pm_notify;
+	ret = register_pm_notifier(&pm->nb);
+	if (ret)
+		return ret;
+	return devm_add_action_or_reset(wdev->drm.dev, wddmseg_pm_fini, wdev);
+}

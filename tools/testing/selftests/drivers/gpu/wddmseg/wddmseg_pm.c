@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kselftest: real suspend-to-RAM (S3) with allocations in every segment of
+ * every device of the expectation file. Each cycle arms the RTC, writes
+ * "mem" to /sys/power/state (deep sleep: QEMU's q35 with
+ * -global ICH9-LPC.disable_s3=0) and checks after the wake-up:
+ *
+ * - the content of every allocation is intact and it is back in its
+ *   segment;
+ * - a segment whose flags (and the adapter's caps) preserve it copied 0
+ *   bytes (pm_evicted_bytes) and kept them (pm_kept_bytes); any other
+ *   segment evicted and restored at least its allocation;
+ * - the device really lost power: a freed range of a segment that is not
+ *   preserved reads the device's poison pattern through the GPU (peek);
+ * - a pinned (Overlay) allocation in each memory segment, filled by the
+ *   engine, stayed where it was with its content (the driver copies it
+ *   out and back with the CPU when the segment loses power);
+ * - an ExplicitResidencyNotification allocation in each memory segment got
+ *   a residency event for each move PM made (to system memory and back)
+ *   and none where its segment preserved it;
+ * - a blit submitted right before the suspend (in flight when the driver
+ *   quiesces the engine) completed with the right bytes;
+ * - the copy engine blits after the resume.
+ *
+ * With WDDMSEG_PM_MODE=hibernate the cycle is a hibernation instead
+ * (echo disk > /sys/power/state, swap on a virtio disk): the write returns
+ * in a second QEMU process that booted, read the image and restored it.
+ * Only segments with PreservedDuringHibernate may keep their place (the
+ * layouts used have none: everything is evicted at freeze), and the
+ * freed VRAM of a segment reads zero, a new process's fresh VRAM.
+ *
+ * Not part of the boot that runs the other kselftests (its binary is
+ * wddmseg-pm, not wddmseg_*): tools/vm/pm-check.sh and pm-hibernate.sh run
+ * it in boots of their own. WDDMSEG_PM_CYCLES sets the number of cycles
+ * (default 20 for S3; a hibernation is one cycle per pair of boots).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wddmseg_gem.h"
+
+/* WDDMSEG_PM_POISON of wddmseg_hw.h: what lost VRAM reads after S3. */
+#define PM_POISON	0xd3adb0a7u
+#define PM_SIZE		(2 * SZ_1M)
+#define PM_PROBE	SZ_64K
+
+struct pm_seg {
+	uint32_t id;
+	bool preserved;
+	uint32_t h;		/* the allocation kept across the cycles */
+	uint32_t seed;
+	uint64_t probe;		/* GPU address of the freed probe range */
+	uint32_t pin_h;		/* a pinned Overlay allocation */
+	uint64_t pin_off;	/* its offset in the segment */
+	uint32_t res_h;		/* ExplicitResidencyNotification */
+	uint64_t res_seq;	/* the last sequence number seen */
+};
+
+#define PIN_SIZE	SZ_1M
+#define PIN_WORD(p)	((p)->seed ^ 0x5a5a5a5au)
+
+FIXTURE(pm) {
+	struct gem_env env;
+};
+
+static bool pm_mode(const char *mode)
+{
+	const char *m = getenv("WDDMSEG_PM_MODE");
+
+	return m ? !strcmp(m, mode) : !strcmp(mode, "s3");
+}
+
+/* WDDMSEG_PM_MODE=hibernate: S4 cycles instead of S3. */
+static bool pm_hibernate(void)
+{
+	return pm_mode("hibernate");
+}
+
+GEM_SKIP_WITHOUT_EXPECT();
+
+FIXTURE_SETUP(pm)
+{
+	char buf[64];
+
+	gem_env_load(_metadata, &self->env);
+	if (_metadata->skip)
+		return;
+	if (pm_mode("pressure"))
+		return;
+	if (pm_hibernate()) {
+		if (file_read("/proc/swaps", buf, sizeof(buf)) ||
+		    !strchr(buf, '\n') || !strchr(strchr(buf, '\n') + 1, '/'))
+			SKIP(return, "no swap for a hibernation image");
+		return;
+	}
+	if (file_write("/sys/power/mem_sleep", "deep") ||
+	    file_read("/sys/power/mem_sleep", buf, sizeof(buf)) ||
+	    !strstr(buf, "[deep]"))
+		SKIP(return, "no S3 (deep) in /sys/power/mem_sleep");
+	if (access("/sys/class/rtc/rtc0/wakealarm", W_OK))
+		SKIP(return, "no RTC wake alarm");
+}
+
+FIXTURE_TEARDOWN(pm)
+{
+}
+
+/* The rule of the driver's DOC: Power management, for a standby. */
+static bool preserved_s3(uint32_t caps, uint32_t flags)
+{
+	if (caps & WDDMSEG_VIDMM_CAP_DISABLE_SELF_REFRESH_VRAM_IN_S3)
+		return false;
+	if (caps & WDDMSEG_VIDMM_CAP_ALWAYS_POWERED_VRAM)
+		return true;
+	return flags & WDDMSEG_SEGMENT_FLAG_PRESERVED_DURING_STANDBY;
+}
+
+/* One value per segment of the device's sysfs file @name. */
+static int pm_sysfs(const struct gem_dev *d, const char *name, uint64_t *v,
+		    unsigned int n)
+{
+	char path[160], buf[256], *p = buf, *end;
+	unsigned int i;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/wddmseg/%s",
+		 d->exp.bdf, name);
+	ret = file_read(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		v[i] = strtoull(p, &end, 0);
+		if (end == p)
+			return -EPROTO;
+		p = end;
+	}
+	return 0;
+}
+
+/* Returns in the restored image, after a second boot read it. */
+static int s4_cycle(void)
+{
+	int ret = file_write("/sys/power/disk", "shutdown");
+
+	if (!ret)
+		ret = file_write("/sys/power/state", "disk");
+	return ret;
+}
+
+static int s3_cycle(void)
+{
+	int ret = file_write("/sys/class/rtc/rtc0/wakealarm", "0");
+
+	if (!ret)
+		ret = file_write("/sys/class/rtc/rtc0/wakealarm", "+2");
+	if (!ret)
+		ret = file_write("/sys/power/state", "mem");
+	return ret;
+}
+
+/* @h: @size bytes of pattern @seed, placed in segment @id (0: system). */
+static uint32_t make_pattern(struct __test_metadata *_metadata, int fd,
+			     uint32_t id, uint64_t size, uint32_t flags,
+			     uint32_t seed)
+{
+	uint32_t h;
+
+	ASSERT_EQ(0, wddmseg_create_allocation_in(fd, size,
+			WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND | flags, id, &h));
+	ASSERT_EQ(0, gem_write_pattern(fd, h, size, seed));
+	/* The CPU write may have migrated it: put it back. */
+	ASSERT_EQ(0, gem_move_wait(fd, h, id)) TH_LOG("%s", seg_name(id));
+	return h;
+}
+
+static void check_pattern(struct __test_metadata *_metadata, int fd,
+			  uint32_t h, uint64_t size, uint32_t seed,
+			  const char *what, unsigned int cycle)
+{
+	void *buf = malloc(size);
+	uint64_t bad;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, gem_read_back(fd, h, size, buf));
+	bad = pattern_check(buf, size, seed, NULL);
+	free(buf);
+	EXPECT_EQ(0, bad) TH_LOG("cycle %u: %s: %" PRIu64 " bad words",
+				 cycle, what, bad);
+}
+
+/* Copy @size bytes of @src into a new system allocation; return it. */
+static uint32_t blit_to_system(struct __test_metadata *_metadata, int fd,
+			       uint32_t src, uint64_t size, bool wait)
+{
+	uint32_t dst;
+	int ffd = -1;
+
+	ASSERT_EQ(0, wddmseg_create_allocation_in(fd, size,
+			WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND, 0, &dst));
+	ASSERT_EQ(0, wddmseg_copy(fd, src, 0, dst, 0, size, &ffd));
+	if (ffd >= 0)
+		close(ffd);
+	if (wait)
+		ASSERT_EQ(0, wddmseg_wait(fd, dst, 10 * NSEC_PER_SEC));
+	return dst;
+}
+
+/* @h is @size bytes of the 32-bit word @w: the bad words, through a blit. */
+static uint64_t word_check(struct __test_metadata *_metadata, int fd,
+			   uint32_t h, uint64_t size, uint32_t w)
+{
+	uint32_t dst = blit_to_system(_metadata, fd, h, size, true);
+	uint32_t *buf = malloc(size);
+	uint64_t i, bad = 0;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, gem_read_back(fd, dst, size, buf));
+	for (i = 0; i < size / 4; i++)
+		bad += buf[i] != w;
+	free(buf);
+	ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
+	return bad;
+}
+
+/* What one device holds across the cycles. */
+struct pm_dev {
+	const struct gem_dev *d;
+	int fd;
+	char dbg[64];
+	struct pm_seg seg[LAYOUT_MAX_SEGS];
+	unsigned int nseg;
+	uint32_t apt_h, sys_h, dv;
+	uint32_t inflight;	/* a blit submitted just before the suspend */
+	uint64_t cycles0;
+};
+
+static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
+{
+	const struct layout *l = &pd->d->exp.layout;
+	uint32_t apt_id = 0, dv = pd->dv;
+	unsigned int i;
+
+	pd->fd = gem_open(_metadata, pd->d->card);
+	gem_debugfs_dir(pd->d, pd->dbg, sizeof(pd->dbg));
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_cycles", &pd->cycles0, 1));
+
+	for (i = 0; i < l->nr_segs; i++) {
+		const struct layout_seg *s = &l->seg[i];
+		struct drm_wddmseg_gem_info info = { 0 };
+		struct pm_seg *p;
+		uint32_t probe;
+
+		if (wddmseg_segment_is_aperture(s->flags)) {
+			if (!apt_id && s->commit >= PM_SIZE)
+				apt_id = i + 1;
+			continue;
+		}
+		if (s->size < 4 * PM_SIZE)
+			continue;
+		p = &pd->seg[pd->nseg++];
+		p->id = i + 1;
+		p->preserved = pm_hibernate() ?
+			!!(s->flags & WDDMSEG_SEGMENT_FLAG_PRESERVED_DURING_HIBERNATE) :
+			preserved_s3(l->caps, s->flags);
+		p->seed = 0x9e000000u | (dv << 8) | p->id;
+		p->h = make_pattern(_metadata, pd->fd, p->id, PM_SIZE, 0, p->seed);
+		/* A freed range at the top: what power loss leaves there. */
+		probe = make_pattern(_metadata, pd->fd, p->id, PM_PROBE,
+				     WDDMSEG_ALLOC_FROM_END_OF_SEGMENT,
+				     p->seed ^ 0xffff);
+		info.handle = probe;
+		ASSERT_EQ(0, wddmseg_query_allocation(pd->fd, probe, &info));
+		p->probe = s->base + info.offset;
+		ASSERT_EQ(0, wddmseg_destroy_allocation(pd->fd, probe));
+
+		/* Pinned at creation in the top 20% of the segment. */
+		{
+			struct wddmseg_allocation_desc a = { 0 };
+			int ffd = -1;
+
+			a.size = PIN_SIZE;
+			a.flags = WDDMSEG_ALLOC_OVERLAY;
+			a.supported_segments = WDDMSEG_SEGMENT_BIT(p->id);
+			a.preferred[0] = p->id;
+			ASSERT_EQ(0, wddmseg_create_allocation(pd->fd, &a, &p->pin_h));
+			ASSERT_EQ(0, wddmseg_fill(pd->fd, p->pin_h, 0, PIN_SIZE,
+						  PIN_WORD(p), &ffd));
+			if (ffd >= 0)
+				close(ffd);
+			ASSERT_EQ(0, wddmseg_wait(pd->fd, p->pin_h, 10 * NSEC_PER_SEC));
+			info.handle = p->pin_h;
+			ASSERT_EQ(0, wddmseg_query_allocation(pd->fd, p->pin_h, &info));
+			ASSERT_EQ(p->id, info.segment_id);
+			ASSERT_TRUE(info.state & WDDMSEG_STATE_PINNED);
+			p->pin_off = info.offset;
+		}
+		/* Residency events: the first one is the creation's. */
+		{
+			struct wddmseg_allocation_desc a = { 0 };
+			struct drm_wddmseg_event_residency ev;
+
+			a.size = SZ_64K;
+			a.flags = WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION |
+				  WDDMSEG_ALLOC_ACCESSED_PHYSICALLY;
+			a.supported_segments = WDDMSEG_SEGMENT_BIT(p->id);
+			a.preferred[0] = p->id;
+			ASSERT_EQ(0, wddmseg_create_allocation(pd->fd, &a, &p->res_h));
+			ASSERT_EQ(1, wddmseg_read_residency_events(pd->fd, &ev, 1, 2000));
+			ASSERT_EQ(p->res_h, ev.handle);
+			p->res_seq = ev.sequence;
+		}
+	}
+	ASSERT_LT(0, pd->nseg) TH_LOG("%s: no memory segment", pd->d->exp.bdf);
+	if (apt_id)
+		pd->apt_h = make_pattern(_metadata, pd->fd, apt_id, SZ_1M, 0,
+					 0x9e00a000u | dv);
+	pd->sys_h = make_pattern(_metadata, pd->fd, 0, SZ_1M, 0,
+				 0x9e00b000u | dv);
+}
+
+/* After cycle @c: everything the header comment lists, for one device. */
+static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
+			 unsigned int c)
+{
+	const struct layout *l = &pd->d->exp.layout;
+	uint64_t evicted[LAYOUT_MAX_SEGS], restored[LAYOUT_MAX_SEGS];
+	uint64_t kept[LAYOUT_MAX_SEGS], cyc;
+	const char *bdf = pd->d->exp.bdf;
+	int fd = pd->fd;
+	unsigned int i;
+	uint32_t dst;
+
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_cycles", &cyc, 1));
+	EXPECT_EQ(pd->cycles0 + c, cyc) TH_LOG("%s cycle %u", bdf, c);
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_evicted_bytes", evicted, l->nr_segs));
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_restored_bytes", restored, l->nr_segs));
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_kept_bytes", kept, l->nr_segs));
+
+	/* Every residency event of the cycle, then per segment. */
+	{
+		struct drm_wddmseg_event_residency ev[32];
+		int nev = 0, r;
+
+		r = wddmseg_read_residency_events(fd, ev, 32, 2000);
+		while (r > 0 && nev + r <= 32) {
+			nev += r;
+			r = nev < 32 ? wddmseg_read_residency_events(fd, ev + nev,
+								   32 - nev, 200) : 0;
+		}
+		for (i = 0; i < pd->nseg; i++) {
+			struct pm_seg *p = &pd->seg[i];
+			uint32_t want[2] = { 0, p->id };
+			unsigned int got = 0;
+
+			for (int k = 0; k < nev; k++) {
+				if (ev[k].handle != p->res_h)
+					continue;
+				if (got < 2) {
+					EXPECT_EQ(want[got], ev[k].segment_id)
+						TH_LOG("%s cycle %u: %s residency event %u", bdf,
+						       c, seg_name(p->id), got);
+					EXPECT_EQ(p->res_seq + 1, ev[k].sequence);
+				}
+				p->res_seq = ev[k].sequence;
+				got++;
+			}
+			EXPECT_EQ(p->preserved ? 0u : 2u, got)
+				TH_LOG("%s cycle %u: %s: %u residency events", bdf, c,
+				       seg_name(p->id), got);
+		}
+	}
+
+	for (i = 0; i < pd->nseg; i++) {
+		struct pm_seg *p = &pd->seg[i];
+		uint32_t words[GEM_PEEK_WORDS];
+		unsigned int faults, k, poison = 0;
+		uint64_t ev = evicted[p->id - 1];
+
+		EXPECT_EQ(p->id, (uint32_t)wddmseg_allocation_segment(fd, p->h))
+			TH_LOG("%s cycle %u: %s: back in its segment", bdf, c,
+			       seg_name(p->id));
+		if (p->preserved) {
+			EXPECT_EQ(0, ev) TH_LOG("%s cycle %u: %s preserved: copied %" PRIu64 " bytes",
+						bdf, c, seg_name(p->id), ev);
+			EXPECT_LE(PM_SIZE, kept[p->id - 1]);
+		} else {
+			EXPECT_LE(PM_SIZE, ev) TH_LOG("%s cycle %u: %s not preserved",
+						      bdf, c, seg_name(p->id));
+			EXPECT_LE(PM_SIZE, restored[p->id - 1]);
+		}
+		ASSERT_EQ(0, gem_peek(pd->dbg, p->probe, words, &faults));
+		for (k = 0; k < GEM_PEEK_WORDS; k++)
+			poison += words[k] == PM_POISON;
+		if (pm_hibernate() && !p->preserved) {
+			for (k = 0, poison = 0; k < GEM_PEEK_WORDS; k++)
+				poison += words[k] == 0;
+			EXPECT_EQ(GEM_PEEK_WORDS, poison)
+				TH_LOG("%s: %s after hibernation: freed range at 0x%" PRIx64 " is not fresh VRAM (0x%08x)",
+				       bdf, seg_name(p->id), p->probe, words[0]);
+		} else if (p->preserved) {
+			EXPECT_EQ(0, poison) TH_LOG("%s cycle %u: %s preserved but poisoned",
+						    bdf, c, seg_name(p->id));
+		} else {
+			EXPECT_EQ(GEM_PEEK_WORDS, poison)
+				TH_LOG("%s cycle %u: %s lost power: freed range at 0x%" PRIx64 " is not poison (0x%08x)",
+				       bdf, c, seg_name(p->id), p->probe, words[0]);
+		}
+		check_pattern(_metadata, fd, p->h, PM_SIZE, p->seed,
+			      seg_name(p->id), c);
+		{
+			struct drm_wddmseg_gem_info info = { .handle = p->pin_h };
+			uint64_t bad;
+
+			ASSERT_EQ(0, wddmseg_query_allocation(fd, p->pin_h, &info));
+			EXPECT_EQ(p->id, info.segment_id);
+			EXPECT_EQ(p->pin_off, info.offset)
+				TH_LOG("%s cycle %u: the pinned allocation moved", bdf, c);
+			EXPECT_TRUE(info.state & WDDMSEG_STATE_PINNED);
+			bad = word_check(_metadata, fd, p->pin_h, PIN_SIZE,
+					 PIN_WORD(p));
+			EXPECT_EQ(0, bad) TH_LOG("%s cycle %u: %s pinned Overlay: %" PRIu64 " bad words",
+						 bdf, c, seg_name(p->id), bad);
+		}
+		/* The read may have migrated it. */
+		ASSERT_EQ(0, gem_move_wait(fd, p->h, p->id));
+	}
+	if (pd->apt_h)
+		check_pattern(_metadata, fd, pd->apt_h, SZ_1M,
+			      0x9e00a000u | pd->dv, "aperture", c);
+	check_pattern(_metadata, fd, pd->sys_h, SZ_1M, 0x9e00b000u | pd->dv,
+		      "system", c);
+
+	/* The blit that was in flight when the system went to sleep. */
+	if (pd->inflight) {
+		ASSERT_EQ(0, wddmseg_wait(fd, pd->inflight, 10 * NSEC_PER_SEC));
+		check_pattern(_metadata, fd, pd->inflight, PM_SIZE,
+			      pd->seg[pd->nseg - 1].seed, "blit in flight at suspend", c);
+		ASSERT_EQ(0, wddmseg_destroy_allocation(fd, pd->inflight));
+		pd->inflight = 0;
+	}
+
+	/* The engine blits: the first segment's allocation into system. */
+	dst = blit_to_system(_metadata, fd, pd->seg[0].h, PM_SIZE, true);
+	check_pattern(_metadata, fd, dst, PM_SIZE, pd->seg[0].seed,
+		      "blit after resume", c);
+	ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
+}
+
+TEST_F_TIMEOUT(pm, cycles, 900)
+{
+	const char *env = getenv("WDDMSEG_PM_CYCLES");
+	unsigned int cycles = env ? strtoul(env, NULL, 0) : pm_hibernate() ? 1 : 20;
+	struct pm_dev pd[GEM_MAX_DEVS] = { 0 };
+	unsigned int dv, c;
+
+	if (pm_mode("pressure"))
+		SKIP(return, "WDDMSEG_PM_MODE=pressure runs pm.pressure only");
+
+	for (dv = 0; dv < self->env.nr_devs; dv++) {
+		pd[dv].d = &self->env.dev[dv];
+		pd[dv].dv = dv;
+		pm_dev_setup(_metadata, &pd[dv]);
+	}
+	for (c = 1; c <= cycles; c++) {
+		for (dv = 0; dv < self->env.nr_devs; dv++)
+			pd[dv].inflight = blit_to_system(_metadata, pd[dv].fd,
+					pd[dv].seg[pd[dv].nseg - 1].h, PM_SIZE, false);
+		if (pm_hibernate()) {
+			ASSERT_EQ(0, s4_cycle()) TH_LOG("cycle %u: echo disk", c);
+		} else {
+			ASSERT_EQ(0, s3_cycle()) TH_LOG("cycle %u: echo mem", c);
+		}
+		for (dv = 0; dv < self->env.nr_devs; dv++)
+			pm_dev_check(_metadata, &pd[dv], c);
+		TH_LOG("cycle %u of %u done", c, cycles);
+	}
+	for (dv = 0; dv < self->env.nr_devs; dv++)
+		close(pd[dv].fd);
+}
+
+/*
+ * Fill @mb MiB of the second segment of @d with engine-filled 2 MiB
+ * allocations (word: @base + index) into @h; returns how many.
+ */
+static unsigned int pressure_fill(struct __test_metadata *_metadata, int fd,
+				  unsigned int mb, uint32_t base, uint32_t *h)
+{
+	unsigned int i, n = mb / 2;
+	int ffd;
+
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, wddmseg_create_allocation_in(fd, PM_SIZE, 0, SEG_INV,
+							  &h[i]))
+			TH_LOG("allocation %u of %u", i, n);
+		ffd = -1;
+		ASSERT_EQ(0, wddmseg_fill(fd, h[i], 0, PM_SIZE, base + i, &ffd));
+		if (ffd >= 0)
+			close(ffd);
+	}
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, wddmseg_wait(fd, h[i], 30 * NSEC_PER_SEC));
+		ASSERT_EQ(SEG_INV, wddmseg_allocation_segment(fd, h[i]));
+	}
+	return n;
+}
+
+/* The allocations still hold their words, wherever they are. */
+static uint64_t pressure_check(struct __test_metadata *_metadata, int fd,
+			       unsigned int n, uint32_t base, const uint32_t *h)
+{
+	uint64_t bad = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		bad += word_check(_metadata, fd, h[i], PM_SIZE, base + i);
+	return bad;
+}
+
+/*
+ * WDDMSEG_PM_MODE=pressure, in a guest with little RAM
+ * (tools/vm/pm-pressure.sh) and two devices whose invisible segment is
+ * larger than the RAM left: the first loses it in S3, the second keeps
+ * it (PreservedDuringStandby). With both full (WDDMSEG_PM_MB each), the
+ * suspend must fail cleanly, naming rule pm-no-memory, and every byte must
+ * still be there; with only the second full, it must succeed (nothing to
+ * copy) and the bytes stay where they are.
+ */
+TEST_F_TIMEOUT(pm, pressure, 900)
+{
+	const char *env = getenv("WDDMSEG_PM_MB");
+	unsigned int mb = env ? strtoul(env, NULL, 0) : 384, na, nb;
+	uint32_t *ha, *hb;
+	uint64_t bad, ev[LAYOUT_MAX_SEGS];
+	char rec[1024], rule[64] = "";
+	int fa, fb, kfd, ret;
+
+	if (!pm_mode("pressure"))
+		SKIP(return, "only with WDDMSEG_PM_MODE=pressure");
+	ASSERT_LE(2, self->env.nr_devs);
+	ha = calloc(mb / 2, sizeof(*ha));
+	hb = calloc(mb / 2, sizeof(*hb));
+	ASSERT_NE(NULL, ha);
+	ASSERT_NE(NULL, hb);
+	fa = gem_open(_metadata, self->env.dev[0].card);
+	fb = gem_open(_metadata, self->env.dev[1].card);
+	na = pressure_fill(_metadata, fa, mb, 0x71000000u, ha);
+	nb = pressure_fill(_metadata, fb, mb, 0x72000000u, hb);
+
+	kfd = kmsg_open_end();
+	ASSERT_LE(0, kfd);
+	ret = s3_cycle();
+	EXPECT_EQ(-ENOMEM, ret) TH_LOG("suspend with %u MiB to copy and little RAM", mb);
+	while (kmsg_read(kfd, rec, sizeof(rec)))
+		kmsg_rule(rec, "rule ", rule, sizeof(rule));
+	close(kfd);
+	EXPECT_STREQ("pm-no-memory", rule);
+	bad = pressure_check(_metadata, fa, na, 0x71000000u, ha);
+	EXPECT_EQ(0, bad) TH_LOG("refused suspend: %" PRIu64 " bad words on the first device", bad);
+	bad = pressure_check(_metadata, fb, nb, 0x72000000u, hb);
+	EXPECT_EQ(0, bad) TH_LOG("refused suspend: %" PRIu64 " bad words on the second device", bad);
+
+	/* Nothing that would be lost: nothing to copy, the suspend works. */
+	for (unsigned int i = 0; i < na; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(fa, ha[i]));
+	ASSERT_EQ(0, s3_cycle());
+	ASSERT_EQ(0, pm_sysfs(&self->env.dev[1], "pm_evicted_bytes", ev,
+			      self->env.dev[1].exp.layout.nr_segs));
+	EXPECT_EQ(0, ev[SEG_INV - 1]) TH_LOG("the preserved segment copied bytes");
+	bad = pressure_check(_metadata, fb, nb, 0x72000000u, hb);
+	EXPECT_EQ(0, bad) TH_LOG("after S3: %" PRIu64 " bad words", bad);
+	for (unsigned int i = 0; i < nb; i++)
+		EXPECT_EQ(SEG_INV, wddmseg_allocation_segment(fb, hb[i]));
+	close(fa);
+	close(fb);
+	free(ha);
+	free(hb);
+}
+
+TEST_HARNESS_MAIN

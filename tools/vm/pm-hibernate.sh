@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Hibernation, the WDDM way: the devices of tools/vm/pm-check.sh, swap on
+# a virtio disk, and per cycle two QEMU processes:
+#
+#   boot 1  mkswap + swapon on /dev/vda, the driver with fbdev=1, then the
+#           wddmseg-pm kselftest in hibernate mode: allocations in every
+#           segment (pinned Overlays included), a blit in flight, echo disk
+#           > /sys/power/state: the driver evicts at PM_HIBERNATION_PREPARE
+#           and freeze what no segment preserves across S4 (none of these
+#           layouts has PreservedDuringHibernate), the image goes to swap,
+#           the guest powers off (QEMU exits: no "done" from this boot);
+#   boot 2  a new QEMU process, fresh devices (VRAM zero), same arguments;
+#           its init loads virtio_blk and writes vda's device number to
+#           /sys/power/resume: the kernel restores the image, the driver's
+#           restore callback brings the content back, and the kselftest
+#           of boot 1 goes on, printing into this boot's serial port.
+#
+# Both console logs must be clean.
+#
+# Usage: tools/vm/pm-hibernate.sh [CYCLES]   (default 1; after the guest is
+# built). TAP on stdout; exit 1 when a check failed.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$REPO/tools/vm/kenv.sh" || exit 1
+VMDIR=${WDDMSEG_VM_DIR:-$WDDMSEG_KBUILD/vm}
+mkdir -p "$VMDIR"
+CYCLES=${1:-1}
+APT="0x100000000:-:64M:32M:0x11"
+L4="0:0|0:0:16M:16M:0x484|16M:-:16M:16M:0|$APT"
+L5="0x20000:0|0:0:16M:16M:0x404|16M:-:16M:16M:0|$APT"
+L6="0x1000:0|0:0:16M:16M:0x484|16M:-:16M:16M:0x80|$APT"
+SWAP=$VMDIR/hib-swap.img
+
+expect=$VMDIR/hib.expect
+{
+	printf '0000:00:04.0 vram=32M bar2=16M layout=%s\n' "$L4"
+	printf '0000:00:05.0 vram=32M bar2=16M layout=%s\n' "$L5"
+	printf '0000:00:06.0 vram=32M bar2=16M layout=%s\n' "$L6"
+} >"$expect"
+
+save=$VMDIR/hib-save.sh
+cat >"$save" <<'SCRIPT'
+modprobe virtio_pci 2>/dev/null
+modprobe virtio_blk
+mkswap /dev/vda >/dev/null && swapon /dev/vda || { echo "not ok 1 - swap on /dev/vda"; exit 1; }
+modprobe wddmseg fbdev=1
+WDDMSEG_EXPECT=/etc/wddmseg/expect WDDMSEG_PM_MODE=hibernate WDDMSEG_PM_CYCLES=1 \
+	/usr/bin/wddmseg-pm >/tmp/t 2>&1
+rc=$?
+# From here on this runs in the restored image, in the second boot.
+if [ $rc = 0 ]; then echo "ok 1 - wddmseg-pm: hibernation cycle, three layouts"; else echo "not ok 1 - wddmseg-pm: hibernation cycle, three layouts"; fi
+sed 's/^/#| /' /tmp/t
+for d in 04 05 06; do
+	f=/sys/bus/pci/devices/0000:00:$d.0/wddmseg
+	echo "# 00:$d.0 evicted $(cat $f/pm_evicted_bytes) restored $(cat $f/pm_restored_bytes) kept $(cat $f/pm_kept_bytes) phases(us) $(cat $f/pm_phase_us) cycles $(cat $f/pm_cycles)"
+done
+exit $rc
+SCRIPT
+
+resume=$VMDIR/hib-resume.sh
+cat >"$resume" <<'SCRIPT'
+modprobe virtio_pci 2>/dev/null
+modprobe virtio_blk
+cat /sys/block/vda/dev >/sys/power/resume
+echo "not ok 1 - the second boot did not resume the hibernation image"
+exit 1
+SCRIPT
+
+DEVS=(
+	-device "wddmseg,addr=0x4,vis-size=16M,invis-size=16M,layout=$L4"
+	-device "wddmseg,addr=0x5,vis-size=16M,invis-size=16M,layout=$L5"
+	-device "wddmseg,addr=0x6,vis-size=16M,invis-size=16M,layout=$L6"
+	-drive "file=$SWAP,if=virtio,format=raw"
+)
+
+n=0
+fail=0
+tap() { # OK TEXT
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+
+for c in $(seq 1 "$CYCLES"); do
+	rm -f "$SWAP"
+	truncate -s 768M "$SWAP"
+	bash "$REPO/tools/vm/run-vm.sh" --no-build --name hib1 --mode script \
+		--s3 --script "$save" --expect "$expect" --timeout 900 -- \
+		"${DEVS[@]}" >"$VMDIR/hib1.log" 2>&1
+	con1=$VMDIR/hib1.console.log
+	tr -d '\r' <"$con1" | grep -Eq 'PM: .*(Image saving done|Wrote [0-9]+ kbytes)' &&
+		tr -d '\r' <"$con1" | grep -q 'reboot: Power down'
+	tap $? "cycle $c: boot 1 wrote the hibernation image and powered off"
+	bash "$REPO/tools/vm/scan-log.sh" "$con1" >"$VMDIR/hib1.scan" 2>&1
+	tap $? "cycle $c: boot 1 console log clean"
+
+	bash "$REPO/tools/vm/run-vm.sh" --no-build --name hib2 --mode script \
+		--s3 --script "$resume" --expect "$expect" --timeout 900 -- \
+		"${DEVS[@]}" >"$VMDIR/hib2.log" 2>&1
+	rc=$?
+	tr -d '\r' <"$VMDIR/hib2.tap" 2>/dev/null | grep -v '^WDDMSEG-' |
+		grep -E '^(# )*(ok|not ok) [0-9]+ |^#\| |^# 00:' |
+		sed -E "s/^(not )?ok 1 - /\\1ok 1 - cycle $c: /" >"$VMDIR/hib2.tap.ok" || :
+	grep -q '^ok 1 - ' "$VMDIR/hib2.tap.ok"
+	tap $? "cycle $c: boot 2 restored the image; $(sed -n 's/^\(not \)\{0,1\}ok 1 - //p' "$VMDIR/hib2.tap.ok")"
+	grep -v '^\(not \)\{0,1\}ok 1 - ' "$VMDIR/hib2.tap.ok"
+	tap $rc "cycle $c: boot 2 finished, console log clean (run-vm.sh exit $rc)"
+	[ $rc = 0 ] || sed 's/^/# /' "$VMDIR/hib2.log"
+done
+rm -f "$SWAP"
+exit $fail
