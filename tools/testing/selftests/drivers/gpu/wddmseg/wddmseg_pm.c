@@ -320,6 +320,34 @@ static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
 				 0x9e00b000u | dv);
 }
 
+/*
+ * A new allocation in segment @id, which lost power, reads zeroes: all of
+ * its free VRAM holds the device's poison now, and VRAM the driver knew
+ * to be zero before the suspend is not any more (no Fill may be skipped).
+ */
+static void check_new_zero(struct __test_metadata *_metadata,
+			   struct pm_dev *pd, uint32_t id, unsigned int c)
+{
+	struct drm_wddmseg_query_segment qs;
+	struct drm_wddmseg_gem_info info;
+	uint32_t words[GEM_PEEK_WORDS];
+	unsigned int faults, k, zero = 0;
+	uint32_t h;
+
+	ASSERT_EQ(0, wddmseg_query_segment(pd->fd, id, NULL, 0, &qs));
+	ASSERT_EQ(0, wddmseg_create_allocation_in(pd->fd, PM_PROBE, 0, id, &h));
+	ASSERT_EQ(0, wddmseg_wait(pd->fd, h, 20 * NSEC_PER_SEC));
+	ASSERT_EQ(0, wddmseg_query_allocation(pd->fd, h, &info));
+	ASSERT_EQ(0, gem_peek(pd->dbg, qs.base_address + info.offset, words,
+			      &faults));
+	for (k = 0; k < GEM_PEEK_WORDS; k++)
+		zero += words[k] == 0;
+	EXPECT_EQ(GEM_PEEK_WORDS, zero)
+		TH_LOG("cycle %u: %s: a new allocation after the resume reads 0x%08x",
+		       c, seg_name(id), words[0]);
+	wddmseg_destroy_allocation(pd->fd, h);
+}
+
 /* After cycle @c: everything the header comment lists, for one device. */
 static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 			 unsigned int c)
@@ -406,6 +434,7 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 			EXPECT_EQ(GEM_PEEK_WORDS, poison)
 				TH_LOG("%s cycle %u: %s lost power: freed range at 0x%" PRIx64 " is not poison (0x%08x)",
 				       bdf, c, seg_name(p->id), p->probe, words[0]);
+			check_new_zero(_metadata, pd, p->id, c);
 		}
 		check_pattern(_metadata, fd, p->h, PM_SIZE, p->seed,
 			      seg_name(p->id), c);
