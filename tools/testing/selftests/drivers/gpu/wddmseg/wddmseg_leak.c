@@ -825,12 +825,15 @@ int main(void)
 		ok = reload(&s0, k);
 	if (ok)
 		snapshot(&s2);
-	for (; k <= 2 * reloads && ok; k++)
+	/* Under KASAN the slab check is skipped: one window is enough. */
+	for (; k <= 2 * reloads && ok && !kasan; k++)
 		ok = reload(&s0, k);
 	if (!ok && !exists("/sys/module/" MODULE))
 		modprobe();	/* leave the driver loaded for the next tests */
-	ksft_test_result(ok, "%ld rmmod + modprobe cycles in two windows, every device unbound and bound again (%lds)\n",
-			 2 * reloads, (long)(time(NULL) - t0));
+	ksft_test_result(ok, "%ld rmmod + modprobe cycles in %s, every device unbound and bound again (%lds)\n",
+			 kasan ? reloads : 2 * reloads,
+			 kasan ? "one window" : "two windows",
+			 (long)(time(NULL) - t0));
 	snapshot(&s3);
 	if (!ok)
 		s2 = s3;

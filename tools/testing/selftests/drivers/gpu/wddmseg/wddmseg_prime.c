@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -218,60 +218,25 @@ TEST_F(prime, engines_of_two_adapters_share)
 	EXPECT_EQ(0, wddmseg_destroy_allocation(self->tfd, b));
 }
 
-/* Send @fd over the unix socket @sock (SCM_RIGHTS). */
-static int send_fd(int sock, int fd)
-{
-	char c = 'f', ctl[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl, .msg_controllen = sizeof(ctl),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -errno;
-}
-
-/* A descriptor received over @sock, or -errno. */
-static int recv_fd(int sock)
-{
-	char c, ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl, .msg_controllen = sizeof(ctl),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &m, 0) != 1)
-		return -EIO;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -EIO;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /*
  * The exporting process exits while its allocation is shared: a child
- * creates it on res, fills it with its engine, sends the dma-buf over a
- * socket and exits (its DRM file closes with it); the parent imports it
- * into tex only then, and tex's engine still reads the content.
+ * creates it on res, fills it with its engine and exports it; the parent
+ * takes the dma-buf out of the child's descriptor table (pidfd_getfd(),
+ * which needs no socket support in the kernel), lets the child exit (its
+ * DRM file closes with it) and imports it into tex only then; tex's
+ * engine still reads the content.
  */
 TEST_F(prime, exporter_process_exits)
 {
-	int sv[2], dmabuf, status, ret;
+	int up[2], down[2], pidfd, dmabuf = -1, child_fd = -1, status, ret;
 	uint32_t ia, b;
+	char go = 'x';
 	pid_t pid;
 
 	if (HARNESS_SETUP_SKIPPED(_metadata))
 		return;
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -284,19 +249,31 @@ TEST_F(prime, exporter_process_exits)
 						 WDDMSEG_ALLOC_CPU_VISIBLE, 1, &a) ||
 		    wddmseg_fill(efd, a, 0, SHARE_SIZE, MARKER, NULL) ||
 		    wddmseg_wait(efd, a, WAIT_NS) ||
-		    wddmseg_export_allocation(efd, a, &dmabuf) ||
-		    send_fd(sv[1], dmabuf))
-			_exit(1);
-		_exit(0);
+		    wddmseg_export_allocation(efd, a, &dmabuf))
+			dmabuf = -1;
+		/* the descriptor number, then wait for the parent to take it */
+		if (write(up[1], &dmabuf, sizeof(dmabuf)) != sizeof(dmabuf) ||
+		    read(down[0], &go, 1) != 1)
+			_exit(2);
+		_exit(dmabuf < 0);
 	}
-	close(sv[1]);
-	dmabuf = recv_fd(sv[0]);
-	close(sv[0]);
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ((ssize_t)sizeof(child_fd), read(up[0], &child_fd, sizeof(child_fd)));
+	close(up[0]);
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (child_fd >= 0 && pidfd >= 0)
+		dmabuf = syscall(SYS_pidfd_getfd, pidfd, child_fd, 0);
+	ret = -errno;
+	if (pidfd >= 0)
+		close(pidfd);
+	ASSERT_EQ(1, write(down[1], &go, 1));
+	close(down[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("the exporting child failed");
-	ASSERT_LE(0, dmabuf) TH_LOG("no dma-buf from the child: %s",
-				    strerror(-dmabuf));
+	ASSERT_LE(0, dmabuf) TH_LOG("pidfd_getfd of the child's dma-buf: %s",
+				    strerror(-ret));
 
 	ret = wddmseg_import_allocation(self->tfd, dmabuf, &ia);
 	close(dmabuf);
