@@ -247,8 +247,14 @@ struct wddmseg_kms {
 	u32 max_width;
 	u32 max_height;
 	u32 formats;
+	u32 features;		/* SCANOUT_FEATURES */
+	u32 cursor_w;		/* CURSOR_MAX, 0 without FEAT_CURSOR */
+	u32 cursor_h;
+	bool crc_on;		/* CRC_CTRL.ENABLE, under lock */
+	u32 crc_frame;		/* CRC_FRAME last reported, under lock */
 	struct drm_crtc crtc;
 	struct drm_plane primary;
+	struct drm_plane cursor;
 	struct drm_encoder encoder;
 	struct drm_connector connector;
 	spinlock_t lock;	/* event, COMMIT */
