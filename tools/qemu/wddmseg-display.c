@@ -275,7 +275,8 @@ uint32_t wddmseg_frame_crc(WddmsegState *s, const WddmsegScanout *c)
         for (x = 0; x < c->width; x++) {
             line[x] = cpu_to_le32(line[x]);
         }
-        crc = crc32c(crc, (const uint8_t *)line, c->width * 4);
+        /* QEMU's crc32c() applies the final XOR: undo it to chain. */
+        crc = crc32c(crc, (const uint8_t *)line, c->width * 4) ^ 0xffffffff;
     }
     return crc ^ 0xffffffff;
 }
