@@ -138,10 +138,15 @@ struct wddmseg_mgr {
  * @refcount: held by the file and by every allocation it created
  * @resident: bytes of this file's allocations resident in each budget
  *	group (WDDMSEG_BUDGET_LOCAL, WDDMSEG_BUDGET_NON_LOCAL)
+ * @engine_ns: copy-engine time of this file's completed blits, in ns
+ *	(fdinfo drm-engine-copy)
+ * @client_id: fdinfo drm-client-id where the DRM core has none (6.1)
  */
 struct wddmseg_file {
 	struct kref refcount;
 	atomic64_t resident[2];
+	atomic64_t engine_ns;
+	u64 client_id;
 };
 
 /**
@@ -608,6 +613,17 @@ void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
 void wddmseg_bo_residency_commit(struct wddmseg_bo *bo);
 int wddmseg_open(struct drm_device *drm, struct drm_file *file);
 void wddmseg_postclose(struct drm_device *drm, struct drm_file *file);
+struct wddmseg_file *wddmseg_file_get(struct wddmseg_file *wfile);
+void wddmseg_file_put(struct wddmseg_file *wfile);
+
+/* wddmseg_fdinfo.c */
+struct drm_printer;
+struct seq_file;
+u64 wddmseg_fdinfo_client_id(void);
+void wddmseg_fdinfo_account_blit(struct wddmseg_file *wfile,
+				 struct dma_fence *fence, ktime_t start);
+void wddmseg_show_fdinfo(struct drm_printer *p, struct drm_file *file);
+void wddmseg_show_fdinfo_fops(struct seq_file *m, struct file *f);
 int wddmseg_dumb_create(struct drm_file *file, struct drm_device *drm,
 			struct drm_mode_create_dumb *args);
 int wddmseg_dumb_map_offset(struct drm_file *file, struct drm_device *drm,

@@ -503,9 +503,19 @@ static void wddmseg_cursor_program(struct wddmseg_device *wdev,
 }
 
 /*
+ * A 16-bit LUT value in the device's 8 bits, v * 255 / 65535 rounded
+ * (0x0101 * i is i): the OpenGL rule, which drm_color_lut_extract()
+ * follows only since 6.3; 6.1's shifts and rounds, taking 0x8080 to 0x81.
+ */
+static u32 wddmseg_lut_8bit(u16 v)
+{
+	return DIV_ROUND_CLOSEST((u32)v * 255, 65535);
+}
+
+/*
  * The pending LUT, when the GAMMA_LUT blob changed or after a modeset
- * (the device forgets it on reset): 16-bit entries rounded to the
- * device's 8 bits. No blob is the identity: the LUT is bypassed.
+ * (the device forgets it on reset). No blob is the identity: the LUT is
+ * bypassed.
  */
 static void wddmseg_gamma_program(struct wddmseg_device *wdev,
 				  struct drm_crtc_state *cs)
@@ -524,9 +534,9 @@ static void wddmseg_gamma_program(struct wddmseg_device *wdev,
 	lut = cs->gamma_lut->data;
 	writel(0, mmio + WDDMSEG_REG_GAMMA_INDEX);
 	for (i = 0; i < WDDMSEG_GAMMA_SIZE; i++)
-		writel(drm_color_lut_extract(lut[i].red, 8) << 16 |
-		       drm_color_lut_extract(lut[i].green, 8) << 8 |
-		       drm_color_lut_extract(lut[i].blue, 8),
+		writel(wddmseg_lut_8bit(lut[i].red) << 16 |
+		       wddmseg_lut_8bit(lut[i].green) << 8 |
+		       wddmseg_lut_8bit(lut[i].blue),
 		       mmio + WDDMSEG_REG_GAMMA_DATA);
 	writel(WDDMSEG_GAMMA_CTRL_ENABLE, mmio + WDDMSEG_REG_GAMMA_CTRL);
 }
