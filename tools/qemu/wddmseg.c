@@ -960,25 +960,32 @@ static bool wddmseg_display_ext_needed(void *opaque)
            s->crc_ctrl || s->gamma_index;
 }
 
-#define WDDMSEG_VMSTATE_CURSOR_GAMMA(_c)                                \
-    VMSTATE_UINT32(_c.cur_ctrl, WddmsegState),                          \
-    VMSTATE_UINT32(_c.cur_segment, WddmsegState),                       \
-    VMSTATE_UINT64(_c.cur_offset, WddmsegState),                        \
-    VMSTATE_UINT32(_c.cur_size, WddmsegState),                          \
-    VMSTATE_UINT32(_c.cur_pitch, WddmsegState),                         \
-    VMSTATE_INT32(_c.cur_x, WddmsegState),                              \
-    VMSTATE_INT32(_c.cur_y, WddmsegState),                              \
-    VMSTATE_UINT32(_c.gamma_ctrl, WddmsegState),                        \
-    VMSTATE_UINT32_ARRAY(_c.gamma, WddmsegState, WDDMSEG_GAMMA_SIZE)
-
 static const VMStateDescription vmstate_wddmseg_display_ext = {
     .name = "wddmseg/display-ext",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = wddmseg_display_ext_needed,
     .fields = (VMStateField[]) {
-        WDDMSEG_VMSTATE_CURSOR_GAMMA(sc_pending),
-        WDDMSEG_VMSTATE_CURSOR_GAMMA(sc_active),
+        VMSTATE_UINT32(sc_pending.cur_ctrl, WddmsegState),
+        VMSTATE_UINT32(sc_pending.cur_segment, WddmsegState),
+        VMSTATE_UINT64(sc_pending.cur_offset, WddmsegState),
+        VMSTATE_UINT32(sc_pending.cur_size, WddmsegState),
+        VMSTATE_UINT32(sc_pending.cur_pitch, WddmsegState),
+        VMSTATE_INT32(sc_pending.cur_x, WddmsegState),
+        VMSTATE_INT32(sc_pending.cur_y, WddmsegState),
+        VMSTATE_UINT32(sc_pending.gamma_ctrl, WddmsegState),
+        VMSTATE_UINT32_ARRAY(sc_pending.gamma, WddmsegState,
+                             WDDMSEG_GAMMA_SIZE),
+        VMSTATE_UINT32(sc_active.cur_ctrl, WddmsegState),
+        VMSTATE_UINT32(sc_active.cur_segment, WddmsegState),
+        VMSTATE_UINT64(sc_active.cur_offset, WddmsegState),
+        VMSTATE_UINT32(sc_active.cur_size, WddmsegState),
+        VMSTATE_UINT32(sc_active.cur_pitch, WddmsegState),
+        VMSTATE_INT32(sc_active.cur_x, WddmsegState),
+        VMSTATE_INT32(sc_active.cur_y, WddmsegState),
+        VMSTATE_UINT32(sc_active.gamma_ctrl, WddmsegState),
+        VMSTATE_UINT32_ARRAY(sc_active.gamma, WddmsegState,
+                             WDDMSEG_GAMMA_SIZE),
         VMSTATE_UINT32(gamma_index, WddmsegState),
         VMSTATE_UINT32(crc_ctrl, WddmsegState),
         VMSTATE_UINT32(crc_value, WddmsegState),

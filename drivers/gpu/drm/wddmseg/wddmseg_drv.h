@@ -239,11 +239,17 @@ struct wddmseg_loc {
  * @max_width: SCANOUT_MAX_WIDTH
  * @max_height: SCANOUT_MAX_HEIGHT
  * @formats: SCANOUT_FORMATS, restricted to the formats the driver knows
+ * @features: SCANOUT_FEATURES the driver uses (cursor, gamma, CRC)
+ * @cursor_w: CURSOR_MAX width, 0 without a cursor
+ * @cursor_h: CURSOR_MAX height, 0 without a cursor
+ * @crc_on: CRTC CRCs are wanted (CRC_CTRL.ENABLE); under @lock
+ * @crc_frame: CRC_FRAME of the last CRC reported; under @lock
  * @crtc: the scanout
- * @primary: its only plane
+ * @primary: its primary plane
+ * @cursor: its cursor plane, with FEAT_CURSOR
  * @encoder: virtual encoder
  * @connector: virtual connector, always connected
- * @lock: protects @event and the COMMIT write
+ * @lock: protects @event, @crc_on, @crc_frame and the COMMIT write
  * @event: flip event to send once the device latched the last commit
  */
 struct wddmseg_kms {
@@ -252,11 +258,11 @@ struct wddmseg_kms {
 	u32 max_width;
 	u32 max_height;
 	u32 formats;
-	u32 features;		/* SCANOUT_FEATURES */
-	u32 cursor_w;		/* CURSOR_MAX, 0 without FEAT_CURSOR */
+	u32 features;
+	u32 cursor_w;
 	u32 cursor_h;
-	bool crc_on;		/* CRC_CTRL.ENABLE, under lock */
-	u32 crc_frame;		/* CRC_FRAME last reported, under lock */
+	bool crc_on;
+	u32 crc_frame;
 	struct drm_crtc crtc;
 	struct drm_plane primary;
 	struct drm_plane cursor;

@@ -704,8 +704,8 @@ static int wddmseg_verify_crc_source(struct drm_crtc *crtc,
 	return 0;
 }
 
-static const char *const *wddmseg_get_crc_sources(struct drm_crtc *crtc,
-						   size_t *count)
+static const char *const *
+wddmseg_get_crc_sources(struct drm_crtc *crtc, size_t *count)
 {
 	if (!(crtc_to_wddmseg(crtc)->kms.features & WDDMSEG_SCANOUT_FEAT_CRC)) {
 		*count = 0;
