@@ -726,8 +726,8 @@ static int wddmseg_set_crc_source(struct drm_crtc *crtc, const char *source)
 	ret = wddmseg_crc_parse(wdev, source, &on);
 	if (ret)
 		return ret;
-	if (READ_ONCE(kms->gone))
-		return on ? -ENODEV : 0;
+	if (READ_ONCE(kms->gone) && on)
+		return -ENODEV;
 	if (on) {
 		ret = drm_crtc_vblank_get(crtc);
 		if (ret) {
@@ -741,8 +741,9 @@ static int wddmseg_set_crc_source(struct drm_crtc *crtc, const char *source)
 	was = kms->crc_on;
 	kms->crc_on = on;
 	kms->crc_frame = 0;
-	writel(on ? WDDMSEG_CRC_CTRL_ENABLE : 0,
-	       wdev->mmio + WDDMSEG_REG_CRC_CTRL);
+	if (!READ_ONCE(kms->gone))
+		writel(on ? WDDMSEG_CRC_CTRL_ENABLE : 0,
+		       wdev->mmio + WDDMSEG_REG_CRC_CTRL);
 	spin_unlock_irqrestore(&kms->lock, flags);
 	if (was)
 		drm_crtc_vblank_put(crtc);
@@ -972,11 +973,16 @@ wddmseg_fb_create(struct drm_device *drm, struct drm_file *file,
  * Like drm_atomic_helper_commit_tail_rpm(), the scanout is programmed only
  * while enabled, but waiting for the flip events instead of one vblank:
  * an event is sent when the device has latched the commit, after which the
- * previous framebuffers may be unpinned.
+ * previous framebuffers may be unpinned. A legacy cursor update has no
+ * event (its flip_done is complete at once): it waits for the latch
+ * itself, or the old cursor buffer would be unpinned, and its VRAM reused,
+ * while the device still shows it.
  */
 static void wddmseg_commit_tail(struct drm_atomic_state *old)
 {
 	struct drm_device *drm = old->dev;
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+	u32 status;
 
 	drm_atomic_helper_commit_modeset_disables(drm, old);
 	drm_atomic_helper_commit_modeset_enables(drm, old);
@@ -984,6 +990,13 @@ static void wddmseg_commit_tail(struct drm_atomic_state *old)
 	drm_atomic_helper_fake_vblank(old);
 	drm_atomic_helper_commit_hw_done(old);
 	drm_atomic_helper_wait_for_flip_done(drm, old);
+	if (old->legacy_cursor_update && wdev->kms.present &&
+	    !READ_ONCE(wdev->kms.gone) &&
+	    readl_poll_timeout(wdev->mmio + WDDMSEG_REG_SCANOUT_STATUS, status,
+			       !(status & WDDMSEG_SCANOUT_STATUS_PENDING),
+			       1000, WDDMSEG_LATCH_TIMEOUT_US))
+		drm_err(drm, "scanout: the device did not latch a cursor update (status 0x%x)\n",
+			status);
 	drm_atomic_helper_cleanup_planes(drm, old);
 }
 
