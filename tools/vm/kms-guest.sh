@@ -142,8 +142,9 @@ for spec in $KMS_CARDS; do
 		seed=$((seed + 1))
 		# the pattern holds the mode until the host sends a byte on
 		# ttyS2 after its screendump (or 300 s)
+		# shellcheck disable=SC2086
 		wddmseg-pattern -D "$drv" -f "$f" -s "$seed" -t "qdev=$qdev" \
-			-H 300 -w </dev/ttyS2 2>/tmp/pattern.err
+			$cursor -H 300 -w </dev/ttyS2 2>/tmp/pattern.err
 		rc=$?
 		sed 's/^/# /' /tmp/pattern.err
 		case $rc in
