@@ -146,7 +146,7 @@ void wddmseg_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 	}
 
 	for (seg = 0; seg <= wdev->desc.segment_count; seg++) {
-		char region[8];
+		char region[16];	/* "seg" and a u32 */
 
 		if (seg == WDDMSEG_SEGMENT_SYSTEM)
 			strscpy(region, "system", sizeof(region));
