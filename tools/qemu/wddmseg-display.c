@@ -12,9 +12,16 @@
  * console shows the active framebuffer straight out of VRAM (or a shadow
  * copy when pixman cannot use it in place), refreshed in full at every
  * update, so what the copy engine or the CPU wrote is always on screen.
+ *
+ * A latched configuration may add a hardware cursor (ARGB8888,
+ * premultiplied, blended over the framebuffer) and a 256-entry gamma LUT
+ * (applied after the blend). The console then shows a composed XRGB8888
+ * copy, made by the same function that feeds the frame CRC, so a
+ * screendump and CRC_VALUE describe the same pixels.
  */
 
 #include "qemu/osdep.h"
+#include "qemu/crc32c.h"
 #include "qemu/host-utils.h"
 #include "qemu/log.h"
 #include "qemu/timer.h"
@@ -28,6 +35,12 @@
 #define WDDMSEG_BLANK_HEIGHT                480
 #define WDDMSEG_SCANOUT_FMT_ALL \
     ((uint32_t)(WDDMSEG_SCANOUT_FMT_XRGB8888 | WDDMSEG_SCANOUT_FMT_RGB565))
+#define WDDMSEG_SCANOUT_FEATURES \
+    ((uint32_t)(WDDMSEG_SCANOUT_FEAT_CURSOR | WDDMSEG_SCANOUT_FEAT_GAMMA | \
+                WDDMSEG_SCANOUT_FEAT_CRC))
+/* The largest cursor: what DRM_CAP_CURSOR_WIDTH/HEIGHT report. */
+#define WDDMSEG_CURSOR_MAX_W                64
+#define WDDMSEG_CURSOR_MAX_H                64
 /* A vblank period is this many ns divided by REFRESH_MHZ. */
 #define WDDMSEG_NS_PER_MILLIHERTZ           (NANOSECONDS_PER_SECOND * 1000ULL)
 
@@ -38,6 +51,59 @@
 static unsigned int wddmseg_scanout_cpp(uint32_t format)
 {
     return format == WDDMSEG_SCANOUT_FMT_RGB565 ? 2 : 4;
+}
+
+/*
+ * The cursor's rules (SCANOUT_ERR_CURSOR): a memory segment with
+ * DirectFlip, a size within CURSOR_MAX, a 4-byte aligned pitch that holds
+ * a line, and an image inside the segment and VRAM.
+ */
+static bool wddmseg_cursor_check(WddmsegState *s, const WddmsegScanout *c,
+                                 char *why, size_t len)
+{
+    uint32_t w = WDDMSEG_CURSOR_SIZE_W(c->cur_size);
+    uint32_t h = WDDMSEG_CURSOR_SIZE_H(c->cur_size);
+    const WddmsegSegment *seg;
+    uint64_t need;
+
+    if (c->cur_ctrl & ~(uint32_t)WDDMSEG_CURSOR_CTRL_ENABLE) {
+        snprintf(why, len, "CURSOR_CTRL 0x%x has unknown bits", c->cur_ctrl);
+        return false;
+    }
+    if (!(c->cur_ctrl & WDDMSEG_CURSOR_CTRL_ENABLE)) {
+        return true;
+    }
+    if (c->cur_segment == 0 || c->cur_segment > s->layout.seg_count) {
+        snprintf(why, len, "cursor segment id %u is not in the table",
+                 c->cur_segment);
+        return false;
+    }
+    seg = &s->layout.segs[c->cur_segment - 1];
+    if ((seg->flags & (DXGK_SEGFLAG_APERTURE | DXGK_SEGFLAG_AGP)) ||
+        !(seg->flags & DXGK_SEGFLAG_DIRECT_FLIP)) {
+        snprintf(why, len, "cursor segment %u (flags 0x%x) is not a memory "
+                 "segment with DirectFlip", c->cur_segment, seg->flags);
+        return false;
+    }
+    if (!w || w > WDDMSEG_CURSOR_MAX_W || !h || h > WDDMSEG_CURSOR_MAX_H) {
+        snprintf(why, len, "cursor size %ux%u outside 1x1..%ux%u", w, h,
+                 WDDMSEG_CURSOR_MAX_W, WDDMSEG_CURSOR_MAX_H);
+        return false;
+    }
+    if (c->cur_pitch < w * 4 || c->cur_pitch % 4) {
+        snprintf(why, len, "CURSOR_PITCH %u is below %u or not a multiple "
+                 "of 4", c->cur_pitch, w * 4);
+        return false;
+    }
+    need = (uint64_t)c->cur_pitch * (h - 1) + w * 4;
+    if (c->cur_offset > seg->size || need > seg->size - c->cur_offset ||
+        seg->base > s->vram_size ||
+        c->cur_offset + need > s->vram_size - seg->base) {
+        snprintf(why, len, "cursor [0x%" PRIx64 ", +0x%" PRIx64 ") leaves "
+                 "segment %u or VRAM", c->cur_offset, need, c->cur_segment);
+        return false;
+    }
+    return true;
 }
 
 /*
@@ -111,7 +177,108 @@ uint32_t wddmseg_scanout_check(WddmsegState *s,
                  WDDMSEG_SCANOUT_REFRESH_MIN, WDDMSEG_SCANOUT_REFRESH_MAX);
         return WDDMSEG_SCANOUT_ERR_REFRESH;
     }
+    if (!wddmseg_cursor_check(s, c, why, len)) {
+        return WDDMSEG_SCANOUT_ERR_CURSOR;
+    }
     return WDDMSEG_SCANOUT_ERR_NONE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Composition: framebuffer, cursor, gamma                                  */
+/* ------------------------------------------------------------------------ */
+
+/* RGB565 to 8 bits a channel by bit replication, as pixman expands it. */
+static uint32_t wddmseg_rgb565_to_xrgb(uint16_t p)
+{
+    uint32_t r = (p >> 11) & 0x1f, g = (p >> 5) & 0x3f, b = p & 0x1f;
+
+    r = (r << 3) | (r >> 2);
+    g = (g << 2) | (g >> 4);
+    b = (b << 3) | (b >> 2);
+    return r << 16 | g << 8 | b;
+}
+
+/* dst * (255 - a) / 255, rounded, plus the premultiplied src; saturating. */
+static uint32_t wddmseg_blend_channel(uint32_t src, uint32_t dst, uint32_t a)
+{
+    uint32_t v = src + (dst * (255 - a) + 127) / 255;
+
+    return MIN(v, 255u);
+}
+
+/*
+ * Line y of what the display shows for the enabled, validated
+ * configuration c: width pixels 0x00RRGGBB into out.
+ */
+void wddmseg_compose_line(WddmsegState *s, const WddmsegScanout *c,
+                          uint32_t y, uint32_t *out)
+{
+    const uint8_t *src = s->vram_ptr + s->layout.segs[c->segment - 1].base +
+                         c->offset + (uint64_t)y * c->pitch;
+    uint32_t x;
+
+    if (c->format == WDDMSEG_SCANOUT_FMT_RGB565) {
+        for (x = 0; x < c->width; x++) {
+            out[x] = wddmseg_rgb565_to_xrgb(lduw_le_p(src + 2 * x));
+        }
+    } else {
+        for (x = 0; x < c->width; x++) {
+            out[x] = ldl_le_p(src + 4 * x) & 0xffffff;
+        }
+    }
+
+    if (c->cur_ctrl & WDDMSEG_CURSOR_CTRL_ENABLE) {
+        int64_t cy = (int64_t)y - c->cur_y;
+        int64_t w = WDDMSEG_CURSOR_SIZE_W(c->cur_size);
+        int64_t h = WDDMSEG_CURSOR_SIZE_H(c->cur_size);
+        int64_t x0 = MAX((int64_t)c->cur_x, 0);
+        int64_t x1 = MIN((int64_t)c->cur_x + w, (int64_t)c->width);
+        const uint8_t *cur;
+        int64_t px;
+
+        if (cy >= 0 && cy < h) {
+            cur = s->vram_ptr + s->layout.segs[c->cur_segment - 1].base +
+                  c->cur_offset + (uint64_t)cy * c->cur_pitch;
+            for (px = x0; px < x1; px++) {
+                uint32_t p = ldl_le_p(cur + 4 * (px - c->cur_x));
+                uint32_t a = p >> 24, d = out[px];
+
+                out[px] =
+                    wddmseg_blend_channel((p >> 16) & 0xff,
+                                          (d >> 16) & 0xff, a) << 16 |
+                    wddmseg_blend_channel((p >> 8) & 0xff,
+                                          (d >> 8) & 0xff, a) << 8 |
+                    wddmseg_blend_channel(p & 0xff, d & 0xff, a);
+            }
+        }
+    }
+
+    if (c->gamma_ctrl & WDDMSEG_GAMMA_CTRL_ENABLE) {
+        for (x = 0; x < c->width; x++) {
+            uint32_t p = out[x];
+
+            out[x] = (c->gamma[(p >> 16) & 0xff] & 0xff0000) |
+                     (c->gamma[(p >> 8) & 0xff] & 0x00ff00) |
+                     (c->gamma[p & 0xff] & 0x0000ff);
+        }
+    }
+}
+
+/* CRC_VALUE of the frame c shows: CRC-32C over its composed lines. */
+uint32_t wddmseg_frame_crc(WddmsegState *s, const WddmsegScanout *c)
+{
+    g_autofree uint32_t *line = g_new(uint32_t, c->width);
+    uint32_t crc = 0xffffffff, x, y;
+
+    for (y = 0; y < c->height; y++) {
+        wddmseg_compose_line(s, c, y, line);
+        for (x = 0; x < c->width; x++) {
+            line[x] = cpu_to_le32(line[x]);
+        }
+        /* QEMU's crc32c() applies the final XOR: undo it to chain. */
+        crc = crc32c(crc, (const uint8_t *)line, c->width * 4) ^ 0xffffffff;
+    }
+    return crc ^ 0xffffffff;
 }
 
 /*
@@ -203,6 +370,13 @@ static void wddmseg_scanout_latch(WddmsegState *s, int64_t when)
                                 s->sc_active.height, s->sc_active.pitch,
                                 s->sc_active.format,
                                 s->sc_active.refresh_mhz);
+    trace_wddmseg_scanout_latch_ext(s->sc_active.cur_ctrl,
+                                    s->sc_active.cur_segment,
+                                    s->sc_active.cur_offset,
+                                    s->sc_active.cur_size,
+                                    s->sc_active.cur_pitch,
+                                    s->sc_active.cur_x, s->sc_active.cur_y,
+                                    s->sc_active.gamma_ctrl);
     /* A new timing starts at this vblank. */
     s->vblank_epoch = when;
     s->vblank_frames = 0;
@@ -236,6 +410,13 @@ void wddmseg_vblank(void *opaque)
         wddmseg_scanout_latch(s, wddmseg_vblank_time(s, n));
     } else {
         wddmseg_irq_raise(s, WDDMSEG_IRQ_VBLANK);
+    }
+    /* The frame that starts now, latched before the guest's handler runs. */
+    if ((s->crc_ctrl & WDDMSEG_CRC_CTRL_ENABLE) &&
+        wddmseg_scanout_enabled(&s->sc_active)) {
+        s->crc_value = wddmseg_frame_crc(s, &s->sc_active);
+        s->crc_frame = s->vblank_count;
+        trace_wddmseg_crc(s->crc_frame, s->crc_value);
     }
     wddmseg_vblank_arm(s);
 }
@@ -324,6 +505,53 @@ bool wddmseg_scanout_read(WddmsegState *s, hwaddr addr, uint32_t *val)
     case WDDMSEG_REG_VBLANK_AGE_NS:
         *val = wddmseg_vblank_age(s);
         return true;
+    case WDDMSEG_REG_SCANOUT_FEATURES:
+        *val = WDDMSEG_SCANOUT_FEATURES;
+        return true;
+    case WDDMSEG_REG_CURSOR_MAX:
+        *val = WDDMSEG_CURSOR_SIZE(WDDMSEG_CURSOR_MAX_W, WDDMSEG_CURSOR_MAX_H);
+        return true;
+    case WDDMSEG_REG_CURSOR_CTRL:
+        *val = p->cur_ctrl;
+        return true;
+    case WDDMSEG_REG_CURSOR_SEGMENT:
+        *val = p->cur_segment;
+        return true;
+    case WDDMSEG_REG_CURSOR_OFFSET_LO:
+    case WDDMSEG_REG_CURSOR_OFFSET_HI:
+        *val = wddmseg_lo_hi(p->cur_offset, addr,
+                             WDDMSEG_REG_CURSOR_OFFSET_LO);
+        return true;
+    case WDDMSEG_REG_CURSOR_SIZE:
+        *val = p->cur_size;
+        return true;
+    case WDDMSEG_REG_CURSOR_PITCH:
+        *val = p->cur_pitch;
+        return true;
+    case WDDMSEG_REG_CURSOR_X:
+        *val = (uint32_t)p->cur_x;
+        return true;
+    case WDDMSEG_REG_CURSOR_Y:
+        *val = (uint32_t)p->cur_y;
+        return true;
+    case WDDMSEG_REG_GAMMA_CTRL:
+        *val = p->gamma_ctrl;
+        return true;
+    case WDDMSEG_REG_GAMMA_INDEX:
+        *val = s->gamma_index;
+        return true;
+    case WDDMSEG_REG_GAMMA_DATA:
+        *val = p->gamma[s->gamma_index];
+        return true;
+    case WDDMSEG_REG_CRC_CTRL:
+        *val = s->crc_ctrl;
+        return true;
+    case WDDMSEG_REG_CRC_VALUE:
+        *val = s->crc_value;
+        return true;
+    case WDDMSEG_REG_CRC_FRAME:
+        *val = s->crc_frame;
+        return true;
     }
     return false;
 }
@@ -369,6 +597,69 @@ bool wddmseg_scanout_write(WddmsegState *s, hwaddr addr, uint32_t val)
     case WDDMSEG_REG_SCANOUT_COMMIT:
         wddmseg_scanout_commit(s, val);
         return true;
+    case WDDMSEG_REG_CURSOR_CTRL:
+        /* Unknown bits are kept: the latch refuses them (ERR_CURSOR). */
+        p->cur_ctrl = val;
+        return true;
+    case WDDMSEG_REG_CURSOR_SEGMENT:
+        p->cur_segment = val;
+        return true;
+    case WDDMSEG_REG_CURSOR_OFFSET_LO:
+        p->cur_offset = deposit64(p->cur_offset, 0, 32, val);
+        return true;
+    case WDDMSEG_REG_CURSOR_OFFSET_HI:
+        p->cur_offset = deposit64(p->cur_offset, 32, 32, val);
+        return true;
+    case WDDMSEG_REG_CURSOR_SIZE:
+        p->cur_size = val;
+        return true;
+    case WDDMSEG_REG_CURSOR_PITCH:
+        p->cur_pitch = val;
+        return true;
+    case WDDMSEG_REG_CURSOR_X:
+        p->cur_x = (int32_t)val;
+        return true;
+    case WDDMSEG_REG_CURSOR_Y:
+        p->cur_y = (int32_t)val;
+        return true;
+    case WDDMSEG_REG_GAMMA_CTRL:
+        if (val & ~(uint32_t)WDDMSEG_GAMMA_CTRL_ENABLE) {
+            qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: unknown GAMMA_CTRL "
+                          "bits 0x%x ignored\n",
+                          val & ~(uint32_t)WDDMSEG_GAMMA_CTRL_ENABLE);
+        }
+        p->gamma_ctrl = val & WDDMSEG_GAMMA_CTRL_ENABLE;
+        return true;
+    case WDDMSEG_REG_GAMMA_INDEX:
+        if (val >= WDDMSEG_GAMMA_SIZE) {
+            qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: GAMMA_INDEX %u is past "
+                          "the %u entries, taken modulo\n", val,
+                          WDDMSEG_GAMMA_SIZE);
+        }
+        s->gamma_index = val % WDDMSEG_GAMMA_SIZE;
+        return true;
+    case WDDMSEG_REG_GAMMA_DATA:
+        if (val & 0xff000000u) {
+            qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: GAMMA_DATA 0x%x: bits "
+                          "24..31 ignored\n", val);
+        }
+        p->gamma[s->gamma_index] = val & 0xffffff;
+        s->gamma_index = (s->gamma_index + 1) % WDDMSEG_GAMMA_SIZE;
+        return true;
+    case WDDMSEG_REG_CRC_CTRL:
+        if (val & ~(uint32_t)WDDMSEG_CRC_CTRL_ENABLE) {
+            qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: unknown CRC_CTRL "
+                          "bits 0x%x ignored\n",
+                          val & ~(uint32_t)WDDMSEG_CRC_CTRL_ENABLE);
+        }
+        val &= WDDMSEG_CRC_CTRL_ENABLE;
+        trace_wddmseg_crc_ctrl(val);
+        if (val && !s->crc_ctrl) {
+            s->crc_value = 0;
+            s->crc_frame = 0;
+        }
+        s->crc_ctrl = val;
+        return true;
     }
     return false;
 }
@@ -384,6 +675,10 @@ void wddmseg_scanout_reset(WddmsegState *s)
     s->vblank_count = 0;
     s->vblank_epoch = 0;
     s->vblank_frames = 0;
+    s->gamma_index = 0;
+    s->crc_ctrl = 0;
+    s->crc_value = 0;
+    s->crc_frame = 0;
     timer_del(s->vblank_timer);
 }
 
@@ -395,7 +690,8 @@ static bool wddmseg_view_equal(const WddmsegView *a, const WddmsegView *b)
 {
     return a->enabled == b->enabled && a->vram_off == b->vram_off &&
            a->width == b->width && a->height == b->height &&
-           a->pitch == b->pitch && a->format == b->format;
+           a->pitch == b->pitch && a->format == b->format &&
+           a->composed == b->composed;
 }
 
 /*
@@ -417,7 +713,12 @@ static void wddmseg_view_apply(WddmsegState *s, const WddmsegView *v)
     } else {
         fmt = v->format == WDDMSEG_SCANOUT_FMT_RGB565 ? PIXMAN_r5g6b5 :
                                                         PIXMAN_x8r8g8b8;
-        if (v->vram_off % 4 == 0 && v->pitch <= INT_MAX) {
+        if (v->composed) {
+            s->shadow = g_malloc0((size_t)v->width * 4 * v->height);
+            ds = qemu_create_displaysurface_from(v->width, v->height,
+                                                 PIXMAN_x8r8g8b8,
+                                                 v->width * 4, s->shadow);
+        } else if (v->vram_off % 4 == 0 && v->pitch <= INT_MAX) {
             ds = qemu_create_displaysurface_from(v->width, v->height, fmt,
                                                  v->pitch,
                                                  s->vram_ptr + v->vram_off);
@@ -455,6 +756,8 @@ static void wddmseg_gfx_update(void *opaque)
         v.height = c->height;
         v.pitch = c->pitch;
         v.format = c->format;
+        v.composed = (c->cur_ctrl & WDDMSEG_CURSOR_CTRL_ENABLE) ||
+                     (c->gamma_ctrl & WDDMSEG_GAMMA_CTRL_ENABLE);
     } else {
         v.width = s->view_valid ? s->view.width : WDDMSEG_BLANK_WIDTH;
         v.height = s->view_valid ? s->view.height : WDDMSEG_BLANK_HEIGHT;
@@ -464,7 +767,18 @@ static void wddmseg_gfx_update(void *opaque)
     } else if (!v.enabled) {
         return;
     }
-    if (s->shadow) {
+    if (v.composed) {
+        for (y = 0; y < v.height; y++) {
+            uint32_t *dst = (uint32_t *)(s->shadow + (size_t)y * v.width * 4);
+            uint32_t x;
+
+            /* The surface is host-endian x8r8g8b8: words, not bytes. */
+            wddmseg_compose_line(s, c, y, dst);
+            for (x = 0; x < v.width; x++) {
+                dst[x] &= 0xffffff;
+            }
+        }
+    } else if (s->shadow) {
         line = v.width * wddmseg_scanout_cpp(v.format);
         stride = ROUND_UP(line, 4);
         for (y = 0; y < v.height; y++) {

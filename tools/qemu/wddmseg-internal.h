@@ -92,6 +92,17 @@ typedef struct WddmsegScanout {
     uint32_t pitch;             /* bytes per line */
     uint32_t format;            /* one WDDMSEG_SCANOUT_FMT_* bit */
     uint32_t refresh_mhz;       /* millihertz */
+    /* Cursor (FEAT_CURSOR): CURSOR_CTRL .. CURSOR_Y */
+    uint32_t cur_ctrl;          /* WDDMSEG_CURSOR_CTRL_ENABLE or 0 */
+    uint32_t cur_segment;       /* segment id */
+    uint64_t cur_offset;        /* byte offset inside the segment */
+    uint32_t cur_size;          /* WDDMSEG_CURSOR_SIZE(width, height) */
+    uint32_t cur_pitch;         /* bytes per line */
+    int32_t cur_x;              /* top-left pixel, may be off screen */
+    int32_t cur_y;
+    /* Gamma LUT (FEAT_GAMMA): GAMMA_CTRL and the 256 entries */
+    uint32_t gamma_ctrl;        /* WDDMSEG_GAMMA_CTRL_ENABLE or 0 */
+    uint32_t gamma[WDDMSEG_GAMMA_SIZE]; /* 0x00RRGGBB per input level */
 } WddmsegScanout;
 
 /* What the graphic console shows (a function of the active scanout). */
@@ -102,6 +113,7 @@ typedef struct WddmsegView {
     uint32_t height;
     uint32_t pitch;
     uint32_t format;
+    bool composed;              /* cursor or gamma: an XRGB8888 shadow */
 } WddmsegView;
 
 /* Where a command's bytes are, after validation. */
@@ -222,6 +234,10 @@ struct WddmsegState {
     uint32_t vblank_count;      /* VBLANK_COUNT */
     int64_t vblank_epoch;       /* virtual ns where the active timing began */
     uint64_t vblank_frames;     /* vblanks counted since vblank_epoch */
+    uint32_t gamma_index;       /* GAMMA_INDEX: next pending entry */
+    uint32_t crc_ctrl;          /* CRC_CTRL */
+    uint32_t crc_value;         /* CRC_VALUE */
+    uint32_t crc_frame;         /* CRC_FRAME */
 
     /* Power, not migrated (PMCSR is in config space) */
     Notifier suspend_notifier;  /* the guest entered S3: power goes away */
@@ -272,6 +288,9 @@ uint32_t wddmseg_scanout_check(WddmsegState *s, const WddmsegScanout *c,
                                char *why, size_t len);
 bool wddmseg_scanout_read(WddmsegState *s, hwaddr addr, uint32_t *val);
 bool wddmseg_scanout_write(WddmsegState *s, hwaddr addr, uint32_t val);
+void wddmseg_compose_line(WddmsegState *s, const WddmsegScanout *c,
+                          uint32_t y, uint32_t *out);
+uint32_t wddmseg_frame_crc(WddmsegState *s, const WddmsegScanout *c);
 void wddmseg_scanout_reset(WddmsegState *s);
 void wddmseg_vblank_arm(WddmsegState *s);
 void wddmseg_vblank(void *opaque);

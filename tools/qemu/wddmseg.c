@@ -576,6 +576,22 @@ static const char *const wddmseg_reg_names[] = {
     WDDMSEG_REG_NAME(SCANOUT_ACTIVE_OFFSET_HI),
     WDDMSEG_REG_NAME(VBLANK_COUNT),
     WDDMSEG_REG_NAME(VBLANK_AGE_NS),
+    WDDMSEG_REG_NAME(SCANOUT_FEATURES),
+    WDDMSEG_REG_NAME(CURSOR_MAX),
+    WDDMSEG_REG_NAME(CURSOR_CTRL),
+    WDDMSEG_REG_NAME(CURSOR_SEGMENT),
+    WDDMSEG_REG_NAME(CURSOR_OFFSET_LO),
+    WDDMSEG_REG_NAME(CURSOR_OFFSET_HI),
+    WDDMSEG_REG_NAME(CURSOR_SIZE),
+    WDDMSEG_REG_NAME(CURSOR_PITCH),
+    WDDMSEG_REG_NAME(CURSOR_X),
+    WDDMSEG_REG_NAME(CURSOR_Y),
+    WDDMSEG_REG_NAME(GAMMA_CTRL),
+    WDDMSEG_REG_NAME(GAMMA_INDEX),
+    WDDMSEG_REG_NAME(GAMMA_DATA),
+    WDDMSEG_REG_NAME(CRC_CTRL),
+    WDDMSEG_REG_NAME(CRC_VALUE),
+    WDDMSEG_REG_NAME(CRC_FRAME),
 };
 
 static const char *wddmseg_reg_name(hwaddr addr)
@@ -1026,7 +1042,9 @@ static int wddmseg_post_load(void *opaque, int version_id)
     err = wddmseg_scanout_check(s, &s->sc_active, why_buf, sizeof(why_buf));
     if (err != WDDMSEG_SCANOUT_ERR_NONE ||
         (s->sc_pending.ctrl & ~WDDMSEG_SCANOUT_CTRL_ENABLE) ||
-        (s->sc_armed && !wddmseg_scanout_enabled(&s->sc_active))) {
+        (s->sc_armed && !wddmseg_scanout_enabled(&s->sc_active)) ||
+        s->gamma_index >= WDDMSEG_GAMMA_SIZE ||
+        (s->crc_ctrl & ~(uint32_t)WDDMSEG_CRC_CTRL_ENABLE)) {
         error_report("wddmseg: migrated scanout state is not valid%s%s",
                      err ? ": " : "", err ? why_buf : "");
         return -EINVAL;
@@ -1064,6 +1082,54 @@ static const VMStateDescription vmstate_wddmseg_scanout = {
         VMSTATE_UINT32(pitch, WddmsegScanout),
         VMSTATE_UINT32(format, WddmsegScanout),
         VMSTATE_UINT32(refresh_mhz, WddmsegScanout),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/*
+ * The cursor, the gamma LUT and the frame CRC, in a subsection sent only
+ * while one of them is in use, so that a stream without it still loads
+ * (everything off, as after a reset) into a device that has them.
+ */
+static bool wddmseg_display_ext_needed(void *opaque)
+{
+    WddmsegState *s = opaque;
+
+    return s->sc_pending.cur_ctrl || s->sc_active.cur_ctrl ||
+           s->sc_pending.gamma_ctrl || s->sc_active.gamma_ctrl ||
+           s->crc_ctrl || s->gamma_index;
+}
+
+static const VMStateDescription vmstate_wddmseg_display_ext = {
+    .name = "wddmseg/display-ext",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = wddmseg_display_ext_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(sc_pending.cur_ctrl, WddmsegState),
+        VMSTATE_UINT32(sc_pending.cur_segment, WddmsegState),
+        VMSTATE_UINT64(sc_pending.cur_offset, WddmsegState),
+        VMSTATE_UINT32(sc_pending.cur_size, WddmsegState),
+        VMSTATE_UINT32(sc_pending.cur_pitch, WddmsegState),
+        VMSTATE_INT32(sc_pending.cur_x, WddmsegState),
+        VMSTATE_INT32(sc_pending.cur_y, WddmsegState),
+        VMSTATE_UINT32(sc_pending.gamma_ctrl, WddmsegState),
+        VMSTATE_UINT32_ARRAY(sc_pending.gamma, WddmsegState,
+                             WDDMSEG_GAMMA_SIZE),
+        VMSTATE_UINT32(sc_active.cur_ctrl, WddmsegState),
+        VMSTATE_UINT32(sc_active.cur_segment, WddmsegState),
+        VMSTATE_UINT64(sc_active.cur_offset, WddmsegState),
+        VMSTATE_UINT32(sc_active.cur_size, WddmsegState),
+        VMSTATE_UINT32(sc_active.cur_pitch, WddmsegState),
+        VMSTATE_INT32(sc_active.cur_x, WddmsegState),
+        VMSTATE_INT32(sc_active.cur_y, WddmsegState),
+        VMSTATE_UINT32(sc_active.gamma_ctrl, WddmsegState),
+        VMSTATE_UINT32_ARRAY(sc_active.gamma, WddmsegState,
+                             WDDMSEG_GAMMA_SIZE),
+        VMSTATE_UINT32(gamma_index, WddmsegState),
+        VMSTATE_UINT32(crc_ctrl, WddmsegState),
+        VMSTATE_UINT32(crc_value, WddmsegState),
+        VMSTATE_UINT32(crc_frame, WddmsegState),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -1136,6 +1202,10 @@ static const VMStateDescription vmstate_wddmseg = {
         VMSTATE_UINT64_ARRAY_V(key, WddmsegState, WDDMSEG_KEY_QWORDS, 5),
         WDDMSEG_VMSTATE_CMD_TAIL(5),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * []) {
+        &vmstate_wddmseg_display_ext,
+        NULL
     },
 };
 

@@ -119,6 +119,29 @@ def pattern_rgb(fmt, w, h, seed):
     return bytes(out)
 
 
+def blend_cursor(rgb, w, h, cx0, cy0):
+    """wddmseg-pattern -C's 64x64 premultiplied cursor over rgb at
+    (cx0, cy0), clipped, as the device blends it."""
+    out = bytearray(rgb)
+    alpha = (0, 0x55, 0xAA, 0xFF)
+    for cy in range(64):
+        y = cy0 + cy
+        if y < 0 or y >= h:
+            continue
+        for cx in range(64):
+            x = cx0 + cx
+            if x < 0 or x >= w:
+                continue
+            a = alpha[(cx + cy) % 4]
+            src = (cx * 4 * a // 255, cy * 4 * a // 255,
+                   (((cx ^ cy) * 4) & 0xFF) * a // 255)
+            i = 3 * (y * w + x)
+            for k in range(3):
+                v = src[k] + (out[i + k] * (255 - a) + 127) // 255
+                out[i + k] = min(v, 255)
+    return bytes(out)
+
+
 # ---------------------------------------------------------------- images
 
 def read_ppm(path):
@@ -412,6 +435,10 @@ def handle_pattern(line, qmp, a, tap, seen):
             f"flip {kv.get('flip')} seed {seed}")
     t0 = time.time()
     expected = pattern_rgb(fmt, w, h, seed)
+    if "cursor" in kv:
+        cx, cy = (int(v) for v in kv["cursor"].split(","))
+        expected = blend_cursor(expected, w, h, cx, cy)
+        what += f" cursor {cx},{cy}"
     tcomp = time.time() - t0
     err = None
     for attempt in range(1, 4):

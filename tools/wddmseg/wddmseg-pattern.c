@@ -6,7 +6,7 @@
  *
  * Usage: wddmseg-pattern [-D DRIVER] [-c CONNECTOR_ID] [-m WxH]
  *                        [-f XR24|RG16] [-s SEED] [-p PAD] [-t TAG]
- *                        [-H SECS] [-w] [-n]
+ *                        [-H SECS] [-w] [-n] [-C]
  *
  *   -D  DRM driver name of the card to use (default wddmseg; Debian's
  *       bochs driver is "bochs-drm")
@@ -26,10 +26,17 @@
  *       a decoy buffer (the pattern of seed ~SEED) is set first, then the
  *       real one is shown with a page flip and its event is awaited, so a
  *       device that kept scanning out the old buffer fails the comparison.
+ *   -C  also show a 64x64 hardware cursor (legacy cursor ioctls) at
+ *       (W - 40, 20), so its right 24 columns are off screen: ARGB8888,
+ *       premultiplied, pixel (cx, cy) with alpha A = 0, 0x55, 0xaa or
+ *       0xff for (cx + cy) % 4 = 0..3 and colour
+ *       (cx * 4, cy * 4, ((cx ^ cy) * 4) & 0xff) * A / 255 (rounded down);
+ *       the marker then says cursor=X,Y and the host blends it over the
+ *       pattern (c + fb * (255 - A) / 255, rounded) before comparing.
  *
  * Output (stdout), one line each:
  *   WDDMSEG-PATTERN READY driver=D format=F width=W height=H seed=S
- *       pitch=P pad=N connector=C crtc=R fb=B flip=0|1 TAG
+ *       pitch=P pad=N connector=C crtc=R fb=B flip=0|1 [cursor=X,Y] TAG
  *   WDDMSEG-PATTERN DONE
  * Errors go to stderr, exit status 1. Exit 4 (kselftest's skip) when the
  * driver has no KMS or no connected connector with modes.
@@ -274,11 +281,53 @@ static void hold(unsigned int secs, bool wait_input)
 	}
 }
 
+/* The -C cursor: 64x64 ARGB8888, premultiplied (see the header). */
+static void show_cursor(int fd, uint32_t crtc_id, struct buf *c, int x, int y)
+{
+	static const uint32_t alpha[4] = { 0, 0x55, 0xaa, 0xff };
+	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
+	uint64_t offset;
+	uint32_t cx, cy;
+	int ret;
+
+	ret = drmModeCreateDumbBuffer(fd, 64, 64, 32, 0, &c->handle,
+				      &c->pitch, &c->size);
+	if (ret)
+		fail("CREATE_DUMB 64x64 cursor: %s", strerror(-ret));
+	ret = drmModeMapDumbBuffer(fd, c->handle, &offset);
+	if (ret)
+		fail("MAP_DUMB: %s", strerror(-ret));
+	c->map = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		      offset);
+	if (c->map == MAP_FAILED)
+		fail("mmap of the cursor: %s", strerror(errno));
+	for (cy = 0; cy < 64; cy++) {
+		for (cx = 0; cx < 64; cx++) {
+			uint32_t a = alpha[(cx + cy) % 4];
+			uint32_t r = cx * 4 * a / 255, g = cy * 4 * a / 255;
+			uint32_t b = (((cx ^ cy) * 4) & 0xff) * a / 255;
+
+			((uint32_t *)((uint8_t *)c->map + cy * c->pitch))[cx] =
+				a << 24 | r << 16 | g << 8 | b;
+		}
+	}
+	/* the fb is not needed by the legacy ioctl, but keep it listed */
+	handles[0] = c->handle;
+	pitches[0] = c->pitch;
+	if (drmModeAddFB2(fd, 64, 64, DRM_FORMAT_ARGB8888, handles, pitches,
+			  offsets, &c->fb_id, 0))
+		fail("ADDFB2 64x64 AR24: %s", strerror(errno));
+	if (drmModeSetCursor(fd, crtc_id, c->handle, 64, 64))
+		fail("SETCURSOR: %s", strerror(errno));
+	if (drmModeMoveCursor(fd, crtc_id, x, y))
+		fail("MOVECURSOR %d,%d: %s", x, y, strerror(errno));
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s [-D DRIVER] [-c CONNECTOR_ID] [-m WxH] [-f XR24|RG16]\n"
-		"       [-s SEED] [-p PAD] [-t TAG] [-H SECS] [-w] [-n]\n", prog);
+		"       [-s SEED] [-p PAD] [-t TAG] [-H SECS] [-w] [-n] [-C]\n", prog);
 	exit(2);
 }
 
@@ -287,7 +336,10 @@ int main(int argc, char **argv)
 	const char *driver = "wddmseg", *tag = "", *fmt_name = "XR24";
 	uint32_t conn_id = 0, seed = 1, pad = 16, format = DRM_FORMAT_XRGB8888;
 	unsigned int want_w = 0, want_h = 0, hold_secs = 10;
-	bool wait_input = false, flip = true;
+	bool wait_input = false, flip = true, cursor = false;
+	int cur_x = 0, cur_y = 0;
+	char cur_kv[48] = "";
+	struct buf cur;
 	drmModeResPtr res;
 	drmModeConnectorPtr conn = NULL;
 	drmModeModeInfoPtr mode = NULL;
@@ -295,7 +347,7 @@ int main(int argc, char **argv)
 	struct buf real, decoy;
 	int fd, i, j, opt;
 
-	while ((opt = getopt(argc, argv, "D:c:m:f:s:p:t:H:wnh")) != -1) {
+	while ((opt = getopt(argc, argv, "D:c:m:f:s:p:t:H:wnCh")) != -1) {
 		switch (opt) {
 		case 'D': driver = optarg; break;
 		case 'c': conn_id = strtoul(optarg, NULL, 0); break;
@@ -318,6 +370,7 @@ int main(int argc, char **argv)
 		case 'H': hold_secs = strtoul(optarg, NULL, 0); break;
 		case 'w': wait_input = true; break;
 		case 'n': flip = false; break;
+		case 'C': cursor = true; break;
 		default: usage();
 		}
 	}
@@ -397,11 +450,17 @@ int main(int argc, char **argv)
 			fail("PAGE_FLIP to fb %u: %s", real.fb_id, strerror(errno));
 		wait_flip(fd, &flipped);
 	}
+	if (cursor) {
+		cur_x = mode->hdisplay - 40;
+		cur_y = 20;
+		show_cursor(fd, crtc_id, &cur, cur_x, cur_y);
+		snprintf(cur_kv, sizeof(cur_kv), "cursor=%d,%d ", cur_x, cur_y);
+	}
 
-	printf("WDDMSEG-PATTERN READY driver=%s format=%s width=%u height=%u seed=%u pitch=%u pad=%u connector=%u crtc=%u fb=%u flip=%d %s\n",
+	printf("WDDMSEG-PATTERN READY driver=%s format=%s width=%u height=%u seed=%u pitch=%u pad=%u connector=%u crtc=%u fb=%u flip=%d %s%s\n",
 	       driver, fmt_name, mode->hdisplay, mode->vdisplay, seed,
 	       real.pitch, pad, conn->connector_id, crtc_id, real.fb_id,
-	       flip, tag);
+	       flip, cur_kv, tag);
 	fflush(stdout);
 	hold(hold_secs, wait_input);
 
@@ -409,6 +468,10 @@ int main(int argc, char **argv)
 	 * Removing the framebuffers turns the CRTC off; closing the last
 	 * file gives the display back to fbdev emulation, if any.
 	 */
+	if (cursor) {
+		drmModeSetCursor(fd, crtc_id, 0, 0, 0);
+		destroy_buf(fd, &cur);
+	}
 	if (flip)
 		destroy_buf(fd, &decoy);
 	destroy_buf(fd, &real);

@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -218,4 +220,40 @@ const char *wddmseg_segment_flag_name(unsigned int bit)
 const char *wddmseg_vidmm_cap_name(unsigned int bit)
 {
 	return bit < ARRAY_SIZE(vidmm_cap_names) ? vidmm_cap_names[bit] : NULL;
+}
+
+int wddmseg_fdinfo(int fd, const char *key, uint64_t *value, char *text,
+		   size_t len)
+{
+	size_t klen = strlen(key);
+	char path[64], line[256];
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = line + klen, *end;
+
+		if (strncmp(line, key, klen) || *v != ':')
+			continue;
+		v += strspn(v + 1, " \t") + 1;
+		v[strcspn(v, "\n")] = '\0';
+		if (text && len) {
+			strncpy(text, v, len - 1);
+			text[len - 1] = '\0';
+		}
+		ret = 0;
+		if (value) {
+			errno = 0;
+			*value = strtoull(v, &end, 10);
+			if (end == v || errno)
+				ret = -EINVAL;
+		}
+		break;
+	}
+	fclose(f);
+	return ret;
 }

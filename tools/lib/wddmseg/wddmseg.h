@@ -508,6 +508,29 @@ int wddmseg_copy(int fd, uint32_t src, uint64_t src_offset, uint32_t dst,
 int wddmseg_fill(int fd, uint32_t dst, uint64_t dst_offset, uint64_t size,
 		 uint32_t pattern, int *fence_fd);
 
+/**
+ * wddmseg_fdinfo() - one key of the adapter file's /proc/self/fdinfo entry
+ * @fd: adapter
+ * @key: key as Documentation/gpu/drm-usage-stats.rst names it, without
+ *	the colon, e.g. "drm-engine-copy" or "drm-total-seg1"
+ * @value: receives the number after the key (ns, KiB or an id, as the key
+ *	says), or NULL
+ * @text: receives the value as text (no leading blanks, no newline), or
+ *	NULL
+ * @len: size of @text
+ *
+ * The Linux form of D3DKMTQueryVideoMemoryInfo's per-process figures:
+ * the driver reports per memory region ("system", "segN" for segment id
+ * N) the bytes of the allocations the file has a handle to
+ * (drm-total-*) and those with backing store there (drm-resident-*), and
+ * the copy engine's time on the file's blits (drm-engine-copy).
+ *
+ * Return: 0, -ENOENT if the entry has no such key, or a negative errno
+ * from reading it.
+ */
+int wddmseg_fdinfo(int fd, const char *key, uint64_t *value, char *text,
+		   size_t len);
+
 #if defined(__cplusplus)
 }
 #endif

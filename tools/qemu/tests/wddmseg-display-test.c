@@ -5,7 +5,8 @@
  * latching at once (disabled) or at the next vblank (enabled), vblank
  * timing on the virtual clock, every refusal, segment kinds and size
  * properties, INTx on vblank, what the console shows (the monitor's
- * screendump over QMP), and vblanks in real time under TCG.
+ * screendump over QMP), vblanks in real time under TCG, and the cursor,
+ * gamma LUT and frame CRC over the composed image.
  *
  * Vblank timing runs on QEMU_CLOCK_VIRTUAL, which only qtest_clock_step()
  * moves under the qtest accelerator: every check knows exactly how many
@@ -769,6 +770,224 @@ static void test_realtime(void)
     wdev_stop(d);
 }
 
+/* ---- cursor, gamma LUT, frame CRC ---------------------------------------- */
+
+/* CRC-32C, bitwise: independent of the device's table-driven one. */
+static uint32_t crc32c_bits(uint32_t crc, const uint8_t *p, size_t len)
+{
+    while (len--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++) {
+            crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78 : crc >> 1;
+        }
+    }
+    return crc;
+}
+
+/* CRC_VALUE of an image of 0x00RRGGBB pixels, as the device defines it. */
+static uint32_t frame_crc(const uint32_t *px, size_t n)
+{
+    uint32_t crc = 0xffffffff;
+
+    for (size_t i = 0; i < n; i++) {
+        uint8_t le[4] = { px[i], px[i] >> 8, px[i] >> 16, 0 };
+
+        crc = crc32c_bits(crc, le, 4);
+    }
+    return crc ^ 0xffffffff;
+}
+
+/* Premultiplied "over", rounded as the device documents it. */
+static uint32_t over(uint32_t cur, uint32_t fb)
+{
+    uint32_t a = cur >> 24, out = 0;
+
+    for (int sh = 0; sh <= 16; sh += 8) {
+        uint32_t v = ((cur >> sh) & 0xff) +
+                     (((fb >> sh) & 0xff) * (255 - a) + 127) / 255;
+
+        out |= MIN(v, 255u) << sh;
+    }
+    return out;
+}
+
+static void cur_cfg(WDev *d, uint32_t seg, uint64_t off, uint32_t w,
+                    uint32_t h, uint32_t pitch, int32_t x, int32_t y,
+                    uint32_t ctrl)
+{
+    wr(d, WDDMSEG_REG_CURSOR_SEGMENT, seg);
+    wr64(d, WDDMSEG_REG_CURSOR_OFFSET_LO, off);
+    wr(d, WDDMSEG_REG_CURSOR_SIZE, WDDMSEG_CURSOR_SIZE(w, h));
+    wr(d, WDDMSEG_REG_CURSOR_PITCH, pitch);
+    wr(d, WDDMSEG_REG_CURSOR_X, (uint32_t)x);
+    wr(d, WDDMSEG_REG_CURSOR_Y, (uint32_t)y);
+    wr(d, WDDMSEG_REG_CURSOR_CTRL, ctrl);
+}
+
+static bool shot_is(const Shot *s, const uint32_t *px, int w, int h)
+{
+    g_autofree uint8_t *rgb = g_malloc(w * h * 3);
+
+    for (int i = 0; i < w * h; i++) {
+        put_rgb(rgb + i * 3, px[i]);
+    }
+    return s->w == w && s->h == h && same(s, rgb, w * h * 3);
+}
+
+static void test_cursor_gamma_crc(void)
+{
+    WDev *d = wdev_start("", WQ_LOG, NULL);
+    enum { W = 8, H = 4, PITCH = 64, OFF = 0x20000, OFF2 = 0x30000,
+           CUR = 0x60000, CPITCH = 16 };
+    static const uint32_t cur[2][2] = {
+        { 0xffffffff, 0x80402010 },     /* opaque white, half, premult. */
+        { 0x00000000, 0xffff0000 },     /* transparent, opaque red */
+    };
+    uint32_t fb[W * H], want[W * H], lut[256];
+    uint32_t frame, crc;
+    Shot s;
+
+    wdev_command(d, true);
+    check_eq(rd(d, WDDMSEG_REG_SCANOUT_FEATURES),
+             WDDMSEG_SCANOUT_FEAT_CURSOR | WDDMSEG_SCANOUT_FEAT_GAMMA |
+             WDDMSEG_SCANOUT_FEAT_CRC,
+             "SCANOUT_FEATURES: cursor, gamma and CRC");
+    check_eq(rd(d, WDDMSEG_REG_CURSOR_MAX), WDDMSEG_CURSOR_SIZE(64, 64),
+             "CURSOR_MAX is 64x64");
+
+    for (int i = 0; i < W * H; i++) {
+        fb[i] = xrgb(i % W, i / W, 7);
+        vram_wr(d, OFF + (i / W) * PITCH + (i % W) * 4, fb[i]);
+        vram_wr(d, OFF2 + (i / W) * PITCH + (i % W) * 4, fb[i]);
+        fb[i] &= 0xffffff;
+    }
+    for (int y = 0; y < 2; y++) {
+        for (int x = 0; x < 2; x++) {
+            vram_wr(d, CUR + y * CPITCH + x * 4, cur[y][x]);
+        }
+    }
+
+    /* Pending cursor registers read back; nothing latched yet. */
+    scanout(d, OFF, W, H, PITCH, XRGB, 1);
+    cur_cfg(d, 1, CUR, 2, 2, CPITCH, 3, 1, WDDMSEG_CURSOR_CTRL_ENABLE);
+    check_true(rd(d, WDDMSEG_REG_CURSOR_X) == 3 &&
+               rd(d, WDDMSEG_REG_CURSOR_Y) == 1 &&
+               rd(d, WDDMSEG_REG_CURSOR_PITCH) == CPITCH &&
+               rd64(d, WDDMSEG_REG_CURSOR_OFFSET_LO) == CUR &&
+               rd(d, WDDMSEG_REG_CURSOR_SIZE) == WDDMSEG_CURSOR_SIZE(2, 2),
+               "the pending cursor registers read back");
+    s = dump(d, "nocursor");
+    check_true(shot_is(&s, fb, W, H),
+               "a cursor written but not committed is not on screen");
+    shot_free(&s);
+
+    sc_commit(d);
+    step(d, P50);
+    memcpy(want, fb, sizeof(want));
+    want[1 * W + 3] = over(cur[0][0], fb[1 * W + 3]);
+    want[1 * W + 4] = over(cur[0][1], fb[1 * W + 4]);
+    want[2 * W + 3] = over(cur[1][0], fb[2 * W + 3]);
+    want[2 * W + 4] = over(cur[1][1], fb[2 * W + 4]);
+    s = dump(d, "cursor");
+    check_true(sc_status(d) == EN && shot_is(&s, want, W, H),
+               "the committed cursor is blended (premultiplied) at (3,1)");
+    shot_free(&s);
+
+    /* Partly off the top-left corner: only its bottom-right pixel shows. */
+    cur_cfg(d, 1, CUR, 2, 2, CPITCH, -1, -1, WDDMSEG_CURSOR_CTRL_ENABLE);
+    sc_commit(d);
+    step(d, P50);
+    memcpy(want, fb, sizeof(want));
+    want[0] = over(cur[1][1], fb[0]);
+    s = dump(d, "clipped");
+    check_true(shot_is(&s, want, W, H),
+               "a cursor at (-1,-1) is clipped to the screen");
+    shot_free(&s);
+
+    /* Frame CRC of exactly this image, latched at the next vblank. */
+    check_eq(rd(d, WDDMSEG_REG_CRC_FRAME), 0, "CRC_FRAME 0 while CRCs are off");
+    wr(d, WDDMSEG_REG_CRC_CTRL, WDDMSEG_CRC_CTRL_ENABLE);
+    step(d, P50);
+    frame = rd(d, WDDMSEG_REG_CRC_FRAME);
+    crc = rd(d, WDDMSEG_REG_CRC_VALUE);
+    check_true(frame == sc_count(d) && frame != 0,
+               "CRC_FRAME is the VBLANK_COUNT of the vblank (%u)", frame);
+    check_eq(crc, frame_crc(want, W * H),
+             "CRC_VALUE is the CRC-32C of the composed frame");
+    step(d, P50);
+    check_true(rd(d, WDDMSEG_REG_CRC_FRAME) == frame + 1 &&
+               rd(d, WDDMSEG_REG_CRC_VALUE) == crc,
+               "the same image gives the same CRC at the next vblank");
+    vram_wr(d, OFF + 3 * PITCH + 7 * 4, fb[3 * W + 7] ^ 0x000100);
+    step(d, P50);
+    check_true(rd(d, WDDMSEG_REG_CRC_VALUE) != crc,
+               "one changed pixel changes the CRC");
+    vram_wr(d, OFF + 3 * PITCH + 7 * 4, fb[3 * W + 7]);
+    scanout(d, OFF2, W, H, PITCH, XRGB, 1);
+    step(d, P50);
+    check_eq(rd(d, WDDMSEG_REG_CRC_VALUE), crc,
+             "an identical image elsewhere in VRAM has the same CRC");
+
+    /* Gamma: an inverting LUT, written through the auto-increment. */
+    wr(d, WDDMSEG_REG_GAMMA_INDEX, 0);
+    for (int i = 0; i < 256; i++) {
+        lut[i] = (255 - i) * 0x010101u;
+        wr(d, WDDMSEG_REG_GAMMA_DATA, lut[i]);
+    }
+    wr(d, WDDMSEG_REG_GAMMA_INDEX, 17);
+    check_true(rd(d, WDDMSEG_REG_GAMMA_DATA) == lut[17] &&
+               rd(d, WDDMSEG_REG_GAMMA_INDEX) == 17,
+               "GAMMA_DATA writes auto-increment; a read returns the entry");
+    wr(d, WDDMSEG_REG_GAMMA_CTRL, WDDMSEG_GAMMA_CTRL_ENABLE);
+    sc_commit(d);
+    step(d, P50);
+    for (int i = 0; i < W * H; i++) {
+        want[i] ^= 0xffffff;
+    }
+    s = dump(d, "gamma");
+    check_true(shot_is(&s, want, W, H),
+               "the gamma LUT applies after the cursor blend on screen");
+    shot_free(&s);
+    check_eq(rd(d, WDDMSEG_REG_CRC_VALUE), frame_crc(want, W * H),
+             "and in the CRC");
+
+    /* Cursor refusals: the whole commit is refused with ERR_CURSOR. */
+    irq_clear(d);
+    cur_cfg(d, 2, 0, 2, 2, CPITCH, 0, 0, WDDMSEG_CURSOR_CTRL_ENABLE);
+    sc_commit(d);
+    step(d, P50);
+    check_true(rd(d, WDDMSEG_REG_SCANOUT_ERROR) == WDDMSEG_SCANOUT_ERR_CURSOR &&
+               (sc_status(d) & REFUSED) && (irq(d) & SC_ERR),
+               "a cursor in a segment without DirectFlip: ERR_CURSOR");
+    irq_clear(d);
+    cur_cfg(d, 1, CUR, 65, 1, 65 * 4, 0, 0, WDDMSEG_CURSOR_CTRL_ENABLE);
+    sc_commit(d);
+    step(d, P50);
+    check_true(rd(d, WDDMSEG_REG_SCANOUT_ERROR) == WDDMSEG_SCANOUT_ERR_CURSOR &&
+               (sc_status(d) & REFUSED),
+               "a 65-pixel-wide cursor: ERR_CURSOR");
+    cur_cfg(d, 1, CUR, 2, 2, 4, 0, 0, WDDMSEG_CURSOR_CTRL_ENABLE);
+    sc_commit(d);
+    step(d, P50);
+    check_true(rd(d, WDDMSEG_REG_SCANOUT_ERROR) == WDDMSEG_SCANOUT_ERR_CURSOR &&
+               (sc_status(d) & REFUSED),
+               "a cursor pitch below its width: ERR_CURSOR");
+    cur_cfg(d, 1, CUR, 2, 2, CPITCH, 0, 0, 0);
+    wr(d, WDDMSEG_REG_GAMMA_CTRL, 0);
+    sc_commit(d);
+    step(d, P50);
+    check_true(!(sc_status(d) & REFUSED), "cursor and gamma off: accepted");
+    check_eq(rd(d, WDDMSEG_REG_CRC_VALUE), frame_crc(fb, W * H),
+             "the CRC is the plain framebuffer's again");
+
+    wr(d, WDDMSEG_REG_CRC_CTRL, 0);
+    frame = rd(d, WDDMSEG_REG_CRC_FRAME);
+    step(d, P50);
+    check_eq(rd(d, WDDMSEG_REG_CRC_FRAME), frame,
+             "no new CRC once CRC_CTRL is off");
+    wdev_stop(d);
+}
+
 int main(int argc, char **argv)
 {
     wq_init(&argc, &argv);
@@ -778,5 +997,6 @@ int main(int argc, char **argv)
     wq_add("display/intx", test_scanout_intx);
     wq_add("display/screendump", test_screendump);
     wq_add("display/realtime", test_realtime);
+    wq_add("display/cursor-gamma-crc", test_cursor_gamma_crc);
     return wq_run();
 }

@@ -447,11 +447,89 @@ static void test_crypt_migration(void)
     wdev_stop(d);
 }
 
+/*
+ * The cursor, the gamma LUT and the frame CRC migrate (subsection
+ * wddmseg/display-ext): the pending registers read back the same, and the
+ * first CRC after the migration, over the same VRAM and the same active
+ * configuration, equals the source's.
+ */
+static void test_display_ext_migration(void)
+{
+    WDev *d = wdev_start("", 0, NULL);
+    g_autofree char *state = g_build_filename(d->dir, "display.state", NULL);
+    int64_t src_clock, dst_clock;
+    uint32_t crc;
+    const char *st;
+    WDev *e;
+
+    wdev_command(d, true);
+    for (int i = 0; i < 64 * 32; i++) {
+        vram_wr(d, 0x20000 + i * 4, i * 0x01030507u);
+    }
+    for (int i = 0; i < 4; i++) {
+        vram_wr(d, 0x60000 + (i / 2) * 8 + (i % 2) * 4, 0x80402010u * (i + 1));
+    }
+    wr(d, WDDMSEG_REG_SCANOUT_SEGMENT, 1);
+    wr64(d, WDDMSEG_REG_SCANOUT_OFFSET_LO, 0x20000);
+    wr(d, WDDMSEG_REG_SCANOUT_WIDTH, 64);
+    wr(d, WDDMSEG_REG_SCANOUT_HEIGHT, 32);
+    wr(d, WDDMSEG_REG_SCANOUT_PITCH, 256);
+    wr(d, WDDMSEG_REG_SCANOUT_FORMAT, WDDMSEG_SCANOUT_FMT_XRGB8888);
+    wr(d, WDDMSEG_REG_SCANOUT_REFRESH_MHZ, 50000);
+    wr(d, WDDMSEG_REG_SCANOUT_CTRL, WDDMSEG_SCANOUT_CTRL_ENABLE);
+    wr(d, WDDMSEG_REG_CURSOR_SEGMENT, 1);
+    wr64(d, WDDMSEG_REG_CURSOR_OFFSET_LO, 0x60000);
+    wr(d, WDDMSEG_REG_CURSOR_SIZE, WDDMSEG_CURSOR_SIZE(2, 2));
+    wr(d, WDDMSEG_REG_CURSOR_PITCH, 8);
+    wr(d, WDDMSEG_REG_CURSOR_X, 5);
+    wr(d, WDDMSEG_REG_CURSOR_Y, (uint32_t)-1);
+    wr(d, WDDMSEG_REG_CURSOR_CTRL, WDDMSEG_CURSOR_CTRL_ENABLE);
+    wr(d, WDDMSEG_REG_GAMMA_INDEX, 0);
+    for (int i = 0; i < 256; i++) {
+        wr(d, WDDMSEG_REG_GAMMA_DATA, (255 - i) * 0x010101u);
+    }
+    wr(d, WDDMSEG_REG_GAMMA_CTRL, WDDMSEG_GAMMA_CTRL_ENABLE);
+    wr(d, WDDMSEG_REG_GAMMA_INDEX, 17);
+    wr(d, WDDMSEG_REG_SCANOUT_COMMIT, 1);
+    wr(d, WDDMSEG_REG_CRC_CTRL, WDDMSEG_CRC_CTRL_ENABLE);
+    src_clock = qtest_clock_step(d->qts, 2 * P50);
+    crc = rd(d, WDDMSEG_REG_CRC_VALUE);
+    check_true(rd(d, WDDMSEG_REG_CRC_FRAME) == 2,
+               "source: a CRC at the second vblank (0x%08x)", crc);
+    check_true(migrate_to(d, state), "the source migrates to a file");
+    wdev_quit(d);
+
+    e = migrate_from("", state, d, &st);
+    check_true(strcmp(st, "inmigrate") != 0, "the destination loads the state");
+    check_true(rd(e, WDDMSEG_REG_CURSOR_CTRL) == WDDMSEG_CURSOR_CTRL_ENABLE &&
+               rd64(e, WDDMSEG_REG_CURSOR_OFFSET_LO) == 0x60000 &&
+               rd(e, WDDMSEG_REG_CURSOR_X) == 5 &&
+               rd(e, WDDMSEG_REG_CURSOR_Y) == (uint32_t)-1 &&
+               rd(e, WDDMSEG_REG_CURSOR_SIZE) == WDDMSEG_CURSOR_SIZE(2, 2),
+               "the cursor registers migrate");
+    check_true(rd(e, WDDMSEG_REG_GAMMA_CTRL) == WDDMSEG_GAMMA_CTRL_ENABLE &&
+               rd(e, WDDMSEG_REG_GAMMA_INDEX) == 17 &&
+               rd(e, WDDMSEG_REG_GAMMA_DATA) == 238 * 0x010101u,
+               "GAMMA_CTRL, GAMMA_INDEX and the LUT migrate");
+    check_true(rd(e, WDDMSEG_REG_CRC_CTRL) == WDDMSEG_CRC_CTRL_ENABLE &&
+               rd(e, WDDMSEG_REG_CRC_VALUE) == crc &&
+               rd(e, WDDMSEG_REG_CRC_FRAME) == 2,
+               "CRC_CTRL, CRC_VALUE and CRC_FRAME migrate");
+    dst_clock = qtest_clock_step(e->qts, 0);
+    qtest_clock_step(e->qts, src_clock - dst_clock + P50);
+    check_true(rd(e, WDDMSEG_REG_CRC_FRAME) == 3 &&
+               rd(e, WDDMSEG_REG_CRC_VALUE) == crc,
+               "the next vblank's CRC (cursor, LUT, same VRAM) is the "
+               "source's");
+    wdev_stop(e);
+}
+
 int main(int argc, char **argv)
 {
     wq_init(&argc, &argv);
     wq_add("system/reset", test_reset);
     wq_add("system/migration", test_migration);
     wq_add("system/crypt-migration", test_crypt_migration);
+    wq_add("system/display-ext-migration", test_display_ext_migration);
     return wq_run();
 }

@@ -164,6 +164,7 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	struct wddmseg_blit_out out = {};
 	struct ww_acquire_ctx ticket;
 	struct dma_fence *fence;
+	ktime_t start;
 	int ret, idx, count = 1, fd = -1;
 
 	if ((a->op != WDDMSEG_BLIT_COPY && a->op != WDDMSEG_BLIT_FILL) ||
@@ -221,11 +222,13 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 
 	/* Written in place by the engine: wiped on release. */
 	WRITE_ONCE(gem_to_wddmseg_bo(objs[0])->exposed, true);
+	start = ktime_get();
 	fence = wddmseg_migrate_blit(wdev, a, objs[1], objs[0]);
 	if (IS_ERR(fence)) {
 		ret = PTR_ERR(fence);
 		goto out_unlock;
 	}
+	wddmseg_fdinfo_account_blit(file->driver_priv, fence, start);
 	dma_resv_add_fence(objs[0]->resv, fence, DMA_RESV_USAGE_WRITE);
 	if (count == 2)
 		dma_resv_add_fence(objs[1]->resv, fence, DMA_RESV_USAGE_READ);

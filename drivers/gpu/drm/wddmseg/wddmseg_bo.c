@@ -1503,6 +1503,7 @@ int wddmseg_open(struct drm_device *drm, struct drm_file *file)
 	if (!wfile)
 		return -ENOMEM;
 	kref_init(&wfile->refcount);
+	wfile->client_id = wddmseg_fdinfo_client_id();
 	file->driver_priv = wfile;
 	return 0;
 }
@@ -1511,5 +1512,26 @@ void wddmseg_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct wddmseg_file *wfile = file->driver_priv;
 
+	kref_put(&wfile->refcount, wddmseg_file_release);
+}
+
+/**
+ * wddmseg_file_get - a reference to a client's state past its file
+ * @wfile: client
+ *
+ * Return: @wfile.
+ */
+struct wddmseg_file *wddmseg_file_get(struct wddmseg_file *wfile)
+{
+	kref_get(&wfile->refcount);
+	return wfile;
+}
+
+/**
+ * wddmseg_file_put - drop a wddmseg_file_get() reference (any context)
+ * @wfile: client
+ */
+void wddmseg_file_put(struct wddmseg_file *wfile)
+{
 	kref_put(&wfile->refcount, wddmseg_file_release);
 }

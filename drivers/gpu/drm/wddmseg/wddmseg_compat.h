@@ -186,6 +186,25 @@ static inline void wddmseg_fbdev_setup(struct drm_device *drm)
 #endif
 
 /*
+ * 6.5 ("drm: Add common fdinfo helper", 376c25f8ca47): the DRM core's
+ * drm_show_fdinfo() (file_operations.show_fdinfo, which
+ * DEFINE_DRM_GEM_FOPS() sets but DRM_GEM_FOPS does not) prints
+ * drm-driver, drm-client-id and drm-pdev in /proc/PID/fdinfo and calls
+ * drm_driver.show_fdinfo for the driver's keys.
+ * Before it (6.1) DRM_GEM_FOPS has no show_fdinfo and drm_file no client
+ * id: the driver's file_operations print all of it, with the driver's own
+ * client ids (struct wddmseg_file.client_id). The Makefile defines
+ * WDDMSEG_HAVE_SHOW_FDINFO where drm_file.h declares drm_show_fdinfo().
+ */
+#ifdef WDDMSEG_HAVE_SHOW_FDINFO
+#define WDDMSEG_FDINFO_DRIVER_OPS .show_fdinfo = wddmseg_show_fdinfo,
+#define WDDMSEG_FDINFO_FOPS .show_fdinfo = drm_show_fdinfo,
+#else
+#define WDDMSEG_FDINFO_DRIVER_OPS
+#define WDDMSEG_FDINFO_FOPS .show_fdinfo = wddmseg_show_fdinfo_fops,
+#endif
+
+/*
  * 6.7 ("mm: shrinker: add infrastructure for dynamically allocating
  * shrinker"): shrinkers are allocated by shrinker_alloc(), carry a
  * private_data pointer and are released with shrinker_free();

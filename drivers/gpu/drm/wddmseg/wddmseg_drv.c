@@ -47,7 +47,12 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 };
 
-DEFINE_DRM_GEM_FOPS(wddmseg_fops);
+/* DEFINE_DRM_GEM_FOPS(), with the fdinfo shim before 6.5. */
+static const struct file_operations wddmseg_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	WDDMSEG_FDINFO_FOPS
+};
 
 static const struct drm_driver wddmseg_drm_driver = {
 	/* Headless devices keep DRIVER_MODESET with no outputs (wddmseg_kms.c). */
@@ -64,6 +69,7 @@ static const struct drm_driver wddmseg_drm_driver = {
 	.gem_prime_import = wddmseg_gem_prime_import,
 	.gem_prime_import_sg_table = wddmseg_gem_prime_import_sg_table,
 	WDDMSEG_FBDEV_DRIVER_OPS,
+	WDDMSEG_FDINFO_DRIVER_OPS
 	.ioctls = wddmseg_ioctls,
 	.num_ioctls = ARRAY_SIZE(wddmseg_ioctls),
 	.fops = &wddmseg_fops,

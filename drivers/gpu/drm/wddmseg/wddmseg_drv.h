@@ -152,10 +152,15 @@ struct wddmseg_mgr {
  * @refcount: held by the file and by every allocation it created
  * @resident: bytes of this file's allocations resident in each budget
  *	group (WDDMSEG_BUDGET_LOCAL, WDDMSEG_BUDGET_NON_LOCAL)
+ * @engine_ns: copy-engine time of this file's completed blits, in ns
+ *	(fdinfo drm-engine-copy)
+ * @client_id: fdinfo drm-client-id where the DRM core has none (6.1)
  */
 struct wddmseg_file {
 	struct kref refcount;
 	atomic64_t resident[2];
+	atomic64_t engine_ns;
+	u64 client_id;
 };
 
 /**
@@ -262,11 +267,17 @@ struct wddmseg_loc {
  * @max_width: SCANOUT_MAX_WIDTH
  * @max_height: SCANOUT_MAX_HEIGHT
  * @formats: SCANOUT_FORMATS, restricted to the formats the driver knows
+ * @features: SCANOUT_FEATURES the driver uses (cursor, gamma, CRC)
+ * @cursor_w: CURSOR_MAX width, 0 without a cursor
+ * @cursor_h: CURSOR_MAX height, 0 without a cursor
+ * @crc_on: CRTC CRCs are wanted (CRC_CTRL.ENABLE); under @lock
+ * @crc_frame: CRC_FRAME of the last CRC reported; under @lock
  * @crtc: the scanout
- * @primary: its only plane
+ * @primary: its primary plane
+ * @cursor: its cursor plane, with FEAT_CURSOR
  * @encoder: virtual encoder
  * @connector: virtual connector, always connected
- * @lock: protects @event and the COMMIT write
+ * @lock: protects @event, @crc_on, @crc_frame and the COMMIT write
  * @event: flip event to send once the device latched the last commit
  */
 struct wddmseg_kms {
@@ -275,8 +286,14 @@ struct wddmseg_kms {
 	u32 max_width;
 	u32 max_height;
 	u32 formats;
+	u32 features;
+	u32 cursor_w;
+	u32 cursor_h;
+	bool crc_on;
+	u32 crc_frame;
 	struct drm_crtc crtc;
 	struct drm_plane primary;
+	struct drm_plane cursor;
 	struct drm_encoder encoder;
 	struct drm_connector connector;
 	spinlock_t lock;	/* event, COMMIT */
@@ -705,6 +722,17 @@ void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
 void wddmseg_bo_residency_commit(struct wddmseg_bo *bo);
 int wddmseg_open(struct drm_device *drm, struct drm_file *file);
 void wddmseg_postclose(struct drm_device *drm, struct drm_file *file);
+struct wddmseg_file *wddmseg_file_get(struct wddmseg_file *wfile);
+void wddmseg_file_put(struct wddmseg_file *wfile);
+
+/* wddmseg_fdinfo.c */
+struct drm_printer;
+struct seq_file;
+u64 wddmseg_fdinfo_client_id(void);
+void wddmseg_fdinfo_account_blit(struct wddmseg_file *wfile,
+				 struct dma_fence *fence, ktime_t start);
+void wddmseg_show_fdinfo(struct drm_printer *p, struct drm_file *file);
+void wddmseg_show_fdinfo_fops(struct seq_file *m, struct file *f);
 int wddmseg_dumb_create(struct drm_file *file, struct drm_device *drm,
 			struct drm_mode_create_dumb *args);
 int wddmseg_dumb_map_offset(struct drm_file *file, struct drm_device *drm,

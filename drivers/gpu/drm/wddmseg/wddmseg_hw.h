@@ -220,6 +220,7 @@
 #define   WDDMSEG_SCANOUT_ERR_PITCH		5	/* < width * cpp or not 4-aligned */
 #define   WDDMSEG_SCANOUT_ERR_RANGE		6	/* framebuffer leaves the segment */
 #define   WDDMSEG_SCANOUT_ERR_REFRESH		7	/* outside REFRESH_MIN..MAX */
+#define   WDDMSEG_SCANOUT_ERR_CURSOR		8	/* cursor breaks a rule */
 #define WDDMSEG_REG_SCANOUT_ACTIVE_SEGMENT 0x0340	/* read-only: latched */
 #define WDDMSEG_REG_SCANOUT_ACTIVE_OFFSET_LO 0x0344	/* read-only: latched */
 #define WDDMSEG_REG_SCANOUT_ACTIVE_OFFSET_HI 0x0348
@@ -233,6 +234,70 @@
  */
 #define WDDMSEG_REG_VBLANK_AGE_NS	0x0350
 #define   WDDMSEG_VBLANK_AGE_NONE	0xffffffffu
+
+/*
+ * Display features (read-only; a device without them reads 0): which of
+ * the cursor, the gamma LUT and the frame CRC below it has.
+ */
+#define WDDMSEG_REG_SCANOUT_FEATURES	0x0354
+#define   WDDMSEG_SCANOUT_FEAT_CURSOR	BIT(0)
+#define   WDDMSEG_SCANOUT_FEAT_GAMMA	BIT(1)
+#define   WDDMSEG_SCANOUT_FEAT_CRC	BIT(2)
+/* Read-only: largest cursor, width in bits 0..15, height in 16..31. */
+#define WDDMSEG_REG_CURSOR_MAX		0x0358
+#define   WDDMSEG_CURSOR_SIZE_W(v)	((v) & 0xffff)
+#define   WDDMSEG_CURSOR_SIZE_H(v)	(((v) >> 16) & 0xffff)
+#define   WDDMSEG_CURSOR_SIZE(w, h)	(((w) & 0xffff) | ((h) & 0xffff) << 16)
+
+/*
+ * Hardware cursor (FEAT_CURSOR), part of the pending configuration and
+ * latched with it by SCANOUT_COMMIT: an ARGB8888 image with premultiplied
+ * alpha, CURSOR_SIZE pixels (1x1 up to CURSOR_MAX), CURSOR_PITCH bytes per
+ * line (a multiple of 4), at CURSOR_OFFSET in memory segment
+ * CURSOR_SEGMENT (which must have DirectFlip, as the primary's), blended
+ * over the framebuffer with its top-left pixel at (CURSOR_X, CURSOR_Y),
+ * signed, clipped to the scanout. With CURSOR_CTRL.ENABLE set the latch
+ * validates it too: a broken rule refuses the whole commit with
+ * SCANOUT_ERR_CURSOR.
+ */
+#define WDDMSEG_REG_CURSOR_CTRL		0x0360	/* pending */
+#define   WDDMSEG_CURSOR_CTRL_ENABLE	BIT(0)
+#define WDDMSEG_REG_CURSOR_SEGMENT	0x0364	/* pending: segment id */
+#define WDDMSEG_REG_CURSOR_OFFSET_LO	0x0368	/* pending: byte offset */
+#define WDDMSEG_REG_CURSOR_OFFSET_HI	0x036c
+#define WDDMSEG_REG_CURSOR_SIZE		0x0370	/* pending: WDDMSEG_CURSOR_SIZE */
+#define WDDMSEG_REG_CURSOR_PITCH	0x0374	/* pending: bytes per line */
+#define WDDMSEG_REG_CURSOR_X		0x0378	/* pending: s32 pixels */
+#define WDDMSEG_REG_CURSOR_Y		0x037c	/* pending: s32 lines */
+
+/*
+ * Gamma LUT (FEAT_GAMMA): 256 entries 0x00RRGGBB, one per 8-bit input
+ * level of each channel, applied after the cursor is blended. Writing
+ * GAMMA_INDEX selects an entry of the pending LUT; each GAMMA_DATA write
+ * stores one and moves to the next (wrapping at 256), a read returns the
+ * selected pending entry. The LUT and GAMMA_CTRL.ENABLE are pending state
+ * like the rest, latched by SCANOUT_COMMIT.
+ */
+#define WDDMSEG_REG_GAMMA_CTRL		0x0380	/* pending */
+#define   WDDMSEG_GAMMA_CTRL_ENABLE	BIT(0)
+#define WDDMSEG_REG_GAMMA_INDEX		0x0384
+#define WDDMSEG_REG_GAMMA_DATA		0x0388
+#define   WDDMSEG_GAMMA_SIZE		256
+
+/*
+ * Frame CRC (FEAT_CRC), not double buffered: while CRC_CTRL.ENABLE is set
+ * and the scanout is enabled, at every vblank the device computes the
+ * CRC-32C (Castagnoli, initial value and final XOR 0xffffffff) of the
+ * frame it starts to show: the visible pixels, line by line, each as the
+ * little-endian 32-bit 0x00RRGGBB the display emits (RGB565 expanded by
+ * bit replication, cursor blended, gamma applied), and latches it into
+ * CRC_VALUE with VBLANK_COUNT into CRC_FRAME. CRC_FRAME reads 0 and
+ * CRC_VALUE 0 until the first CRC after enabling.
+ */
+#define WDDMSEG_REG_CRC_CTRL		0x0390
+#define   WDDMSEG_CRC_CTRL_ENABLE	BIT(0)
+#define WDDMSEG_REG_CRC_VALUE		0x0394	/* read-only */
+#define WDDMSEG_REG_CRC_FRAME		0x0398	/* read-only */
 
 /*
  * Ring commands: a sequence of little-endian 64-bit words. Word 0 is the

@@ -2,8 +2,12 @@
 /*
  * wddmseg: kernel mode setting for the display controller (device 1.3).
  *
- * One scanout: a CRTC with one primary plane (XRGB8888, RGB565, as the
- * device's SCANOUT_FORMATS allows), a virtual encoder and an always
+ * One scanout: a CRTC with one primary plane (XRGB8888, ARGB8888 shown as
+ * XRGB8888, RGB565, as the device's SCANOUT_FORMATS allows), a cursor
+ * plane (ARGB8888, premultiplied, when SCANOUT_FEATURES has CURSOR), a
+ * 256-entry GAMMA_LUT (FEAT_GAMMA), CRTC CRCs of the composed frame
+ * computed by the device (FEAT_CRC, debugfs crtc-0/crc), a virtual
+ * encoder and an always
  * connected virtual connector offering the standard modes up to the
  * device's limits. Framebuffers are GEM framebuffers of wddmseg
  * allocations; the scanout reads them where they are, so prepare_fb
@@ -33,6 +37,7 @@
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
+#include <drm/drm_color_mgmt.h>
 #include <drm/drm_damage_helper.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_edid.h>
@@ -72,13 +77,25 @@
 
 static const u32 wddmseg_formats[] = {
 	DRM_FORMAT_XRGB8888,
+	DRM_FORMAT_ARGB8888,
 	DRM_FORMAT_RGB565,
 };
 
+static const u32 wddmseg_cursor_formats[] = {
+	DRM_FORMAT_ARGB8888,
+};
+
+/* The one CRC source: the frame as the device emits it. */
+static const char *const wddmseg_crc_sources[] = {
+	"auto",
+};
+
+/* The scanout format that shows @fourcc: the primary ignores alpha. */
 static u32 wddmseg_format_bit(u32 fourcc)
 {
 	switch (fourcc) {
 	case DRM_FORMAT_XRGB8888:
+	case DRM_FORMAT_ARGB8888:
 		return WDDMSEG_SCANOUT_FMT_XRGB8888;
 	case DRM_FORMAT_RGB565:
 		return WDDMSEG_SCANOUT_FMT_RGB565;
@@ -270,6 +287,50 @@ static int wddmseg_plane_atomic_check(struct drm_plane *plane,
 						   false, true);
 }
 
+/*
+ * The cursor: an ARGB8888 image (the plane's only format) of at most
+ * CURSOR_MAX, anywhere on or partly off the mode (clipped here, so the
+ * device gets the visible part), never scaled, read where it is pinned
+ * like the primary's.
+ */
+static int wddmseg_cursor_atomic_check(struct drm_plane *plane,
+				       struct drm_atomic_state *state)
+{
+	struct wddmseg_device *wdev = to_wddmseg(plane->dev);
+	struct drm_plane_state *ps = drm_atomic_get_new_plane_state(state, plane);
+	struct wddmseg_kms *kms = &wdev->kms;
+	struct drm_crtc_state *cs;
+	int ret;
+
+	if (!ps->fb || !ps->crtc)
+		return 0;
+	cs = drm_atomic_get_new_crtc_state(state, ps->crtc);
+	if (!cs)
+		return -EINVAL;
+
+	ret = wddmseg_plane_check_fb(wdev, ps->fb);
+	if (ret)
+		return ret;
+	if ((ps->src_x | ps->src_y | ps->src_w | ps->src_h) & 0xffff ||
+	    ps->src_w >> 16 != ps->crtc_w || ps->src_h >> 16 != ps->crtc_h) {
+		kms_refuse(&wdev->drm, "plane-scaling",
+			   "cursor source %ux%u must be whole pixels and equal the destination %ux%u",
+			   ps->src_w >> 16, ps->src_h >> 16, ps->crtc_w,
+			   ps->crtc_h);
+		return -EINVAL;
+	}
+	if (ps->crtc_w > kms->cursor_w || ps->crtc_h > kms->cursor_h) {
+		kms_refuse(&wdev->drm, "cursor-size",
+			   "cursor %ux%u is larger than the device's %ux%u",
+			   ps->crtc_w, ps->crtc_h, kms->cursor_w, kms->cursor_h);
+		return -EINVAL;
+	}
+	return drm_atomic_helper_check_plane_state(ps, cs,
+						   DRM_PLANE_NO_SCALING,
+						   DRM_PLANE_NO_SCALING,
+						   true, true);
+}
+
 static int wddmseg_plane_prepare_fb(struct drm_plane *plane,
 				    struct drm_plane_state *ps)
 {
@@ -309,6 +370,13 @@ static const struct drm_plane_helper_funcs wddmseg_plane_helper_funcs = {
 	.atomic_update = wddmseg_plane_atomic_update,
 };
 
+static const struct drm_plane_helper_funcs wddmseg_cursor_helper_funcs = {
+	.prepare_fb = wddmseg_plane_prepare_fb,
+	.cleanup_fb = wddmseg_plane_cleanup_fb,
+	.atomic_check = wddmseg_cursor_atomic_check,
+	.atomic_update = wddmseg_plane_atomic_update,
+};
+
 static const struct drm_plane_funcs wddmseg_plane_funcs = {
 	.update_plane = drm_atomic_helper_update_plane,
 	.disable_plane = drm_atomic_helper_disable_plane,
@@ -336,6 +404,13 @@ static int wddmseg_crtc_atomic_check(struct drm_crtc *crtc,
 	struct wddmseg_device *wdev = crtc_to_wddmseg(crtc);
 	int ret;
 
+	if (cs->gamma_lut &&
+	    drm_color_lut_size(cs->gamma_lut) != WDDMSEG_GAMMA_SIZE) {
+		kms_refuse(&wdev->drm, "gamma-size",
+			   "GAMMA_LUT of %u entries; the device's LUT has %u",
+			   drm_color_lut_size(cs->gamma_lut), WDDMSEG_GAMMA_SIZE);
+		return -EINVAL;
+	}
 	if (!cs->enable)
 		return 0;
 	ret = wddmseg_mode_check(wdev, &cs->mode);
@@ -397,6 +472,75 @@ off:
 	}
 }
 
+/* The cursor registers from the cursor plane's state (pinned, clipped). */
+static void wddmseg_cursor_program(struct wddmseg_device *wdev,
+				   struct drm_plane_state *ps)
+{
+	void __iomem *mmio = wdev->mmio;
+	struct drm_framebuffer *fb = ps ? ps->fb : NULL;
+	struct ttm_resource *res;
+	u64 offset;
+
+	if (!fb || !ps->visible) {
+		writel(0, mmio + WDDMSEG_REG_CURSOR_CTRL);
+		return;
+	}
+	res = gem_to_wddmseg_bo(fb->obj[0])->tbo.resource;
+	offset = ((u64)res->start << PAGE_SHIFT) + fb->offsets[0] +
+		 (u64)(ps->src.y1 >> 16) * fb->pitches[0] +
+		 (u64)(ps->src.x1 >> 16) * fb->format->cpp[0];
+	writel(wddmseg_mem_type_segment(wdev, res->mem_type),
+	       mmio + WDDMSEG_REG_CURSOR_SEGMENT);
+	writel(lower_32_bits(offset), mmio + WDDMSEG_REG_CURSOR_OFFSET_LO);
+	writel(upper_32_bits(offset), mmio + WDDMSEG_REG_CURSOR_OFFSET_HI);
+	writel(WDDMSEG_CURSOR_SIZE(drm_rect_width(&ps->dst),
+				   drm_rect_height(&ps->dst)),
+	       mmio + WDDMSEG_REG_CURSOR_SIZE);
+	writel(fb->pitches[0], mmio + WDDMSEG_REG_CURSOR_PITCH);
+	writel((u32)ps->dst.x1, mmio + WDDMSEG_REG_CURSOR_X);
+	writel((u32)ps->dst.y1, mmio + WDDMSEG_REG_CURSOR_Y);
+	writel(WDDMSEG_CURSOR_CTRL_ENABLE, mmio + WDDMSEG_REG_CURSOR_CTRL);
+}
+
+/*
+ * A 16-bit LUT value in the device's 8 bits, v * 255 / 65535 rounded
+ * (0x0101 * i is i): the OpenGL rule, which drm_color_lut_extract()
+ * follows only since 6.3; 6.1's shifts and rounds, taking 0x8080 to 0x81.
+ */
+static u32 wddmseg_lut_8bit(u16 v)
+{
+	return DIV_ROUND_CLOSEST((u32)v * 255, 65535);
+}
+
+/*
+ * The pending LUT, when the GAMMA_LUT blob changed or after a modeset
+ * (the device forgets it on reset). No blob is the identity: the LUT is
+ * bypassed.
+ */
+static void wddmseg_gamma_program(struct wddmseg_device *wdev,
+				  struct drm_crtc_state *cs)
+{
+	void __iomem *mmio = wdev->mmio;
+	const struct drm_color_lut *lut;
+	unsigned int i;
+
+	if (!(wdev->kms.features & WDDMSEG_SCANOUT_FEAT_GAMMA) ||
+	    (!cs->color_mgmt_changed && !drm_atomic_crtc_needs_modeset(cs)))
+		return;
+	if (!cs->gamma_lut) {
+		writel(0, mmio + WDDMSEG_REG_GAMMA_CTRL);
+		return;
+	}
+	lut = cs->gamma_lut->data;
+	writel(0, mmio + WDDMSEG_REG_GAMMA_INDEX);
+	for (i = 0; i < WDDMSEG_GAMMA_SIZE; i++)
+		writel(wddmseg_lut_8bit(lut[i].red) << 16 |
+		       wddmseg_lut_8bit(lut[i].green) << 8 |
+		       wddmseg_lut_8bit(lut[i].blue),
+		       mmio + WDDMSEG_REG_GAMMA_DATA);
+	writel(WDDMSEG_GAMMA_CTRL_ENABLE, mmio + WDDMSEG_REG_GAMMA_CTRL);
+}
+
 static void wddmseg_crtc_atomic_flush(struct drm_crtc *crtc,
 				      struct drm_atomic_state *state)
 {
@@ -438,6 +582,9 @@ static void wddmseg_crtc_atomic_flush(struct drm_crtc *crtc,
 	       mmio + WDDMSEG_REG_SCANOUT_FORMAT);
 	writel(wddmseg_kms_refresh_mhz(mode),
 	       mmio + WDDMSEG_REG_SCANOUT_REFRESH_MHZ);
+	if (crtc->cursor)
+		wddmseg_cursor_program(wdev, crtc->cursor->state);
+	wddmseg_gamma_program(wdev, crtc->state);
 	writel(WDDMSEG_SCANOUT_CTRL_ENABLE, mmio + WDDMSEG_REG_SCANOUT_CTRL);
 
 	/* The vblank reference keeps IRQ_VBLANK on until the event is sent. */
@@ -512,6 +659,118 @@ static bool wddmseg_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 		return false;	/* no timing: the core's estimate */
 	*max_error = ktime_to_ns(ktime_sub(t1, t0)) / 2;
 	*vblank_time = ktime_sub_ns(ktime_add_ns(t0, *max_error), age);
+	return true;
+}
+
+/*
+ * CRTC CRCs (debugfs crtc-0/crc): the device computes a CRC-32C of every
+ * frame it starts to show, after the cursor and the gamma LUT, and latches
+ * it with the vblank's VBLANK_COUNT; the vblank handler reports each new
+ * one. A vblank reference keeps the interrupt on while CRCs are wanted.
+ */
+static int wddmseg_crc_parse(struct wddmseg_device *wdev, const char *source,
+			     bool *on)
+{
+	if (!source) {
+		*on = false;
+		return 0;
+	}
+	if (!(wdev->kms.features & WDDMSEG_SCANOUT_FEAT_CRC)) {
+		kms_refuse(&wdev->drm, "crc-source",
+			   "CRC source \"%s\": the device computes no CRC",
+			   source);
+		return -EINVAL;
+	}
+	if (strcmp(source, wddmseg_crc_sources[0])) {
+		kms_refuse(&wdev->drm, "crc-source",
+			   "CRC source \"%s\": the device has only \"%s\", the composed frame",
+			   source, wddmseg_crc_sources[0]);
+		return -EINVAL;
+	}
+	*on = true;
+	return 0;
+}
+
+static int wddmseg_verify_crc_source(struct drm_crtc *crtc,
+				     const char *source, size_t *values_cnt)
+{
+	bool on;
+	int ret;
+
+	ret = wddmseg_crc_parse(crtc_to_wddmseg(crtc), source, &on);
+	if (ret)
+		return ret;
+	*values_cnt = 1;
+	return 0;
+}
+
+static const char *const *
+wddmseg_get_crc_sources(struct drm_crtc *crtc, size_t *count)
+{
+	if (!(crtc_to_wddmseg(crtc)->kms.features & WDDMSEG_SCANOUT_FEAT_CRC)) {
+		*count = 0;
+		return NULL;
+	}
+	*count = ARRAY_SIZE(wddmseg_crc_sources);
+	return wddmseg_crc_sources;
+}
+
+static int wddmseg_set_crc_source(struct drm_crtc *crtc, const char *source)
+{
+	struct wddmseg_device *wdev = crtc_to_wddmseg(crtc);
+	struct wddmseg_kms *kms = &wdev->kms;
+	unsigned long flags;
+	bool on, was;
+	int ret;
+
+	ret = wddmseg_crc_parse(wdev, source, &on);
+	if (ret)
+		return ret;
+	if (READ_ONCE(kms->gone) && on)
+		return -ENODEV;
+	if (on) {
+		ret = drm_crtc_vblank_get(crtc);
+		if (ret) {
+			kms_refuse(&wdev->drm, "crc-active",
+				   "CRCs need an active scanout (vblank: %d)",
+				   ret);
+			return ret;
+		}
+	}
+	spin_lock_irqsave(&kms->lock, flags);
+	was = kms->crc_on;
+	kms->crc_on = on;
+	kms->crc_frame = 0;
+	if (!READ_ONCE(kms->gone))
+		writel(on ? WDDMSEG_CRC_CTRL_ENABLE : 0,
+		       wdev->mmio + WDDMSEG_REG_CRC_CTRL);
+	spin_unlock_irqrestore(&kms->lock, flags);
+	if (was)
+		drm_crtc_vblank_put(crtc);
+	return 0;
+}
+
+/*
+ * The device's latest CRC if it is new; CRC_FRAME is read on both sides
+ * of CRC_VALUE so that a vblank in between cannot pair them wrongly.
+ * Called with kms->lock held.
+ */
+static bool wddmseg_crc_read(struct wddmseg_device *wdev, u32 *crc)
+{
+	void __iomem *mmio = wdev->mmio;
+	unsigned int tries;
+	u32 frame, again;
+
+	for (tries = 0; tries < 3; tries++) {
+		frame = readl(mmio + WDDMSEG_REG_CRC_FRAME);
+		*crc = readl(mmio + WDDMSEG_REG_CRC_VALUE);
+		again = readl(mmio + WDDMSEG_REG_CRC_FRAME);
+		if (frame == again)
+			break;
+	}
+	if (frame != again || !frame || frame == wdev->kms.crc_frame)
+		return false;
+	wdev->kms.crc_frame = frame;
 	return true;
 }
 
@@ -609,6 +868,9 @@ static const struct drm_crtc_funcs wddmseg_crtc_funcs = {
 	.get_vblank_counter = wddmseg_get_vblank_counter,
 	.get_vblank_timestamp = wddmseg_get_vblank_timestamp,
 	.late_register = wddmseg_crtc_late_register,
+	.set_crc_source = wddmseg_set_crc_source,
+	.verify_crc_source = wddmseg_verify_crc_source,
+	.get_crc_sources = wddmseg_get_crc_sources,
 };
 
 /**
@@ -621,6 +883,8 @@ void wddmseg_kms_irq(struct wddmseg_device *wdev, u32 status)
 	struct wddmseg_kms *kms = &wdev->kms;
 	struct drm_pending_vblank_event *event = NULL;
 	unsigned long flags;
+	bool have_crc = false;
+	u32 crc;
 
 	if (!kms->present)
 		return;
@@ -642,7 +906,13 @@ void wddmseg_kms_irq(struct wddmseg_device *wdev, u32 status)
 		event = kms->event;
 		kms->event = NULL;
 	}
+	if (kms->crc_on)
+		have_crc = wddmseg_crc_read(wdev, &crc);
 	spin_unlock_irqrestore(&kms->lock, flags);
+
+	if (have_crc)
+		drm_crtc_add_crc_entry(&kms->crtc, true,
+				       drm_crtc_vblank_count(&kms->crtc), &crc);
 
 	if (event) {
 		wddmseg_crtc_send_event(&kms->crtc, event);
@@ -703,11 +973,16 @@ wddmseg_fb_create(struct drm_device *drm, struct drm_file *file,
  * Like drm_atomic_helper_commit_tail_rpm(), the scanout is programmed only
  * while enabled, but waiting for the flip events instead of one vblank:
  * an event is sent when the device has latched the commit, after which the
- * previous framebuffers may be unpinned.
+ * previous framebuffers may be unpinned. A legacy cursor update has no
+ * event (its flip_done is complete at once): it waits for the latch
+ * itself, or the old cursor buffer would be unpinned, and its VRAM reused,
+ * while the device still shows it.
  */
 static void wddmseg_commit_tail(struct drm_atomic_state *old)
 {
 	struct drm_device *drm = old->dev;
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+	u32 status;
 
 	drm_atomic_helper_commit_modeset_disables(drm, old);
 	drm_atomic_helper_commit_modeset_enables(drm, old);
@@ -715,6 +990,13 @@ static void wddmseg_commit_tail(struct drm_atomic_state *old)
 	drm_atomic_helper_fake_vblank(old);
 	drm_atomic_helper_commit_hw_done(old);
 	drm_atomic_helper_wait_for_flip_done(drm, old);
+	if (old->legacy_cursor_update && wdev->kms.present &&
+	    !READ_ONCE(wdev->kms.gone) &&
+	    readl_poll_timeout(wdev->mmio + WDDMSEG_REG_SCANOUT_STATUS, status,
+			       !(status & WDDMSEG_SCANOUT_STATUS_PENDING),
+			       1000, WDDMSEG_LATCH_TIMEOUT_US))
+		drm_err(drm, "scanout: the device did not latch a cursor update (status 0x%x)\n",
+			status);
 	drm_atomic_helper_cleanup_planes(drm, old);
 }
 
@@ -746,6 +1028,18 @@ static bool wddmseg_kms_probe_display(struct wddmseg_device *wdev)
 	formats = readl(wdev->mmio + WDDMSEG_REG_SCANOUT_FORMATS);
 	kms->formats = formats & (WDDMSEG_SCANOUT_FMT_XRGB8888 |
 				  WDDMSEG_SCANOUT_FMT_RGB565);
+	/* A device without them reads 0 (and logs the unknown register). */
+	kms->features = readl(wdev->mmio + WDDMSEG_REG_SCANOUT_FEATURES) &
+			(WDDMSEG_SCANOUT_FEAT_CURSOR | WDDMSEG_SCANOUT_FEAT_GAMMA |
+			 WDDMSEG_SCANOUT_FEAT_CRC);
+	if (kms->features & WDDMSEG_SCANOUT_FEAT_CURSOR) {
+		u32 max = readl(wdev->mmio + WDDMSEG_REG_CURSOR_MAX);
+
+		kms->cursor_w = WDDMSEG_CURSOR_SIZE_W(max);
+		kms->cursor_h = WDDMSEG_CURSOR_SIZE_H(max);
+		if (!kms->cursor_w || !kms->cursor_h)
+			kms->features &= ~WDDMSEG_SCANOUT_FEAT_CURSOR;
+	}
 	if (!kms->max_width || !kms->max_height || !kms->formats) {
 		drm_info(&wdev->drm, "display disabled (limits %ux%u, formats 0x%x): no KMS outputs\n",
 			 kms->max_width, kms->max_height, formats);
@@ -788,11 +1082,35 @@ static int wddmseg_kms_init_pipeline(struct wddmseg_device *wdev)
 		return ret;
 	drm_plane_helper_add(&kms->primary, &wddmseg_plane_helper_funcs);
 
-	ret = drmm_crtc_init_with_planes(drm, &kms->crtc, &kms->primary, NULL,
+	if (kms->features & WDDMSEG_SCANOUT_FEAT_CURSOR) {
+		ret = drm_universal_plane_init(drm, &kms->cursor, 0,
+					       &wddmseg_plane_funcs,
+					       wddmseg_cursor_formats,
+					       ARRAY_SIZE(wddmseg_cursor_formats),
+					       NULL, DRM_PLANE_TYPE_CURSOR, NULL);
+		if (ret)
+			return ret;
+		drm_plane_helper_add(&kms->cursor, &wddmseg_cursor_helper_funcs);
+		drm->mode_config.cursor_width = kms->cursor_w;
+		drm->mode_config.cursor_height = kms->cursor_h;
+	}
+
+	ret = drmm_crtc_init_with_planes(drm, &kms->crtc, &kms->primary,
+					 kms->features & WDDMSEG_SCANOUT_FEAT_CURSOR ?
+					 &kms->cursor : NULL,
 					 &wddmseg_crtc_funcs, NULL);
 	if (ret)
 		return ret;
 	drm_crtc_helper_add(&kms->crtc, &wddmseg_crtc_helper_funcs);
+
+	if (kms->features & WDDMSEG_SCANOUT_FEAT_GAMMA) {
+		ret = drm_mode_crtc_set_gamma_size(&kms->crtc,
+						   WDDMSEG_GAMMA_SIZE);
+		if (ret)
+			return ret;
+		drm_crtc_enable_color_mgmt(&kms->crtc, 0, false,
+					   WDDMSEG_GAMMA_SIZE);
+	}
 
 	ret = drmm_encoder_init(drm, &kms->encoder, NULL,
 				DRM_MODE_ENCODER_VIRTUAL, NULL);
@@ -857,8 +1175,9 @@ int wddmseg_kms_init(struct wddmseg_device *wdev)
 	drm_mode_config_reset(drm);
 	kms->present = true;
 	wddmseg_irq_mask_update(wdev, 0, WDDMSEG_IRQ_SCANOUT_ERROR);
-	drm_dbg_kms(drm, "scanout: up to %ux%u, formats 0x%x\n",
-		    kms->max_width, kms->max_height, kms->formats);
+	drm_dbg_kms(drm, "scanout: up to %ux%u, formats 0x%x, features 0x%x, cursor %ux%u\n",
+		    kms->max_width, kms->max_height, kms->formats,
+		    kms->features, kms->cursor_w, kms->cursor_h);
 	return 0;
 }
 

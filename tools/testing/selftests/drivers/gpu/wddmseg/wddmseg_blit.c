@@ -2,7 +2,8 @@
 /*
  * kselftest: the copy engine as a blit engine (DRM_IOCTL_WDDMSEG_SUBMIT_BLIT):
  * copies and fills between allocations in every kind of placement, the
- * sync_file out-fence, and every refusal.
+ * sync_file out-fence, every refusal, and the per-client figures of
+ * /proc/self/fdinfo (drm-engine-copy, drm-total-/drm-resident-<region>).
  *
  * Runs on the first device of the expectation file (the default layout:
  * 1 CPU-visible VRAM, 2 invisible VRAM, 3 aperture).
@@ -288,6 +289,67 @@ TEST_F(blit, syncobjs)
 	drmSyncobjDestroy(self->fd, tl);
 	wddmseg_destroy_allocation(self->fd, dst2);
 	wddmseg_destroy_allocation(self->fd, dst);
+}
+
+/* fdinfo key @key of @fd as a number; fails the test if missing. */
+static uint64_t fdinfo_u64(struct __test_metadata *_metadata, int fd,
+			   const char *key)
+{
+	uint64_t v = 0;
+	int ret = wddmseg_fdinfo(fd, key, &v, NULL, 0);
+
+	EXPECT_EQ(0, ret) TH_LOG("fdinfo %s: %s", key, strerror(-ret));
+	return v;
+}
+
+/*
+ * Documentation/gpu/drm-usage-stats.rst in /proc/self/fdinfo: the
+ * driver's name and a client id per open file; per region the size of
+ * what the file holds, moving with creation, eviction and destruction;
+ * the copy engine's time on the file's blits, growing with each.
+ */
+TEST_F(blit, fdinfo)
+{
+	const uint64_t size = 4 * SZ_1M, kib = size >> 10;
+	uint64_t t1, r1, ts, e0, e1, id0, id1;
+	char text[64];
+	uint32_t h;
+	int fd2;
+
+	ASSERT_EQ(0, wddmseg_fdinfo(self->fd, "drm-driver", NULL, text,
+				    sizeof(text)));
+	EXPECT_STREQ("wddmseg", text);
+	id0 = fdinfo_u64(_metadata, self->fd, "drm-client-id");
+	fd2 = gem_open(_metadata, self->dev->card);
+	id1 = fdinfo_u64(_metadata, fd2, "drm-client-id");
+	EXPECT_NE(id0, id1) TH_LOG("two files, one client id");
+	EXPECT_EQ(0u, fdinfo_u64(_metadata, fd2, "drm-total-seg1"));
+	EXPECT_EQ(0u, fdinfo_u64(_metadata, fd2, "drm-engine-copy"));
+	close(fd2);
+
+	t1 = fdinfo_u64(_metadata, self->fd, "drm-total-seg1");
+	r1 = fdinfo_u64(_metadata, self->fd, "drm-resident-seg1");
+	ts = fdinfo_u64(_metadata, self->fd, "drm-total-system");
+	h = make(_metadata, self->fd, 1, size);
+	EXPECT_EQ(t1 + kib, fdinfo_u64(_metadata, self->fd, "drm-total-seg1"));
+	EXPECT_EQ(r1 + kib, fdinfo_u64(_metadata, self->fd, "drm-resident-seg1"));
+
+	/* the engine: a fill of the whole allocation */
+	e0 = fdinfo_u64(_metadata, self->fd, "drm-engine-copy");
+	ASSERT_EQ(0, wddmseg_fill(self->fd, h, 0, size, 0x5eedf00d, NULL));
+	ASSERT_EQ(0, wddmseg_wait(self->fd, h, 10000000000LL));
+	e1 = fdinfo_u64(_metadata, self->fd, "drm-engine-copy");
+	EXPECT_LT(e0, e1) TH_LOG("drm-engine-copy did not grow with a blit");
+
+	/* evicted to system memory: the figures follow it */
+	ASSERT_EQ(0, wddmseg_move(self->fd, h, 0));
+	EXPECT_EQ(t1, fdinfo_u64(_metadata, self->fd, "drm-total-seg1"));
+	EXPECT_EQ(r1, fdinfo_u64(_metadata, self->fd, "drm-resident-seg1"));
+	EXPECT_EQ(ts + kib, fdinfo_u64(_metadata, self->fd, "drm-total-system"));
+
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
+	EXPECT_EQ(ts, fdinfo_u64(_metadata, self->fd, "drm-total-system"));
+	EXPECT_EQ(t1, fdinfo_u64(_metadata, self->fd, "drm-total-seg1"));
 }
 
 TEST_HARNESS_MAIN

@@ -3,7 +3,10 @@
  * wddmseg KMS: the display controller of device 1.3 through the KMS uapi.
  *
  * Resources (one CRTC, one connected virtual connector whose modes include
- * a preferred 1024x768, a primary plane with XRGB8888 and RGB565), an
+ * a preferred 1024x768, a primary plane with XRGB8888, ARGB8888 and
+ * RGB565, a 64x64 ARGB8888 cursor plane), the legacy cursor ioctls, CRTC
+ * CRCs through debugfs (equal for equal images, different when the image,
+ * the cursor or the gamma LUT changes it), GAMMA_LUT and legacy gamma, an
  * atomic modeset of a dumb buffer (pinned in a DirectFlip segment while
  * shown, unpinned after), the migration of an allocation from a segment
  * without DirectFlip into one with it, page flips with events (one per
@@ -57,6 +60,7 @@ FIXTURE(kms) {
 	struct gem_dev *d;
 	int fd;
 	uint32_t crtc_id, conn_id, plane_id, encoder_id;
+	uint32_t cursor_id;		/* 0: no cursor plane */
 	uint32_t max_w, max_h;		/* framebuffer limits */
 	uint32_t scan_w, scan_h;	/* the largest mode: scanout limits */
 	drmModeModeInfo mode;		/* preferred 1024x768 */
@@ -245,6 +249,12 @@ static int commit_off(FIXTURE_DATA(kms) *self)
 	ret |= add(req, fd, self->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", 0);
 	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "FB_ID", 0);
 	ret |= add(req, fd, self->plane_id, DRM_MODE_OBJECT_PLANE, "CRTC_ID", 0);
+	if (self->cursor_id) {
+		ret |= add(req, fd, self->cursor_id, DRM_MODE_OBJECT_PLANE,
+			   "FB_ID", 0);
+		ret |= add(req, fd, self->cursor_id, DRM_MODE_OBJECT_PLANE,
+			   "CRTC_ID", 0);
+	}
 	if (!ret)
 		ret = drmModeAtomicCommit(fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET,
 					  NULL) ? -errno : 0;
@@ -398,11 +408,21 @@ static void kms_fixture_setup(struct __test_metadata *_metadata,
 	self->period = (double)self->mode.htotal * self->mode.vtotal /
 		       (self->mode.clock * 1000.0);
 
+	/* A primary plane, and at most a cursor plane beside it. */
 	pres = drmModeGetPlaneResources(self->fd);
 	ASSERT_NE(NULL, pres);
-	ASSERT_EQ(1, pres->count_planes);
-	self->plane_id = pres->planes[0];
+	ASSERT_GE(2, pres->count_planes);
+	for (i = 0; i < pres->count_planes; i++) {
+		uint64_t type = prop_value(self->fd, pres->planes[i],
+					   DRM_MODE_OBJECT_PLANE, "type");
+
+		if (type == DRM_PLANE_TYPE_PRIMARY)
+			self->plane_id = pres->planes[i];
+		else if (type == DRM_PLANE_TYPE_CURSOR)
+			self->cursor_id = pres->planes[i];
+	}
 	drmModeFreePlaneResources(pres);
+	ASSERT_NE(0u, self->plane_id) TH_LOG("no primary plane");
 
 	ASSERT_EQ(0, drmModeCreatePropertyBlob(self->fd, &self->mode,
 					       sizeof(self->mode),
@@ -477,7 +497,8 @@ TEST_F(kms, resources)
 	EXPECT_EQ(1u, plane->possible_crtcs);
 	EXPECT_TRUE(plane_has_format(plane, DRM_FORMAT_XRGB8888));
 	EXPECT_TRUE(plane_has_format(plane, DRM_FORMAT_RGB565));
-	EXPECT_EQ(2u, plane->count_formats);
+	EXPECT_TRUE(plane_has_format(plane, DRM_FORMAT_ARGB8888));
+	EXPECT_EQ(3u, plane->count_formats);
 	drmModeFreePlane(plane);
 	EXPECT_EQ((uint64_t)DRM_PLANE_TYPE_PRIMARY,
 		  prop_value(self->fd, self->plane_id, DRM_MODE_OBJECT_PLANE,
@@ -1403,6 +1424,359 @@ TEST_F(kms, disable_crtc_with_plane_attached)
 	placement_of(self->fd, f->handle, &seg, &pinned);
 	EXPECT_FALSE(pinned);
 	kfb_free(self->fd, f);
+}
+
+/* ---------------------------------------------------------------- */
+/* Cursor */
+
+/*
+ * A cursor plane with ARGB8888 only, announced as 64x64 by
+ * DRM_CAP_CURSOR_WIDTH/HEIGHT; ARGB8888 on the primary too.
+ */
+TEST_F(kms, cursor_plane)
+{
+	NEED_KMS();
+	drmModePlanePtr plane;
+	struct plane_cfg p;
+	uint64_t w = 0, h = 0;
+
+	ASSERT_NE(0u, self->cursor_id) TH_LOG("no cursor plane");
+	plane = drmModeGetPlane(self->fd, self->cursor_id);
+	ASSERT_NE(NULL, plane);
+	EXPECT_EQ(1u, plane->possible_crtcs);
+	EXPECT_TRUE(plane_has_format(plane, DRM_FORMAT_ARGB8888));
+	EXPECT_EQ(1u, plane->count_formats);
+	drmModeFreePlane(plane);
+	ASSERT_EQ(0, drmGetCap(self->fd, DRM_CAP_CURSOR_WIDTH, &w));
+	ASSERT_EQ(0, drmGetCap(self->fd, DRM_CAP_CURSOR_HEIGHT, &h));
+	EXPECT_EQ(64u, w);
+	EXPECT_EQ(64u, h);
+
+	kmsg_open(self);
+	ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, 32, DRM_FORMAT_ARGB8888,
+			     &self->fb[0]));
+	p = full_plane(self->fb[0].fb_id, PREF_W, PREF_H);
+	EXPECT_EQ(0, commit_on(self, self->mode_blob, &p, 0))
+		TH_LOG("ARGB8888 on the primary plane");
+	EXPECT_EQ(0, commit_off(self));
+	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0))
+		TH_LOG("the device refused a commit the driver sent");
+}
+
+/*
+ * The legacy cursor ioctls through the atomic helpers: SetCursor puts a
+ * framebuffer on the cursor plane (pinned for the scanout), MoveCursor
+ * moves it, anywhere including partly off screen, SetCursor with handle 0
+ * hides it; a cursor larger than the device's is refused by its rule.
+ */
+TEST_F(kms, legacy_cursor)
+{
+	NEED_KMS();
+	struct drm_mode_create_dumb big = { .width = 128, .height = 128, .bpp = 32 };
+	struct drm_mode_destroy_dumb x;
+	struct kfb *f = &self->fb[1];
+	struct drm_mode_create_dumb c = { .width = 64, .height = 64, .bpp = 32 };
+	char rule[64];
+	struct plane_cfg p;
+	uint32_t seg;
+	bool pinned;
+
+	ASSERT_NE(0u, self->cursor_id) TH_LOG("no cursor plane");
+	kmsg_open(self);
+	ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, 32, DRM_FORMAT_XRGB8888,
+			     &self->fb[0]));
+	p = full_plane(self->fb[0].fb_id, PREF_W, PREF_H);
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+
+	ASSERT_EQ(0, wddmseg_ioctl(self->fd, DRM_IOCTL_MODE_CREATE_DUMB, &c));
+	f->handle = c.handle;
+	f->size = c.size;
+	f->dumb = true;
+	ASSERT_EQ(0, drmModeSetCursor(self->fd, self->crtc_id, c.handle, 64, 64))
+		TH_LOG("SetCursor: %s", strerror(errno));
+	EXPECT_NE(0u, prop_value(self->fd, self->cursor_id,
+				 DRM_MODE_OBJECT_PLANE, "FB_ID"));
+	placement_of(self->fd, c.handle, &seg, &pinned);
+	EXPECT_TRUE(pinned) TH_LOG("the cursor buffer is not pinned");
+	EXPECT_TRUE(seg_direct_flip(self, seg))
+		TH_LOG("the cursor is read from segment %u, without DirectFlip",
+		       seg);
+
+	EXPECT_EQ(0, drmModeMoveCursor(self->fd, self->crtc_id, 100, 50));
+	EXPECT_EQ(100u, prop_value(self->fd, self->cursor_id,
+				   DRM_MODE_OBJECT_PLANE, "CRTC_X"));
+	EXPECT_EQ(50u, prop_value(self->fd, self->cursor_id,
+				  DRM_MODE_OBJECT_PLANE, "CRTC_Y"));
+	EXPECT_EQ(0, drmModeMoveCursor(self->fd, self->crtc_id, -20, -30))
+		TH_LOG("partly off screen: %s", strerror(errno));
+	EXPECT_EQ(0, drmModeMoveCursor(self->fd, self->crtc_id, PREF_W - 1,
+				       PREF_H - 1));
+
+	EXPECT_EQ(0, drmModeSetCursor(self->fd, self->crtc_id, 0, 0, 0));
+	EXPECT_EQ(0u, prop_value(self->fd, self->cursor_id,
+				 DRM_MODE_OBJECT_PLANE, "FB_ID"));
+	placement_of(self->fd, c.handle, &seg, &pinned);
+	EXPECT_FALSE(pinned) TH_LOG("the hidden cursor is still pinned");
+
+	ASSERT_EQ(0, wddmseg_ioctl(self->fd, DRM_IOCTL_MODE_CREATE_DUMB, &big));
+	kmsg_scan(self, NULL, 0);
+	EXPECT_EQ(-EINVAL, drmModeSetCursor(self->fd, self->crtc_id,
+					    big.handle, 128, 128));
+	kmsg_scan(self, rule, sizeof(rule));
+	if (rules_checked(self))
+		EXPECT_STREQ("cursor-size", rule);
+	x.handle = big.handle;
+	EXPECT_EQ(0, wddmseg_ioctl(self->fd, DRM_IOCTL_MODE_DESTROY_DUMB, &x));
+
+	EXPECT_EQ(0, commit_off(self));
+	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0))
+		TH_LOG("the device refused a commit the driver sent");
+}
+
+/* ---------------------------------------------------------------- */
+/* CRTC CRCs and gamma */
+
+struct crc_src {
+	int ctl, data;
+};
+
+/* Start CRC capture: source "auto", then open the data file. */
+static int crc_start(FIXTURE_DATA(kms) *self, struct crc_src *c)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+
+	crtc_debugfs(self, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/crc/control", dir);
+	c->data = -1;
+	c->ctl = open(path, O_WRONLY | O_CLOEXEC);
+	if (c->ctl < 0)
+		return -errno;
+	if (write(c->ctl, "auto", 4) != 4)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/crc/data", dir);
+	c->data = open(path, O_RDONLY | O_CLOEXEC);
+	return c->data < 0 ? -errno : 0;
+}
+
+static void crc_stop(struct crc_src *c)
+{
+	if (c->data >= 0)
+		close(c->data);
+	if (c->ctl >= 0)
+		close(c->ctl);
+	c->data = c->ctl = -1;
+}
+
+/* The next entry (frame, CRC), within 2 s; false if none came. */
+static bool crc_next(struct crc_src *c, uint32_t *frame, uint32_t *crc)
+{
+	struct pollfd pfd = { .fd = c->data, .events = POLLIN };
+	char line[64];
+	ssize_t n;
+
+	if (poll(&pfd, 1, 2000) != 1)
+		return false;
+	n = read(c->data, line, sizeof(line) - 1);
+	if (n <= 0)
+		return false;
+	line[n] = '\0';
+	return sscanf(line, "%x %x", frame, crc) == 2;
+}
+
+/*
+ * The CRC @n entries from now (letting a change reach the screen: it
+ * latches at the next vblank, and the entries already queued predate it).
+ */
+static bool crc_settled(struct crc_src *c, unsigned int n, uint32_t *crc)
+{
+	uint32_t frame, last = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!crc_next(c, &frame, crc))
+			return false;
+		if (i && frame <= last)
+			return false;
+		last = frame;
+	}
+	return true;
+}
+
+/* Whether an entry with CRC @want (or, with @differ, any other) comes. */
+static bool crc_wait(struct crc_src *c, uint32_t want, bool differ)
+{
+	uint32_t frame, crc;
+	unsigned int i;
+
+	for (i = 0; i < 120; i++) {
+		if (!crc_next(c, &frame, &crc))
+			return false;
+		if ((crc != want) == differ)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * CRCs computed by the device over the composed frame: stable while the
+ * image is, equal for an identical image in another framebuffer, changed
+ * by one pixel, by the cursor and by an inverting gamma LUT, and back
+ * with an identity LUT.
+ */
+TEST_F(kms, crc)
+{
+	NEED_KMS();
+	struct crc_src c = { -1, -1 };
+	uint16_t r[256], g[256], b[256];
+	struct kfb *cur = &self->fb[1];
+	struct kfb fb1;
+	uint32_t crc_a, crc, frame, *map0, *map1, *curmap;
+	struct plane_cfg p;
+	unsigned int i;
+	int ret;
+
+	kmsg_open(self);
+	ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, 32, DRM_FORMAT_XRGB8888,
+			     &self->fb[0]));
+	ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, 32, DRM_FORMAT_XRGB8888,
+			     &fb1));
+	map0 = dumb_map(self->fd, &self->fb[0]);
+	map1 = dumb_map(self->fd, &fb1);
+	ASSERT_NE(NULL, map0);
+	ASSERT_NE(NULL, map1);
+	pattern_fill(map0, self->fb[0].size, 0x43524300);
+	pattern_fill(map1, fb1.size, 0x43524300);
+	p = full_plane(self->fb[0].fb_id, PREF_W, PREF_H);
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+
+	ret = crc_start(self, &c);
+	ASSERT_EQ(0, ret) TH_LOG("CRC debugfs: %s", strerror(-ret));
+	ASSERT_TRUE(crc_settled(&c, 3, &crc_a)) TH_LOG("no CRC entries");
+	for (i = 0; i < 3; i++) {
+		ASSERT_TRUE(crc_next(&c, &frame, &crc));
+		EXPECT_EQ(crc_a, crc) TH_LOG("the CRC of a still image moved");
+	}
+
+	/* the same image in another framebuffer: the same CRC */
+	p = full_plane(fb1.fb_id, PREF_W, PREF_H);
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+	ASSERT_TRUE(crc_settled(&c, 3, &crc));
+	EXPECT_EQ(crc_a, crc) TH_LOG("an identical image has another CRC");
+
+	/* one pixel */
+	map1[PREF_W * 100 + 200] ^= 0x000100;
+	EXPECT_TRUE(crc_wait(&c, crc_a, true))
+		TH_LOG("a changed pixel did not change the CRC");
+	map1[PREF_W * 100 + 200] ^= 0x000100;
+	EXPECT_TRUE(crc_wait(&c, crc_a, false))
+		TH_LOG("the CRC did not come back with the pixel");
+
+	/* the cursor: opaque white over the pattern */
+	ASSERT_NE(0u, self->cursor_id);
+	ASSERT_EQ(0, dumb_fb(self->fd, 64, 64, 32, DRM_FORMAT_ARGB8888, cur));
+	curmap = dumb_map(self->fd, cur);
+	ASSERT_NE(NULL, curmap);
+	for (i = 0; i < 64 * 64; i++)
+		curmap[i] = 0xffffffff;
+	ASSERT_EQ(0, drmModeSetCursor(self->fd, self->crtc_id, cur->handle,
+				      64, 64));
+	EXPECT_TRUE(crc_wait(&c, crc_a, true))
+		TH_LOG("the cursor did not change the CRC");
+	ASSERT_EQ(0, drmModeSetCursor(self->fd, self->crtc_id, 0, 0, 0));
+	EXPECT_TRUE(crc_wait(&c, crc_a, false))
+		TH_LOG("the CRC did not come back without the cursor");
+
+	/* gamma: inverting, then the identity (which changes nothing) */
+	for (i = 0; i < 256; i++)
+		r[i] = g[i] = b[i] = (255 - i) * 257;
+	ASSERT_EQ(0, drmModeCrtcSetGamma(self->fd, self->crtc_id, 256, r, g, b))
+		TH_LOG("legacy gamma: %s", strerror(errno));
+	EXPECT_TRUE(crc_wait(&c, crc_a, true))
+		TH_LOG("an inverting LUT did not change the CRC");
+	for (i = 0; i < 256; i++)
+		r[i] = g[i] = b[i] = i * 257;
+	ASSERT_EQ(0, drmModeCrtcSetGamma(self->fd, self->crtc_id, 256, r, g, b));
+	EXPECT_TRUE(crc_wait(&c, crc_a, false))
+		TH_LOG("the identity LUT does not give the plain image's CRC");
+
+	crc_stop(&c);
+	munmap(curmap, cur->size);
+	munmap(map0, self->fb[0].size);
+	munmap(map1, fb1.size);
+	EXPECT_EQ(0, commit_off(self));
+	kfb_free(self->fd, &fb1);
+	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0))
+		TH_LOG("the device refused a commit the driver sent");
+}
+
+/*
+ * GAMMA_LUT: 256 entries (GAMMA_LUT_SIZE, the legacy gamma size); other
+ * sizes are refused by their rule; an unknown CRC source too.
+ */
+TEST_F(kms, gamma_lut)
+{
+	NEED_KMS();
+	struct drm_color_lut lut[256];
+	drmModeAtomicReqPtr req;
+	drmModeCrtcPtr crtc;
+	struct plane_cfg p;
+	char rule[64], dir[PATH_MAX], path[PATH_MAX + 16];
+	uint32_t blob;
+	unsigned int i;
+	int ret, fd;
+
+	EXPECT_EQ(256u, prop_value(self->fd, self->crtc_id, DRM_MODE_OBJECT_CRTC,
+				   "GAMMA_LUT_SIZE"));
+	crtc = drmModeGetCrtc(self->fd, self->crtc_id);
+	ASSERT_NE(NULL, crtc);
+	EXPECT_EQ(256, crtc->gamma_size);
+	drmModeFreeCrtc(crtc);
+
+	kmsg_open(self);
+	ASSERT_EQ(0, dumb_fb(self->fd, PREF_W, PREF_H, 32, DRM_FORMAT_XRGB8888,
+			     &self->fb[0]));
+	p = full_plane(self->fb[0].fb_id, PREF_W, PREF_H);
+	ASSERT_EQ(0, commit_on(self, self->mode_blob, &p, 0));
+	for (i = 0; i < 256; i++)
+		lut[i].red = lut[i].green = lut[i].blue = i * 257;
+	for (i = 255; i <= 256; i++) {
+		ASSERT_EQ(0, drmModeCreatePropertyBlob(self->fd, lut,
+						       i * sizeof(lut[0]), &blob));
+		req = drmModeAtomicAlloc();
+		ASSERT_NE(NULL, req);
+		ASSERT_EQ(0, add(req, self->fd, self->crtc_id,
+				 DRM_MODE_OBJECT_CRTC, "GAMMA_LUT", blob));
+		kmsg_scan(self, NULL, 0);
+		ret = drmModeAtomicCommit(self->fd, req, 0, NULL) ? -errno : 0;
+		drmModeAtomicFree(req);
+		kmsg_scan(self, rule, sizeof(rule));
+		if (i == 256) {
+			EXPECT_EQ(0, ret) TH_LOG("a 256-entry LUT: %s",
+						 strerror(-ret));
+		} else {
+			EXPECT_EQ(-EINVAL, ret);
+			if (rules_checked(self))
+				EXPECT_STREQ("gamma-size", rule);
+		}
+		drmModeDestroyPropertyBlob(self->fd, blob);
+	}
+
+	/* CRC sources: only "auto" */
+	crtc_debugfs(self, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/crc/control", dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+	kmsg_scan(self, NULL, 0);
+	EXPECT_EQ(-1, write(fd, "nosuch", 6));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+	kmsg_scan(self, rule, sizeof(rule));
+	if (rules_checked(self))
+		EXPECT_STREQ("crc-source", rule);
+
+	EXPECT_EQ(0, commit_off(self));
+	EXPECT_EQ(0u, kmsg_scan(self, NULL, 0))
+		TH_LOG("the device refused a commit the driver sent");
 }
 
 TEST_HARNESS_MAIN
