@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Install every Debian 12 package the build, the VM and the tests need
-# (libdrm-tests: modetest, run in the VM; python3: tools/vm/screendump.py;
+# (libdrm-tests: modetest and vbltest, drm-info: drm_info, run in the VM;
+# python3: tools/vm/screendump.py;
 # libpixman-1-dev, also a QEMU build dependency: the RGB565 host check).
 # The supported kernels (tools/vm/kabi.sh), headers and source each:
 # Linux 6.12 from Debian 12's security archive (linux-headers-6.12-amd64
@@ -15,7 +16,7 @@ PKGS=(
 	build-essential bc bison flex kmod cpio gzip xz-utils git
 	linux-headers-6.12-amd64 linux-source-6.12
 	linux-headers-amd64 linux-source-6.1
-	libdrm-dev libdrm-tests busybox-static python3
+	libdrm-dev libdrm-tests drm-info busybox-static python3
 	dpkg-dev ninja-build meson pkg-config python3-venv
 	libglib2.0-dev libpixman-1-dev libfdt-dev
 	seabios ipxe-qemu qemu-system-data

@@ -35,10 +35,11 @@
 #   /lib/modules/<abi>/extra/wddmseg.ko    our driver
 #   /usr/bin/                              build/selftests/* and build/tools/*
 #                                          (plus shared libraries if dynamic)
-#   /usr/bin/modetest                      libdrm's KMS test client (Debian
-#                                          libdrm-tests) with the shared
+#   /usr/bin/modetest, vbltest, drm_info   libdrm's KMS test clients (Debian
+#                                          libdrm-tests) and drm_info (Debian
+#                                          drm-info) with the shared
 #                                          libraries and the dynamic loader
-#                                          ldd lists for it
+#                                          ldd lists for them
 # modules.dep & co. are regenerated with `depmod -b`, so `modprobe wddmseg`
 # works with busybox modprobe. Compressed modules (.ko.xz/.ko.zst/.ko.gz)
 # are stored uncompressed.
@@ -102,10 +103,10 @@ done
 
 # Host programs the guest runs: Debian's, dynamically linked.
 HOST_BINS=()
-for b in modetest; do
+for b in modetest vbltest drm_info; do
 	p=$(command -v "$b" || true)
 	if [ -z "$p" ]; then
-		log "$b not found (install libdrm-tests: tools/vm/deps.sh)"
+		log "$b not found (install libdrm-tests and drm-info: tools/vm/deps.sh)"
 		exit 1
 	fi
 	HOST_BINS+=("$p")

@@ -120,6 +120,29 @@ for spec in $KMS_CARDS; do
 			grep -Eq "^ +formats:.* AR24( |\$)" "$mt.plane"
 		check "modetest -M $drv lists GAMMA_LUT on the CRTC" \
 			grep -Eq '^[[:space:]]+[0-9]+ GAMMA_LUT:' "$mt.crtc"
+		# what generic clients see: drm_info's capabilities and planes
+		di=/tmp/drm_info.$drv
+		timeout 60 drm_info "/dev/dri/${card##*/}" >"$di" 2>&1
+		rc=$?
+		sed 's/^/# /' "$di"
+		check "drm_info /dev/dri/${card##*/} runs (exit $rc)" [ $rc -eq 0 ]
+		check "drm_info: DRM_CAP_PRIME = 3 (import and export)" \
+			grep -q 'DRM_CAP_PRIME = 3$' "$di"
+		check "drm_info: DRM_CAP_SYNCOBJ = 1, DRM_CAP_SYNCOBJ_TIMELINE = 1" \
+			sh -c "grep -q 'DRM_CAP_SYNCOBJ = 1\$' '$di' &&
+				grep -q 'DRM_CAP_SYNCOBJ_TIMELINE = 1\$' '$di'"
+		# a plane's formats come before its "type" property
+		check "drm_info: a cursor plane with ARGB8888" \
+			awk '/───Plane [0-9]+$/ { argb = 0 } /ARGB8888/ { argb = 1 }
+				/"type".*= Cursor$/ && argb { ok = 1 }
+				END { exit !ok }' "$di"
+		# the fbdev console keeps the CRTC on: vblanks are counted;
+		# vbltest prints the rate it measured once a second (a figure
+		# under TCG, not checked)
+		timeout 5 vbltest -M "$drv" >/tmp/vbltest 2>&1
+		sed 's/^/# /' /tmp/vbltest
+		check "vbltest -M $drv counts vblanks ($(grep -c '^freq:' /tmp/vbltest) rate lines)" \
+			grep -Eq '^freq: [1-9][0-9.]*Hz' /tmp/vbltest
 	fi
 	if [ -n "$conn" ]; then
 		# modetest waits for a key after the modeset: give it one
