@@ -240,6 +240,30 @@ static int wddmseg_plane_check_fb(struct wddmseg_device *wdev,
 	return 0;
 }
 
+/*
+ * What the primary and the cursor plane both need: a framebuffer the
+ * device scans out, and a source of whole pixels the size of the
+ * destination (no scaling). @what prefixes the refusal's message.
+ */
+static int wddmseg_plane_check_source(struct wddmseg_device *wdev,
+				      const struct drm_plane_state *ps,
+				      const char *what)
+{
+	int ret = wddmseg_plane_check_fb(wdev, ps->fb);
+
+	if (ret)
+		return ret;
+	if ((ps->src_x | ps->src_y | ps->src_w | ps->src_h) & 0xffff ||
+	    ps->src_w >> 16 != ps->crtc_w || ps->src_h >> 16 != ps->crtc_h) {
+		kms_refuse(&wdev->drm, "plane-scaling",
+			   "%ssource %ux%u must be whole pixels and equal the destination %ux%u",
+			   what, ps->src_w >> 16, ps->src_h >> 16, ps->crtc_w,
+			   ps->crtc_h);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int wddmseg_plane_atomic_check(struct drm_plane *plane,
 				      struct drm_atomic_state *state)
 {
@@ -254,18 +278,9 @@ static int wddmseg_plane_atomic_check(struct drm_plane *plane,
 	if (!cs)
 		return -EINVAL;
 
-	ret = wddmseg_plane_check_fb(wdev, ps->fb);
+	ret = wddmseg_plane_check_source(wdev, ps, "");
 	if (ret)
 		return ret;
-
-	if ((ps->src_x | ps->src_y | ps->src_w | ps->src_h) & 0xffff ||
-	    ps->src_w >> 16 != ps->crtc_w || ps->src_h >> 16 != ps->crtc_h) {
-		kms_refuse(&wdev->drm, "plane-scaling",
-			   "source %ux%u must be whole pixels and equal the destination %ux%u",
-			   ps->src_w >> 16, ps->src_h >> 16, ps->crtc_w,
-			   ps->crtc_h);
-		return -EINVAL;
-	}
 	if (cs->enable &&
 	    (ps->crtc_x || ps->crtc_y || ps->crtc_w != cs->mode.hdisplay ||
 	     ps->crtc_h != cs->mode.vdisplay)) {
@@ -308,17 +323,9 @@ static int wddmseg_cursor_atomic_check(struct drm_plane *plane,
 	if (!cs)
 		return -EINVAL;
 
-	ret = wddmseg_plane_check_fb(wdev, ps->fb);
+	ret = wddmseg_plane_check_source(wdev, ps, "cursor ");
 	if (ret)
 		return ret;
-	if ((ps->src_x | ps->src_y | ps->src_w | ps->src_h) & 0xffff ||
-	    ps->src_w >> 16 != ps->crtc_w || ps->src_h >> 16 != ps->crtc_h) {
-		kms_refuse(&wdev->drm, "plane-scaling",
-			   "cursor source %ux%u must be whole pixels and equal the destination %ux%u",
-			   ps->src_w >> 16, ps->src_h >> 16, ps->crtc_w,
-			   ps->crtc_h);
-		return -EINVAL;
-	}
 	if (ps->crtc_w > kms->cursor_w || ps->crtc_h > kms->cursor_h) {
 		kms_refuse(&wdev->drm, "cursor-size",
 			   "cursor %ux%u is larger than the device's %ux%u",
