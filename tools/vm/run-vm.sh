@@ -176,8 +176,14 @@ if [ $CTL = 1 ]; then
 		-serial chardev:wddmseg-ctl)
 fi
 
+DLOG=$VMDIR/$NAME.qemu-debug.log
+rm -f "$DLOG"
 if [ $S3 = 1 ]; then
-	SOCKARGS+=(-global ICH9-LPC.disable_s3=0)
+	# A guest that does not come back from S3 is told apart by QEMU's
+	# own record: the wake-up request, CPU resets (a triple fault is
+	# logged as one) and shutdown requests, in NAME.qemu-debug.log.
+	SOCKARGS+=(-global ICH9-LPC.disable_s3=0 -d cpu_reset -D "$DLOG"
+		-trace system_wakeup_request -trace qemu_system_shutdown_request)
 fi
 
 # log_buf_len: probe mode dumps the whole kernel log, keep it from wrapping
@@ -216,6 +222,10 @@ tail_logs() {
 	[ -f "$CONSOLE" ] && tr -d '\r' <"$CONSOLE" | tail -n 25 >&2
 	echo "--- $QLOG" >&2
 	tail -n +2 "$QLOG" | tail -n 10 >&2
+	if [ -f "$DLOG" ]; then
+		echo "--- $DLOG (resets, wake-ups, shutdowns)" >&2
+		grep -E 'Triple|CPU Reset|wakeup|shutdown' "$DLOG" | tail -n 12 >&2
+	fi
 }
 
 gstatus=

@@ -292,7 +292,22 @@ class QMP:
                 return r["return"]
             if "error" in r:
                 raise RuntimeError(f"QMP {name}: {r['error'].get('desc', r['error'])}")
-            # an asynchronous event: skip
+            self.event(r)
+
+    def event(self, r):
+        """Log an asynchronous event (SUSPEND, WAKEUP, RESET, SHUTDOWN and
+        its reason tell how a VM that stopped early stopped)."""
+        if "event" in r:
+            print(f"# qmp event: {r['event']} {json.dumps(r.get('data', {}))}",
+                  flush=True)
+
+    def drain(self):
+        """Log the events QEMU sent before it closed the connection."""
+        try:
+            while True:
+                self.event(self._recv())
+        except (OSError, EOFError, ValueError):
+            pass
 
     def screendump(self, path, device=None):
         if os.path.exists(path):
@@ -308,6 +323,7 @@ class QMP:
             self.command("query-status")
             return True
         except (OSError, EOFError, RuntimeError):
+            self.drain()
             return False
 
 
