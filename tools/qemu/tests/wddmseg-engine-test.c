@@ -3,9 +3,9 @@
  *
  * wddmseg qtests: the copy engine. Ring setup, every opcode (FENCE,
  * TRANSFER, FILL, DISCARD, READ/WRITE_PHYSICAL, MAP/UNMAP_APERTURE, NOP
- * padding and wrap-around), VRAM page-list locations, every fault and the recovery from it,
- * injected faults and hangs, pausing, INTx and MSI-X, long transfers
- * over several bottom-half runs.
+ * padding and wrap-around), VRAM page-list locations, every fault and
+ * the recovery from it, injected faults and hangs, pausing, INTx and
+ * MSI-X, long transfers over several bottom-half runs.
  *
  * Rings, page lists and system pages live in guest RAM (wddmseg-qtest.h
  * has the map), written over qtest. The engine runs in a bottom half
