@@ -63,6 +63,12 @@
  * module parameter ``vram_blocks=0``, keeps every placement one range.
  * The known-zero tracking works per range: a resource is zeroed when all
  * of its ranges were, and a wipe marks all of them.
+ *
+ * ``make bench`` measures it: a segment churned to 90% occupancy with
+ * allocations of mixed sizes, then 4 MiB allocations while 4 MiB are free;
+ * with one range each (vram_blocks=0) about half of them evicted (13 of
+ * 24, 600 evictions, 21 ms each on TCG), made of blocks none (0.25 ms).
+ * Placement cost with 1,000 and 100,000 live allocations is printed too.
  */
 
 #include <linux/bitmap.h>
