@@ -162,6 +162,26 @@ static uint32_t wddmseg_list_entry(WddmsegState *s, WddmsegListCache *c,
 }
 
 /*
+ * Entry off of a VRAM page list (a byte offset in segment index loc->seg,
+ * 4 KiB aligned already): the whole page must lie inside the segment and
+ * inside VRAM.
+ */
+static uint32_t wddmseg_vram_page(WddmsegState *s, const WddmsegLoc *loc,
+                                  uint64_t off, const char **why)
+{
+    const WddmsegSegment *seg = &s->layout.segs[loc->seg];
+
+    if (off >= seg->size || seg->size - off < WDDMSEG_PAGE_SIZE ||
+        seg->base > s->vram_size || off > s->vram_size - seg->base ||
+        s->vram_size - seg->base - off < WDDMSEG_PAGE_SIZE) {
+        trace_wddmseg_vram_list_fault(loc->seg + 1, off);
+        *why = "VRAM page list entry outside the segment or VRAM";
+        return WDDMSEG_FAULT_OUT_OF_RANGE;
+    }
+    return WDDMSEG_FAULT_NONE;
+}
+
+/*
  * The run of loc that starts pos bytes in: at most max bytes (1 <= max <=
  * loc->size - pos) that are contiguous in VRAM or in system memory.
  * Physically contiguous aperture or page list pages are merged; the merge
@@ -208,22 +228,30 @@ uint32_t wddmseg_span(WddmsegState *s, const WddmsegLoc *loc,
         sp->len = MIN(sp->len, max);
         return WDDMSEG_FAULT_NONE;
     case WDDMSEG_LOC_PAGES:
+    case WDDMSEG_LOC_VRAM_PAGES:
         off = loc->offset + pos;
         page = off / WDDMSEG_PAGE_SIZE;
         last = (loc->offset + loc->size - 1) / WDDMSEG_PAGE_SIZE;
         code = wddmseg_list_entry(s, loc->cache, loc->addr, page, last,
                                   &entry, why);
+        if (!code && loc->kind == WDDMSEG_LOC_VRAM_PAGES) {
+            code = wddmseg_vram_page(s, loc, entry, why);
+        }
         if (code) {
             return code;
         }
-        sp->vram = false;
+        sp->vram = loc->kind == WDDMSEG_LOC_VRAM_PAGES;
         sp->addr = entry + off % WDDMSEG_PAGE_SIZE;
+        if (sp->vram) {
+            sp->addr += s->layout.segs[loc->seg].base;
+        }
         sp->len = WDDMSEG_PAGE_SIZE - off % WDDMSEG_PAGE_SIZE;
         while (sp->len < max && page < last) {
             /* A bad next entry ends the run; it faults when reached. */
             if (wddmseg_list_entry(s, loc->cache, loc->addr, page + 1, last,
                                    &next, why) ||
-                next != entry + WDDMSEG_PAGE_SIZE) {
+                next != entry + WDDMSEG_PAGE_SIZE ||
+                (sp->vram && wddmseg_vram_page(s, loc, next, why))) {
                 break;
             }
             page++;
@@ -389,19 +417,28 @@ static uint32_t wddmseg_engine_fetch(WddmsegState *s, const char **why)
 /*
  * A "loc" of a command (3 words) covering size bytes: a segment id and a
  * byte offset, or (id 0) a page list and a byte offset into the memory it
- * describes.
+ * describes, or (WDDMSEG_LOC_VRAM_LIST) a list of VRAM pages of a memory
+ * segment and a byte offset into the memory it describes. The entries of
+ * both kinds of list are checked when the engine reaches them.
  */
 static uint32_t wddmseg_cmd_loc(WddmsegState *s, const uint64_t *w,
                                 uint64_t size, WddmsegListCache *cache,
                                 WddmsegLoc *loc, const char **why)
 {
-    uint64_t last;
+    uint64_t last, id = w[0] & ~WDDMSEG_LOC_VRAM_LIST;
+    bool vlist = w[0] & WDDMSEG_LOC_VRAM_LIST;
 
-    if (w[0] >> 32) {
+    if (id >> 32) {
         *why = "location: reserved bits of the segment id word set";
         return WDDMSEG_FAULT_BAD_PACKET;
     }
-    if (w[0] == 0) {
+    if (vlist && (id == 0 || id > s->layout.seg_count ||
+                  (s->layout.segs[id - 1].flags &
+                   (DXGK_SEGFLAG_APERTURE | DXGK_SEGFLAG_AGP)))) {
+        *why = "location: VRAM page list of no memory segment";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (id == 0 || vlist) {
         if (w[1] % sizeof(uint64_t)) {
             *why = "location: page list not 8-byte aligned";
             return WDDMSEG_FAULT_BAD_PACKET;
@@ -415,7 +452,8 @@ static uint32_t wddmseg_cmd_loc(WddmsegState *s, const uint64_t *w,
             *why = "location: page list wraps around the address space";
             return WDDMSEG_FAULT_OUT_OF_RANGE;
         }
-        loc->kind = WDDMSEG_LOC_PAGES;
+        loc->kind = vlist ? WDDMSEG_LOC_VRAM_PAGES : WDDMSEG_LOC_PAGES;
+        loc->seg = vlist ? id - 1 : 0;
         loc->addr = w[1];
         loc->offset = w[2];
         loc->size = size;
@@ -590,6 +628,13 @@ static int wddmseg_move_unlocked(WddmsegState *s, const WddmsegSpan *src,
     return fresh ? 1 : -1;
 }
 
+/* Whether loc is VRAM (contiguous or a VRAM page list). */
+static bool wddmseg_loc_vram(const WddmsegLoc *loc)
+{
+    return loc->kind == WDDMSEG_LOC_VRAM ||
+           loc->kind == WDDMSEG_LOC_VRAM_PAGES;
+}
+
 /*
  * Copy size bytes from src to dst, resuming at cmd_done, within *budget.
  * VRAM to VRAM behaves like memmove: an overlapping copy to a higher
@@ -620,8 +665,7 @@ static uint32_t wddmseg_copy(WddmsegState *s, const WddmsegLoc *src,
             memory_region_set_dirty(&s->vram, dst->addr + pos, n);
         } else {
             pos = s->cmd_done;
-            if (src->kind != WDDMSEG_LOC_VRAM &&
-                dst->kind != WDDMSEG_LOC_VRAM) {
+            if (!wddmseg_loc_vram(src) && !wddmseg_loc_vram(dst)) {
                 n = MIN(n, WDDMSEG_BOUNCE_SIZE);
             }
             code = wddmseg_span(s, src, pos, n, &a, why);
@@ -823,12 +867,14 @@ static uint32_t wddmseg_crypt_check(WddmsegState *s, WddmsegLoc *src,
         return code;
     }
     /* A VRAM location has a valid segment id: wddmseg_cmd_loc() saw to it. */
-    if (vram->kind != WDDMSEG_LOC_VRAM) {
+    if (vram->kind != WDDMSEG_LOC_VRAM &&
+        vram->kind != WDDMSEG_LOC_VRAM_PAGES) {
         *why = encrypt ? "ENCRYPT: the source is not VRAM of a segment" :
                          "DECRYPT: the destination is not VRAM of a segment";
         return WDDMSEG_FAULT_PROTECTION;
     }
-    if ((s->layout.segs[vram_w[0] - 1].flags & need) != need) {
+    if ((s->layout.segs[(vram_w[0] & ~WDDMSEG_LOC_VRAM_LIST) - 1].flags &
+         need) != need) {
         *why = encrypt ? "ENCRYPT: the source segment lacks VprSupported or "
                          "EncryptedPagingSupported" :
                          "DECRYPT: the destination segment lacks "
@@ -984,6 +1030,27 @@ static uint32_t wddmseg_fence(WddmsegState *s, const char **why)
  * Run (or resume) the fetched command within *budget. *done tells whether
  * it completed; it does not only when the budget ran out.
  */
+/*
+ * DISCARD of a VRAM page list: every page it covers must be a page of its
+ * segment (the check the copy engine makes when it reaches a page).
+ */
+static uint32_t wddmseg_check_pages(WddmsegState *s, const WddmsegLoc *loc,
+                                    const char **why)
+{
+    WddmsegSpan sp;
+    uint64_t pos = 0;
+    uint32_t code;
+
+    while (pos < loc->size) {
+        code = wddmseg_span(s, loc, pos, loc->size - pos, &sp, why);
+        if (code) {
+            return code;
+        }
+        pos += sp.len;
+    }
+    return WDDMSEG_FAULT_NONE;
+}
+
 static uint32_t wddmseg_exec(WddmsegState *s, uint64_t *budget, bool *done,
                              const char **why)
 {
@@ -1010,6 +1077,9 @@ static uint32_t wddmseg_exec(WddmsegState *s, uint64_t *budget, bool *done,
         return code ? code : wddmseg_fill(s, &dst, c[2], budget, done, why);
     case WDDMSEG_OP_DISCARD:
         code = wddmseg_cmd_loc(s, &c[2], c[1], &s->cache[1], &dst, why);
+        if (!code && dst.kind == WDDMSEG_LOC_VRAM_PAGES) {
+            code = wddmseg_check_pages(s, &dst, why);
+        }
         if (code) {
             return code;
         }

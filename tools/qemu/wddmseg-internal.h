@@ -122,15 +122,16 @@ typedef enum WddmsegLocKind {
     WDDMSEG_LOC_APERTURE,       /* aperture segment seg from offset addr */
     WDDMSEG_LOC_PAGES,          /* page list at addr, from byte offset */
     WDDMSEG_LOC_DMA,            /* contiguous system memory from addr */
+    WDDMSEG_LOC_VRAM_PAGES,     /* VRAM page list of segment seg at addr */
 } WddmsegLocKind;
 
 typedef struct WddmsegLoc {
     WddmsegLocKind kind;
-    unsigned int seg;           /* APERTURE: segment index (id - 1) */
+    unsigned int seg;           /* APERTURE, VRAM_PAGES: index (id - 1) */
     uint64_t addr;              /* see WddmsegLocKind */
-    uint64_t offset;            /* PAGES: byte offset into the memory */
+    uint64_t offset;            /* (VRAM_)PAGES: byte offset into memory */
     uint64_t size;              /* bytes the command covers */
-    WddmsegListCache *cache;    /* PAGES */
+    WddmsegListCache *cache;    /* (VRAM_)PAGES */
 } WddmsegLoc;
 
 /* A run of a location: contiguous VRAM, or contiguous system memory. */

@@ -101,6 +101,25 @@
  *                         100,000 live allocations: placement cost as the
  *                         number of allocations grows. Pairs per second.
  *
+ *   4 MiB at 90% full     wddmseg only, fragmentation: a second file
+ *                         churns the VRAM segment with allocations of
+ *                         mixed sizes (4 KiB to 2 MiB, only that segment
+ *                         supported; a fixed pseudo-random sequence) up
+ *                         to 90% occupancy (QUERY_SEGMENT usage) and
+ *                         keeps replacing random ones; then, 24 times, an
+ *                         allocation of 4 MiB while at least 4 MiB is
+ *                         free (releasing random ones first if not),
+ *                         released again after some more churn. The
+ *                         figure is how many of the 24 made the segment
+ *                         evict (its eviction count grew): with
+ *                         vram_blocks=0 ("one range", every placement
+ *                         contiguous, as before issue 17) and with
+ *                         vram_blocks=1 ("blocks", the default), in the
+ *                         same boot; the parameter is restored. The
+ *                         evictions in all and the time per 4 MiB
+ *                         placement are in the notes. Aim: no eviction
+ *                         with blocks, as the free space can hold them.
+ *
  * The create+destroy rows of all drivers are measured interleaved (for
  * each size and repeat one run of each driver in turn), so that they see
  * the same host. The ratio column (first driver / second) compares the
@@ -174,6 +193,7 @@ enum row {
 	R_FLIP_EVICT, R_FLIP_STAY,
 	R_EXIT_BUSY, R_EXIT_IDLE, R_CLOSE_BIG,
 	R_PLACE_1K, R_PLACE_100K,
+	R_FRAG_CONTIG, R_FRAG_BLOCKS,
 	R_REF,
 	R_COUNT,
 };
@@ -196,6 +216,8 @@ static const char * const row_name[R_COUNT] = {
 	[R_CLOSE_BIG]	= "close, 100,000 allocations of 4 KiB [ms]",
 	[R_PLACE_1K]	= "create+destroy, 1,000 live [1/s]",
 	[R_PLACE_100K]	= "create+destroy, 100,000 live [1/s]",
+	[R_FRAG_CONTIG]	= "4 MiB at 90% full: evicted, one range [#]",
+	[R_FRAG_BLOCKS]	= "4 MiB at 90% full: evicted, blocks [#]",
 	[R_REF]		= "reference: userspace memset [MiB/s]",
 };
 
@@ -212,7 +234,7 @@ struct col {
 	int fd;
 	int minor;
 	struct cell cell[R_COUNT];
-	char info[8][200];
+	char info[12][200];
 	unsigned int ninfo;
 };
 
@@ -891,6 +913,176 @@ static void bench_live(struct col *c)
 	}
 }
 
+/* ---- fragmentation: 4 MiB at 90% full -------------------------------- */
+
+#define VRAM_BLOCKS_PARAM	"/sys/module/wddmseg/parameters/vram_blocks"
+
+static int param_read(const char *path, char *buf, size_t len);
+static int param_write(const char *path, const char *val);
+#define FRAG_TRIALS		24
+#define FRAG_CHURN		1500
+#define FRAG_MAX		4096
+
+struct frag {
+	int fd;
+	uint64_t rng;
+	uint64_t size;		/* of the segment */
+	uint32_t h[FRAG_MAX];
+	unsigned int n;
+};
+
+static uint32_t frag_rand(struct frag *f)
+{
+	f->rng ^= f->rng << 13;
+	f->rng ^= f->rng >> 7;
+	f->rng ^= f->rng << 17;
+	return f->rng >> 32;
+}
+
+/* Usage and eviction count of the VRAM segment. */
+static int frag_seg(struct frag *f, uint64_t *usage, uint64_t *evictions)
+{
+	struct drm_wddmseg_query_segment qs;
+	int ret = wddmseg_query_segment(f->fd, wddmseg_vram_id, NULL, 0, &qs);
+
+	if (ret)
+		return ret;
+	f->size = qs.size;
+	*usage = qs.usage_bytes;
+	if (evictions)
+		*evictions = qs.eviction_count;
+	return 0;
+}
+
+static int frag_create(struct frag *f, uint64_t size, uint32_t *h)
+{
+	struct wddmseg_allocation_desc a = {
+		.size = size,
+		.supported_segments = WDDMSEG_SEGMENT_BIT(wddmseg_vram_id),
+		.preferred = { wddmseg_vram_id },
+	};
+
+	return wddmseg_create_allocation(f->fd, &a, h);
+}
+
+static void frag_drop(struct frag *f)
+{
+	unsigned int i = frag_rand(f) % f->n;
+
+	wddmseg_destroy_allocation(f->fd, f->h[i]);
+	f->h[i] = f->h[--f->n];
+}
+
+/* One churn step: below 90%, a new allocation of a mixed size; else drop. */
+static int frag_step(struct frag *f)
+{
+	static const uint64_t mix[] = {
+		4096, 4096, 16384, 65536, 65536, 262144, 1 << 20, 2 << 20
+	};
+	uint64_t usage;
+	int ret = frag_seg(f, &usage, NULL);
+
+	if (ret)
+		return ret;
+	if (usage < f->size / 10 * 9 && f->n < FRAG_MAX) {
+		ret = frag_create(f, mix[frag_rand(f) % ARRAY_SIZE(mix)],
+				  &f->h[f->n]);
+		if (!ret)
+			f->n++;
+		return ret;
+	}
+	if (f->n)
+		frag_drop(f);
+	return 0;
+}
+
+/*
+ * One run in the current vram_blocks mode: how many of FRAG_TRIALS 4 MiB
+ * placements made the segment evict; *evictions all their evictions,
+ * *ms the mean time of a placement.
+ */
+static int frag_run(struct col *c, unsigned int *needed, uint64_t *evictions,
+		    double *ms)
+{
+	struct frag *f = calloc(1, sizeof(*f));
+	uint64_t usage, ev0 = 0, ev1 = 0;
+	unsigned int t, k;
+	double t0, spent = 0;
+	uint32_t big;
+	int ret = 0;
+
+	if (!f)
+		return -ENOMEM;
+	f->rng = 0x9e3779b97f4a7c15ULL;
+	f->fd = open(c->node, O_RDWR | O_CLOEXEC);
+	if (f->fd < 0) {
+		ret = -errno;
+		free(f);
+		return ret;
+	}
+	*needed = 0;
+	*evictions = 0;
+	for (k = 0; k < FRAG_CHURN && !ret; k++)
+		ret = frag_step(f);
+	for (t = 0; t < FRAG_TRIALS && !ret; t++) {
+		for (k = 0; k < 50 && !ret; k++)
+			ret = frag_step(f);
+		/* at least 4 MiB free */
+		while (!ret && !(ret = frag_seg(f, &usage, &ev0)) &&
+		       f->size - usage < (4 << 20) && f->n)
+			frag_drop(f);
+		if (ret)
+			break;
+		t0 = now();
+		ret = frag_create(f, 4 << 20, &big);
+		spent += now() - t0;
+		if (ret)
+			break;
+		ret = frag_seg(f, &usage, &ev1);
+		if (ev1 > ev0) {
+			(*needed)++;
+			*evictions += ev1 - ev0;
+		}
+		wddmseg_destroy_allocation(f->fd, big);
+	}
+	*ms = t ? spent * 1000.0 / t : NA;
+	close(f->fd);
+	free(f);
+	return ret;
+}
+
+static void bench_frag(struct col *c)
+{
+	char saved[16] = "";
+	unsigned int i, needed = 0;
+	uint64_t ev = 0;
+	double ms = NA;
+	int ret;
+
+	if (param_read(VRAM_BLOCKS_PARAM, saved, sizeof(saved))) {
+		na(c, R_FRAG_CONTIG, "no parameter vram_blocks");
+		na(c, R_FRAG_BLOCKS, "no parameter vram_blocks");
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		enum row r = i ? R_FRAG_BLOCKS : R_FRAG_CONTIG;
+
+		ret = param_write(VRAM_BLOCKS_PARAM, i ? "1" : "0");
+		if (!ret)
+			ret = frag_run(c, &needed, &ev, &ms);
+		if (ret) {
+			na(c, r, "%s", strerror(-ret));
+			continue;
+		}
+		c->cell[r].runs[c->cell[r].nruns++] = needed;
+		done(c, r);
+		info(c, "4 MiB at 90%% full, %s: %u of %u placements evicted (%llu evictions), %.2f ms each",
+		     i ? "blocks" : "one range", needed, FRAG_TRIALS,
+		     (unsigned long long)ev, ms);
+	}
+	param_write(VRAM_BLOCKS_PARAM, saved);
+}
+
 static void bench_wddmseg(struct col *c)
 {
 	unsigned int i;
@@ -904,6 +1096,7 @@ static void bench_wddmseg(struct col *c)
 	}
 	/* create+destroy: bench_alloc_all() */
 	bench_evict(c);
+	bench_frag(c);
 	bench_exit(c, R_EXIT_IDLE, false);
 	bench_exit(c, R_EXIT_BUSY, true);
 	bench_live(c);
@@ -1624,6 +1817,8 @@ static void fmt_value(char *buf, size_t len, enum row r, double v)
 {
 	if (v == NA)
 		snprintf(buf, len, "n/a");
+	else if (r == R_FRAG_CONTIG || r == R_FRAG_BLOCKS)
+		snprintf(buf, len, "%.0f", v);
 	else if (r == R_EVICT_SIZE || v < 100)
 		snprintf(buf, len, "%.1f", v);
 	else

@@ -488,6 +488,8 @@ struct drm_wddmseg_gem_mmap_offset {
 /* Values of &drm_wddmseg_gem_info.state */
 #define WDDMSEG_STATE_PINNED		(1u << 0)	/* never evicted */
 #define WDDMSEG_STATE_RESIDENT		(1u << 1)	/* in a device segment */
+/* In several ranges of the segment; @offset is the first page's. */
+#define WDDMSEG_STATE_BLOCKS		(1u << 2)
 
 /**
  * struct drm_wddmseg_gem_info - where an allocation lives
@@ -499,7 +501,10 @@ struct drm_wddmseg_gem_info {
 	__u32 handle;
 	/** @segment_id: out: current segment, 0 for system memory. */
 	__u32 segment_id;
-	/** @offset: out: byte offset inside the segment. */
+	/**
+	 * @offset: out: byte offset inside the segment (of the first page
+	 * with WDDMSEG_STATE_BLOCKS).
+	 */
 	__u64 offset;
 	/** @size: out: bytes. */
 	__u64 size;

@@ -3,9 +3,9 @@
  *
  * wddmseg qtests: the copy engine. Ring setup, every opcode (FENCE,
  * TRANSFER, FILL, DISCARD, READ/WRITE_PHYSICAL, MAP/UNMAP_APERTURE, NOP
- * padding and wrap-around), every fault and the recovery from it,
- * injected faults and hangs, pausing, INTx and MSI-X, long transfers
- * over several bottom-half runs.
+ * padding and wrap-around), VRAM page-list locations, every fault and
+ * the recovery from it, injected faults and hangs, pausing, INTx and
+ * MSI-X, long transfers over several bottom-half runs.
  *
  * Rings, page lists and system pages live in guest RAM (wddmseg-qtest.h
  * has the map), written over qtest. The engine runs in a bottom half
@@ -329,6 +329,122 @@ static void test_fill(void)
     wdev_stop(d);
 }
 
+/* ---- VRAM page lists ----------------------------------------------------- */
+
+static WLoc vlist_loc(uint64_t id, uint64_t list, uint64_t off)
+{
+    return (WLoc){ { id | WDDMSEG_LOC_VRAM_LIST, list, off } };
+}
+
+/*
+ * Device 1.6: VRAM of a memory segment through a list of its pages, for
+ * every command that takes a loc. The pages are out of order, two of them
+ * adjacent (merged into one run); offsets into the list start mid-page.
+ */
+static void test_vram_list(void)
+{
+    WDev *d = engine_start("", 0);
+    /* Byte offsets in segment 2 and in segment 1. */
+    const uint64_t v2[] = { 0x5000, 0x2000, 0x3000, 0x9000 };
+    const uint64_t v1[] = { 0x48000, 0x41000, 0x47000 };
+    const uint64_t sys[] = { WQ_SYS + 0x2000, WQ_SYS + 0x7000 };
+    const uint64_t bad[] = { 0x1000, 64 * MiB };
+    const uint64_t odd = 0x1800;
+
+    check_eq(WDDMSEG_VERSION_MINOR(rd(d, WDDMSEG_REG_VERSION)),
+             WDDMSEG_VERSION_MINOR_VRAM_LIST,
+             "VERSION: 1.%u, VRAM page lists",
+             WDDMSEG_VERSION_MINOR_VRAM_LIST);
+    ring_enable(d, WQ_RING, 64 << 10);
+    qtest_memset(d->qts, WQ_SYS, 0x5a, 0x40000);
+    write_list(d, WQ_LIST, v2, 4);
+    write_list(d, WQ_LIST + 0x1000, v1, 3);
+    write_list(d, WQ_LIST + 0x2000, sys, 2);
+
+    /* FILL through the list, 0x600 into its memory. */
+    c_fill(d, 0x3000, 0x0badf00d, vlist_loc(2, WQ_LIST, 0x600));
+    run(d);
+    check_idle(d, "FILL of a VRAM page list");
+    check_eq(peek(d, SEG2 + 0x55fc), 0, "FILL: bytes before the offset");
+    check_eq(peek(d, SEG2 + 0x5600), 0x0badf00d,
+             "FILL: first word, in page 0 of the list (0x5000)");
+    check_eq(peek(d, SEG2 + 0x2000), 0x0badf00d,
+             "FILL: page 1 of the list (0x2000)");
+    check_eq(peek(d, SEG2 + 0x3ffc), 0x0badf00d,
+             "FILL: end of page 2 of the list (0x3000)");
+    check_eq(peek(d, SEG2 + 0x95fc), 0x0badf00d,
+             "FILL: last word, in page 3 of the list (0x9000)");
+    check_eq(peek(d, SEG2 + 0x9600), 0, "FILL: bytes past the end");
+    check_eq(peek(d, SEG2 + 0x4000), 0, "FILL: pages not in the list");
+
+    /* TRANSFER: contiguous VRAM -> VRAM list -> page list. */
+    for (size_t i = 0; i < G_N_ELEMENTS(marks); i++) {
+        vram_wr(d, 0x10000 + marks[i], mark(marks[i]));
+    }
+    c_transfer(d, 0x3000, seg_loc(1, 0x10000), vlist_loc(1, WQ_LIST + 0x1000,
+                                                         0));
+    c_transfer(d, 0x2000, vlist_loc(1, WQ_LIST + 0x1000, 0x1000),
+               list_loc(WQ_LIST + 0x2000, 0));
+    run(d);
+    check_idle(d, "TRANSFER into and out of a VRAM page list");
+    for (size_t i = 0; i < G_N_ELEMENTS(marks); i++) {
+        uint64_t a = pl_addr(v1, 0, marks[i]);
+
+        check_eq(vram_rd(d, a), mark(marks[i]),
+                 "TRANSFER VRAM -> VRAM list: byte 0x%" PRIx64
+                 " at VRAM 0x%" PRIx64, marks[i], a);
+    }
+    check_eq(ram_rd(d, WQ_SYS + 0x2200), mark(0x1200),
+             "TRANSFER VRAM list from byte 0x1000 -> page list: byte 0x1200");
+    check_eq(ram_rd(d, WQ_SYS + 0x2a00), mark(0x1a00), "... byte 0x1a00");
+    check_eq(ram_rd(d, WQ_SYS + 0x79fc), mark(0x29fc),
+             "... byte 0x29fc, in the second system page");
+    check_eq(ram_rd(d, WQ_SYS + 0x7ffc), mark(0x2ffc), "... byte 0x2ffc");
+    check_eq(ram_rd(d, WQ_SYS + 0x3000), 0x5a5a5a5a,
+             "... pages not in the lists untouched");
+
+    /* DISCARD checks every page; a whole list of one page is fine. */
+    c_discard(d, 0x4000, vlist_loc(2, WQ_LIST, 0));
+    run(d);
+    check_idle(d, "DISCARD of a VRAM page list");
+
+    /* Faults. */
+    write_list(d, WQ_LIST + 0x3000, bad, 2);
+    fault_begin(d);
+    c_fill(d, 0x2000, 0, vlist_loc(1, WQ_LIST + 0x3000, 0));
+    fault_end(d, WDDMSEG_FAULT_OUT_OF_RANGE,
+              "FILL reaching a VRAM list entry at the end of the segment");
+    check_eq(vram_rd(d, 0x1000), 0, "... the page before it was filled");
+    fault_begin(d);
+    c_discard(d, 0x2000, vlist_loc(1, WQ_LIST + 0x3000, 0));
+    fault_end(d, WDDMSEG_FAULT_OUT_OF_RANGE,
+              "DISCARD of a VRAM list with an entry outside the segment");
+    fault_begin(d);
+    c_transfer(d, 0x10, vlist_loc(2, WQ_LIST + 0x3000, 0x1000),
+               seg_loc(1, 0));
+    fault_end(d, WDDMSEG_FAULT_OUT_OF_RANGE,
+              "TRANSFER from a VRAM list entry outside the segment");
+    write_list(d, WQ_LIST + 0x4000, &odd, 1);
+    fault_begin(d);
+    c_transfer(d, 0x10, seg_loc(1, 0), vlist_loc(2, WQ_LIST + 0x4000, 0));
+    fault_end(d, WDDMSEG_FAULT_BAD_PACKET,
+              "VRAM list entry not 4 KiB aligned");
+    fault_begin(d);
+    c_transfer(d, 0x10, seg_loc(1, 0), vlist_loc(0, WQ_LIST, 0));
+    fault_end(d, WDDMSEG_FAULT_BAD_PACKET, "VRAM list of segment id 0");
+    fault_begin(d);
+    c_transfer(d, 0x10, seg_loc(1, 0), vlist_loc(3, WQ_LIST, 0));
+    fault_end(d, WDDMSEG_FAULT_BAD_PACKET, "VRAM list of an aperture");
+    fault_begin(d);
+    c_transfer(d, 0x10, seg_loc(1, 0), vlist_loc(4, WQ_LIST, 0));
+    fault_end(d, WDDMSEG_FAULT_BAD_PACKET, "VRAM list of no segment");
+    fault_begin(d);
+    c_transfer(d, 0x10, seg_loc(1, 0), vlist_loc(2, WQ_LIST + 4, 0));
+    fault_end(d, WDDMSEG_FAULT_BAD_PACKET,
+              "VRAM list not 8-byte aligned");
+    wdev_stop(d);
+}
+
 /* ---- MAP_APERTURE / UNMAP_APERTURE --------------------------------------- */
 
 static void test_map_aperture(void)
@@ -464,9 +580,9 @@ static void test_faults(void)
     fault_end(d, WDDMSEG_FAULT_BAD_PACKET, "loc word 2 not zero");
     fault_begin(d);
     EMIT(d, hdr(WDDMSEG_OP_TRANSFER, WDDMSEG_TRANSFER_QWORDS), 0x10,
-         BIT_ULL(32) | 1, 0, 0, 2, 0, 0);
+         BIT_ULL(33) | 1, 0, 0, 2, 0, 0);
     fault_end(d, WDDMSEG_FAULT_BAD_PACKET,
-              "loc segment id word bits 32..63 not zero");
+              "loc segment id word bits 33..63 not zero");
     fault_begin(d);
     c_transfer(d, 0x10, seg_loc(1, 0), list_loc(WQ_LIST + 4, 0));
     fault_end(d, WDDMSEG_FAULT_BAD_PACKET, "page list not 8-byte aligned");
@@ -885,6 +1001,7 @@ int main(int argc, char **argv)
     wq_add("engine/fence", test_fence);
     wq_add("engine/transfer", test_transfer);
     wq_add("engine/fill-discard", test_fill);
+    wq_add("engine/vram-list", test_vram_list);
     wq_add("engine/map-aperture", test_map_aperture);
     wq_add("engine/wrap", test_wrap);
     wq_add("engine/faults", test_faults);

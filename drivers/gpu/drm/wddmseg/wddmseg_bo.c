@@ -62,7 +62,13 @@ static void wddmseg_place(struct wddmseg_bo *bo, struct ttm_place *pl, u32 id,
 	pl->mem_type = wdev->mem_type[id - 1];
 	if (bo->flags & WDDMSEG_ALLOC_FROM_END_OF_SEGMENT)
 		pl->flags |= TTM_PL_FLAG_TOPDOWN;
-	if (bo->flags & WDDMSEG_ALLOC_ACCESSED_PHYSICALLY)
+	/*
+	 * One range where something reads VRAM linearly (DOC: VRAM made of
+	 * blocks): AccessedPhysically (a GPU address), the display's Overlay
+	 * and Capture, kernel mappings.
+	 */
+	if ((bo->flags & WDDMSEG_ALLOC_ACCESSED_PHYSICALLY) ||
+	    wddmseg_bo_pinned_kind(bo) || bo->contiguous)
 		pl->flags |= TTM_PL_FLAG_CONTIGUOUS;
 	/* Overlays and captures may only take the last 20% of a segment. */
 	if (wddmseg_bo_pinned_kind(bo))
@@ -654,7 +660,9 @@ int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo)
 	if (ret)
 		return ret;
 	cur = wddmseg_res_segment(wdev, bo->tbo.resource);
-	if (!cur || !(mask & WDDMSEG_SEGMENT_BIT(cur))) {
+	/* The scanout reads one range: a resource made of blocks moves. */
+	if (!cur || !(mask & WDDMSEG_SEGMENT_BIT(cur)) ||
+	    !wddmseg_mgr_res_contiguous(bo->tbo.resource)) {
 		if (bo->tbo.pin_count) {
 			drm_dbg_kms(&wdev->drm, "scanout: pinned in segment %u, not DirectFlip\n",
 				    cur);
@@ -663,8 +671,10 @@ int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo)
 		}
 		for (i = 0; bo->preferred[i]; i++) {
 			id = bo->preferred[i];
-			if (mask & WDDMSEG_SEGMENT_BIT(id))
-				wddmseg_place(bo, &places[n++], id, 0);
+			if (!(mask & WDDMSEG_SEGMENT_BIT(id)))
+				continue;
+			wddmseg_place(bo, &places[n], id, 0);
+			places[n++].flags |= TTM_PL_FLAG_CONTIGUOUS;
 		}
 		wddmseg_placement_init(&placement, places, n, 0);
 		ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
@@ -777,6 +787,15 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	ret = wddmseg_bo_give_resource(bo, &ctx);
 	if (ret)
 		goto out;
+	/* ttm_bo_vmap() maps VRAM from its first page on: one range. */
+	bo->contiguous = true;
+	if (wddmseg_res_segment(bo_wdev(bo), bo->tbo.resource) &&
+	    !wddmseg_mgr_res_contiguous(bo->tbo.resource)) {
+		wddmseg_bo_placement(bo, false);
+		ret = ttm_bo_validate(&bo->tbo, &bo->placement, &ctx);
+		if (ret)
+			goto out;
+	}
 	lret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
 				     MAX_SCHEDULE_TIMEOUT);
 	if (lret < 0) {
@@ -1213,6 +1232,8 @@ int wddmseg_ioctl_gem_info(struct drm_device *drm, void *data,
 		args->segment_id = wddmseg_res_segment(wdev, res);
 		if (args->segment_id)
 			args->offset = (u64)res->start << PAGE_SHIFT;
+		if (args->segment_id && !wddmseg_mgr_res_contiguous(res))
+			args->state |= WDDMSEG_STATE_BLOCKS;
 		args->size = bo->tbo.base.size;
 		args->flags = bo->flags;
 		if (bo->tbo.pin_count)

@@ -116,6 +116,10 @@ struct wddmseg_violation {
  * @allocations: resources allocated now
  * @pinned_pages: pages of pinned allocations now in the segment
  * @evictions: allocations evicted out of the segment so far
+ * @blocks: memory segments of a device that takes VRAM page lists: an
+ *	allocation that needs no contiguous memory may be made of several
+ *	ranges (DOC: VRAM made of blocks)
+ * @scattered: placements that needed more than one range, so far
  * @zeroed: memory segments only (NULL for apertures): one bit per page of
  *	the segment, set while the page is free and known to hold zeroes
  *	once the paging work queued so far has run (a wipe on release, the
@@ -142,6 +146,8 @@ struct wddmseg_mgr {
 	atomic64_t allocations;
 	atomic64_t pinned_pages;
 	atomic64_t evictions;
+	bool blocks;
+	atomic64_t scattered;
 	unsigned long *zeroed;
 	atomic64_t fills_skipped;
 	atomic64_t wipes_skipped;
@@ -251,11 +257,13 @@ struct wddmseg_job {
 /**
  * struct wddmseg_loc - a memory location of a paging command
  * @segment_id: segment, or 0 for system memory through a page list
+ * @vram_list: @segment_id's VRAM through a page list (device 1.6)
  * @addr: byte offset in the segment, or DMA address of the page list
- * @offset: with segment 0, byte offset into the listed memory
+ * @offset: with a page list, byte offset into the listed memory
  */
 struct wddmseg_loc {
 	u32 segment_id;
+	bool vram_list;
 	u64 addr;
 	u64 offset;
 };
@@ -474,6 +482,8 @@ struct wddmseg_kept;
  * @seal_nonce: the nonce of that encryption
  * @exposed: mapped by the CPU (mmap, vmap), exported, or the destination
  *	of a blit: its VRAM may have been written in place. Never cleared
+ * @contiguous: mapped by the kernel (vmap) once: every VRAM placement
+ *	asks for one range from then on. Set under the reservation
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -502,6 +512,7 @@ struct wddmseg_bo {
 	bool sealed;
 	u64 seal_nonce;
 	bool exposed;
+	bool contiguous;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)
@@ -618,6 +629,10 @@ struct wddmseg_mgr *wddmseg_mgr_res(struct wddmseg_device *wdev,
 				    const struct ttm_resource *res);
 u64 wddmseg_mgr_res_pages(struct ttm_resource *res);
 struct ttm_resource *wddmseg_mgr_node_res(struct drm_mm_node *node);
+bool wddmseg_mgr_node_is_first(const struct drm_mm_node *node);
+bool wddmseg_mgr_res_contiguous(const struct ttm_resource *res);
+u64 wddmseg_mgr_res_run(const struct ttm_resource *res, u64 page, u64 *run);
+u32 wddmseg_mgr_res_ranges(const struct ttm_resource *res);
 bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
 				 const struct ttm_resource *res);
 bool wddmseg_mgr_res_zeroed(const struct ttm_resource *res);
@@ -709,6 +724,7 @@ extern unsigned int wddmseg_keep_sysmem_mb;
 extern unsigned int wddmseg_fence_timeout_ms;
 extern unsigned int wddmseg_fence_spin_us;
 extern bool wddmseg_fbdev;
+extern bool wddmseg_vram_blocks;
 
 /* wddmseg_bo.c */
 extern const struct drm_gem_object_funcs wddmseg_gem_funcs;

@@ -35,11 +35,13 @@
 #define WDDMSEG_REG_VERSION		0x0004
 #define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
-#define   WDDMSEG_VERSION_CURRENT	0x00010005	/* 1.5 */
+#define   WDDMSEG_VERSION_CURRENT	0x00010006	/* 1.6 */
 /* Minor version from which TRANSFER_ENCRYPTED exists. */
 #define   WDDMSEG_VERSION_MINOR_ENCRYPTED	4
 /* Minor version from which the power model below exists. */
 #define   WDDMSEG_VERSION_MINOR_PM	5
+/* Minor version from which VRAM page-list locations exist. */
+#define   WDDMSEG_VERSION_MINOR_VRAM_LIST	6
 
 /*
  * Power (device 1.5). PCI config space has a power-management capability
@@ -314,11 +316,22 @@
  *   word 1: DMA address of an array of 64-bit DMA page addresses
  *           (4 KiB pages)
  *   word 2: byte offset into the memory that list describes
+ * or (device 1.6) VRAM of a memory segment described by a page list, the
+ * VRAM counterpart of an MDL, for allocations made of blocks:
+ *   word 0: segment id (bits 0..31), WDDMSEG_LOC_VRAM_LIST (bit 32),
+ *           mbz (33..63)
+ *   word 1: DMA address of an array of 64-bit byte offsets inside the
+ *           segment, each of a 4 KiB page (4 KiB aligned)
+ *   word 2: byte offset into the memory that list describes
+ * Each page of a VRAM list is range-checked when the engine reaches it
+ * (WDDMSEG_FAULT_OUT_OF_RANGE); the list of an aperture or an Agp
+ * segment, or of segment 0, faults with WDDMSEG_FAULT_BAD_PACKET.
  */
 #define WDDMSEG_CMD_HDR(op, qwords)	((op) | ((qwords) << 16))
 #define WDDMSEG_CMD_OPCODE(hdr)		((hdr) & 0xff)
 #define WDDMSEG_CMD_QWORDS(hdr)		(((hdr) >> 16) & 0xffff)
 #define WDDMSEG_LOC_QWORDS		3
+#define WDDMSEG_LOC_VRAM_LIST		BIT_ULL(32)
 #define WDDMSEG_HW_PAGE_SHIFT		12
 
 /* NOP: header only (any length, for padding). */

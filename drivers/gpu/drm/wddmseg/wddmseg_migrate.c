@@ -49,9 +49,11 @@ bool wddmseg_migrate_uses_engine(struct wddmseg_device *wdev)
  * @arena_off: in/out: where in the job's arena the list goes
  * @loc: filled in
  *
- * VRAM is a segment offset; system pages (system memory or an aperture
- * placement) are a page list written to the arena (WDDM's MDL) with the
- * byte offset into its first page.
+ * Contiguous VRAM is a segment offset; VRAM made of blocks is a list of
+ * its 4 KiB pages' segment offsets written to the arena, and system pages
+ * (system memory or an aperture placement) a page list (WDDM's MDL), each
+ * with the byte offset into its first page (wddmseg_res_loc_list() says
+ * which need a list).
  */
 static void wddmseg_res_loc(struct wddmseg_device *wdev,
 			    struct ttm_buffer_object *tbo,
@@ -66,14 +68,30 @@ static void wddmseg_res_loc(struct wddmseg_device *wdev,
 	__le64 *list;
 	u32 j, k = 0;
 
+	list = (__le64 *)(job->arena + *arena_off);
 	if (mgr && !mgr->manager.use_tt) {
 		loc->segment_id = mgr->segment_id;
-		loc->addr = ((u64)res->start << PAGE_SHIFT) + off;
-		loc->offset = 0;
+		if (wddmseg_mgr_res_contiguous(res)) {
+			loc->vram_list = false;
+			loc->addr = ((u64)res->start << PAGE_SHIFT) + off;
+			loc->offset = 0;
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			u64 run, pg = wddmseg_mgr_res_run(res, first + i, &run);
+
+			for (j = 0; j < sub; j++)
+				list[k++] = cpu_to_le64((pg << PAGE_SHIFT) +
+							j * WDDMSEG_HW_PAGE_SIZE);
+		}
+		loc->vram_list = true;
+		loc->addr = job->arena_dma + *arena_off;
+		loc->offset = offset_in_page(off);
+		*arena_off += k * sizeof(*list);
 		return;
 	}
 
-	list = (__le64 *)(job->arena + *arena_off);
+	loc->vram_list = false;
 	for (i = 0; i < n; i++)
 		for (j = 0; j < sub; j++)
 			list[k++] = cpu_to_le64(tbo->ttm->dma_address[first + i] +
@@ -82,6 +100,15 @@ static void wddmseg_res_loc(struct wddmseg_device *wdev,
 	loc->addr = job->arena_dma + *arena_off;
 	loc->offset = offset_in_page(off);
 	*arena_off += k * sizeof(*list);
+}
+
+/* Whether wddmseg_res_loc() writes a list for @res: not for contiguous VRAM. */
+static bool wddmseg_res_loc_list(struct wddmseg_device *wdev,
+				 struct ttm_resource *res)
+{
+	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
+
+	return !mgr || mgr->manager.use_tt || !wddmseg_mgr_res_contiguous(res);
 }
 
 /**
@@ -135,7 +162,9 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 		struct dma_fence *f;
 
 		n = min_t(pgoff_t, WDDMSEG_MOVE_CHUNK_PAGES, pages - first);
-		lists = (old_tt && !clear && !new_tt) + new_tt;
+		lists = (!clear && !(old_tt && new_tt) &&
+			 wddmseg_res_loc_list(wdev, old_mem)) +
+			wddmseg_res_loc_list(wdev, new_mem);
 		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd),
 					     lists * n * sub * 8, &job);
 		if (ret)
@@ -243,6 +272,7 @@ static struct dma_fence *wddmseg_migrate_zero(struct wddmseg_device *wdev,
 		return ERR_PTR(ret);
 	}
 	loc.segment_id = mgr->segment_id;
+	loc.vram_list = false;
 	loc.addr = start << PAGE_SHIFT;
 	loc.offset = 0;
 	if (discard)
@@ -258,6 +288,39 @@ static struct dma_fence *wddmseg_migrate_zero(struct wddmseg_device *wdev,
 	fence = wddmseg_engine_commit(eng, &job);
 	mutex_unlock(&eng->lock);
 	return fence;
+}
+
+/*
+ * wddmseg_migrate_zero() over every range of @res, one job per range (a
+ * contiguous resource is one); the engine runs them in order, so the last
+ * job's fence is the resource's. If a later job cannot be queued, waits
+ * for the earlier ones and fails like one job would.
+ */
+static struct dma_fence *wddmseg_migrate_zero_res(struct wddmseg_device *wdev,
+						  struct wddmseg_mgr *mgr,
+						  struct ttm_resource *res,
+						  bool discard,
+						  const char *what)
+{
+	u64 page = 0, run, pages = wddmseg_mgr_res_pages(res);
+	struct dma_fence *last = NULL, *f;
+
+	while (page < pages) {
+		u64 start = wddmseg_mgr_res_run(res, page, &run);
+
+		f = wddmseg_migrate_zero(wdev, mgr, start, run, discard, what);
+		if (IS_ERR(f)) {
+			if (last) {
+				dma_fence_wait(last, false);
+				dma_fence_put(last);
+			}
+			return f;
+		}
+		dma_fence_put(last);
+		last = f;
+		page += run;
+	}
+	return last;
 }
 
 /**
@@ -276,8 +339,7 @@ struct dma_fence *wddmseg_migrate_discard(struct wddmseg_device *wdev,
 					  struct wddmseg_mgr *mgr,
 					  struct ttm_resource *res)
 {
-	return wddmseg_migrate_zero(wdev, mgr, res->start,
-				    wddmseg_mgr_res_pages(res), true, "discard");
+	return wddmseg_migrate_zero_res(wdev, mgr, res, true, "discard");
 }
 
 /**
@@ -295,8 +357,7 @@ struct dma_fence *wddmseg_migrate_clear(struct wddmseg_device *wdev,
 					struct ttm_resource *res,
 					const char *what)
 {
-	return wddmseg_migrate_zero(wdev, mgr, res->start,
-				    wddmseg_mgr_res_pages(res), false, what);
+	return wddmseg_migrate_zero_res(wdev, mgr, res, false, what);
 }
 
 /**

@@ -16,9 +16,9 @@
 
 static void wddmseg_encode_loc(u64 *w, const struct wddmseg_loc *loc)
 {
-	w[0] = loc->segment_id;
+	w[0] = loc->segment_id | (loc->vram_list ? WDDMSEG_LOC_VRAM_LIST : 0);
 	w[1] = loc->addr;
-	w[2] = loc->segment_id ? 0 : loc->offset;
+	w[2] = loc->segment_id && !loc->vram_list ? 0 : loc->offset;
 }
 
 /**

@@ -45,3 +45,14 @@ MODULE_PARM_DESC(fence_spin_us,
 bool wddmseg_fbdev = true;
 module_param_named(fbdev, wddmseg_fbdev, bool, 0444);
 MODULE_PARM_DESC(fbdev, "fbdev emulation on the scanout (console on the display; pins a framebuffer in a DirectFlip segment while shown) [default=on]");
+
+/*
+ * Allocations that need no contiguous VRAM may be made of several ranges
+ * (device 1.6 and later) when no single range is free; 0 asks every VRAM
+ * placement for one range, as before (DOC: VRAM made of blocks). `make
+ * bench` switches it to count the evictions either way in one run.
+ */
+bool wddmseg_vram_blocks = true;
+module_param_named(vram_blocks, wddmseg_vram_blocks, bool, 0644);
+MODULE_PARM_DESC(vram_blocks,
+		 "Place allocations that need no contiguous VRAM in several ranges when no single range is free (default 1; 0: one range each)");

@@ -135,7 +135,7 @@ static struct wddmseg_bo *wddmseg_pm_next(struct wddmseg_mgr *mgr, u64 *pos)
 	drm_mm_for_each_node(node, &mgr->mm) {
 		struct ttm_resource *res;
 
-		if (node->start < *pos)
+		if (node->start < *pos || !wddmseg_mgr_node_is_first(node))
 			continue;
 		*pos = node->start + node->size;
 		res = wddmseg_mgr_node_res(node);

@@ -563,11 +563,28 @@ static int wddmseg_io_mem_reserve(struct ttm_device *bdev,
 	if (!(mgr->desc->flags & DXGK_SEGFLAG_CPU_VISIBLE))
 		return -EINVAL;	/* not reachable by the CPU */
 
+	/*
+	 * The first page's: TTM maps the whole resource from there only for
+	 * kernel mappings, which ask for contiguous VRAM (wddmseg_gem_vmap());
+	 * faults go page by page through wddmseg_io_mem_pfn().
+	 */
 	res->bus.offset = mgr->desc->cpu_translated_address +
 			  ((u64)res->start << PAGE_SHIFT);
 	res->bus.is_iomem = true;
 	res->bus.caching = ttm_write_combined;
 	return 0;
+}
+
+/* The bus page of page @page_offset of a VRAM resource, for CPU faults. */
+static unsigned long wddmseg_io_mem_pfn(struct ttm_buffer_object *tbo,
+					unsigned long page_offset)
+{
+	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
+	struct ttm_resource *res = tbo->resource;
+	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
+	u64 run, page = wddmseg_mgr_res_run(res, page_offset, &run);
+
+	return PHYS_PFN(mgr->desc->cpu_translated_address) + page;
 }
 
 /*
@@ -733,7 +750,7 @@ static int wddmseg_access_memory(struct ttm_buffer_object *tbo,
 	struct ttm_resource *res = tbo->resource;
 	struct wddmseg_mgr *mgr = res ? wddmseg_mgr_res(wdev, res) : NULL;
 	u64 size, gpu_addr;
-	int ret, idx;
+	int ret, idx, done;
 
 	if (!mgr || len <= 0)
 		return -EIO;
@@ -751,11 +768,27 @@ static int wddmseg_access_memory(struct ttm_buffer_object *tbo,
 		WRITE_ONCE(to_wddmseg_bo(tbo)->exposed, true);
 	if (!drm_dev_enter(&wdev->drm, &idx))
 		return -ENODEV;
-	gpu_addr = mgr->desc->base_address + ((u64)res->start << PAGE_SHIFT) +
-		   offset;
-	ret = wddmseg_migrate_access(wdev, tbo, mgr, gpu_addr, buf, len, write);
+	/* Range by range: VRAM made of blocks is contiguous within each. */
+	done = 0;
+	ret = 0;
+	while (done < len) {
+		u64 at = offset + done, run;
+		int n;
+
+		gpu_addr = mgr->desc->base_address +
+			   (wddmseg_mgr_res_run(res, at >> PAGE_SHIFT, &run) <<
+			    PAGE_SHIFT) + offset_in_page(at);
+		n = min_t(u64, len - done,
+			  (run << PAGE_SHIFT) - offset_in_page(at));
+		ret = wddmseg_migrate_access(wdev, tbo, mgr, gpu_addr,
+					     buf + done, n, write);
+		if (ret > 0)
+			done += ret;
+		if (ret != n)
+			break;
+	}
 	drm_dev_exit(idx);
-	return ret;
+	return done ? done : ret;
 }
 
 static struct ttm_device_funcs wddmseg_ttm_funcs = {
@@ -768,6 +801,7 @@ static struct ttm_device_funcs wddmseg_ttm_funcs = {
 	.move = wddmseg_bo_move,
 	.delete_mem_notify = wddmseg_bo_delete_mem_notify,
 	.io_mem_reserve = wddmseg_io_mem_reserve,
+	.io_mem_pfn = wddmseg_io_mem_pfn,
 	.release_notify = wddmseg_bo_release_notify,
 	.access_memory = wddmseg_access_memory,
 };

@@ -111,6 +111,7 @@ void wddmseg_vram_page_io(struct wddmseg_device *wdev,
 {
 	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
 	void *vaddr;
+	u64 run;
 
 	if (!mgr || mgr->manager.use_tt) {
 		vaddr = kmap_local_page(tbo->ttm->pages[i]);
@@ -124,6 +125,6 @@ void wddmseg_vram_page_io(struct wddmseg_device *wdev,
 
 	wddmseg_vram_io(wdev, mgr->desc->flags & DXGK_SEGFLAG_CPU_VISIBLE,
 			mgr->desc->base_address +
-			((u64)(res->start + i) << PAGE_SHIFT),
+			(wddmseg_mgr_res_run(res, i, &run) << PAGE_SHIFT),
 			buf, PAGE_SIZE, to_res);
 }

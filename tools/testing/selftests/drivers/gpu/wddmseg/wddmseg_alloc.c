@@ -1623,6 +1623,186 @@ TEST_F(alloc, gpu_view)
 	}
 }
 
+/* Sort handles by their offset in the segment (GEM_INFO). */
+static int fd_for_sort;
+
+static int by_offset(const void *a, const void *b)
+{
+	struct drm_wddmseg_gem_info ia, ib;
+
+	wddmseg_query_allocation(fd_for_sort, *(const uint32_t *)a, &ia);
+	wddmseg_query_allocation(fd_for_sort, *(const uint32_t *)b, &ib);
+	return ia.offset < ib.offset ? -1 : ia.offset > ib.offset;
+}
+
+#define FRAG_CHUNK	(128 * SZ_4K)
+#define FRAG_MAX	64
+
+/*
+ * Non-contiguous VRAM (DOC: VRAM made of blocks). Visible VRAM is
+ * filled with 512 KiB allocations, then every other one (in address
+ * order) is released: several MiB are free, no free range is 1 MiB. An
+ * allocation of 2 MiB or more that needs no contiguity is placed there
+ * made of blocks (WDDMSEG_STATE_BLOCKS), evicting nothing (the segment's
+ * and every allocation's eviction counters); the CPU writes it through
+ * its mapping (page by page faults), the GPU sees it page by page at the
+ * addresses it reads from, and the content survives an eviction and a
+ * return (Transfers from and into VRAM page lists). An AccessedPhysically
+ * allocation of the same size must be one range (GEM_INFO offset + size
+ * read back at consecutive GPU addresses), so it evicts or does not fit.
+ */
+TEST_F_TIMEOUT(alloc, vram_blocks, 120)
+{
+	const uint32_t vis = BIT(SEG_VIS);
+	struct drm_wddmseg_query_segment qs;
+	struct drm_wddmseg_gem_info info;
+	uint32_t hs[FRAG_MAX], big, phys;
+	uint64_t free_bytes, size, ev0;
+	unsigned int i, n, kept = 0;
+	void *p;
+
+	NEED_DEF();
+	qseg(_metadata, self->fd, SEG_VIS, &qs);
+	free_bytes = qs.size - qs.usage_bytes;
+	n = free_bytes / FRAG_CHUNK;
+	if (n > FRAG_MAX)
+		n = FRAG_MAX;
+	if (n < 8)
+		SKIP(return, "visible VRAM has %" PRIu64 " KiB free", free_bytes >> 10);
+	for (i = 0; i < n; i++) {
+		struct wddmseg_allocation_desc a = {
+			.size = FRAG_CHUNK,
+			.flags = WDDMSEG_ALLOC_CPU_VISIBLE,
+			.supported_segments = vis,
+			.preferred = { SEG_VIS },
+		};
+
+		hs[i] = create_ok(_metadata, self->fd, &a);
+		ASSERT_EQ(SEG_VIS, seg_of(_metadata, self->fd, hs[i]));
+	}
+	fd_for_sort = self->fd;
+	qsort(hs, n, sizeof(hs[0]), by_offset);
+	for (i = 0; i < n; i++) {
+		if (i % 2) {
+			ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, hs[i]));
+			continue;
+		}
+		hs[kept++] = hs[i];
+	}
+	/* Their neighbours' content must stay theirs (mappings, Transfers). */
+	for (i = 0; i < kept; i++) {
+		p = map_ok(_metadata, self->fd, hs[i], FRAG_CHUNK);
+		pattern_fill(p, FRAG_CHUNK, 0x4b00 + i);
+		munmap(p, FRAG_CHUNK);
+	}
+	/* Free now: what was free beside them, plus the released ones. */
+	qseg(_metadata, self->fd, SEG_VIS, &qs);
+	free_bytes = qs.size - qs.usage_bytes;
+	size = (n / 2) * FRAG_CHUNK;
+	if (size > 4 * SZ_1M)
+		size = 4 * SZ_1M;
+	ASSERT_GE(free_bytes, size);
+	ASSERT_GE(size, 2 * SZ_1M);
+	ev0 = qs.eviction_count;
+
+	{
+		struct wddmseg_allocation_desc a = {
+			.size = size,
+			.flags = WDDMSEG_ALLOC_CPU_VISIBLE,
+			.supported_segments = vis,
+			.preferred = { SEG_VIS },
+		};
+
+		big = create_ok(_metadata, self->fd, &a);
+	}
+	info_of(_metadata, self->fd, big, &info);
+	ASSERT_EQ(SEG_VIS, info.segment_id)
+		TH_LOG("%" PRIu64 " KiB with %" PRIu64 " KiB free did not stay in visible VRAM",
+		       size >> 10, free_bytes >> 10);
+	EXPECT_TRUE(info.state & WDDMSEG_STATE_BLOCKS)
+		TH_LOG("no free range of %" PRIu64 " KiB, yet GEM_INFO says contiguous",
+		       size >> 10);
+	qseg(_metadata, self->fd, SEG_VIS, &qs);
+	EXPECT_EQ(ev0, qs.eviction_count)
+		TH_LOG("placing %" PRIu64 " KiB made of blocks evicted %" PRIu64 " allocations",
+		       size >> 10, qs.eviction_count - ev0);
+	for (i = 0; i < kept; i++) {
+		info_of(_metadata, self->fd, hs[i], &info);
+		EXPECT_EQ(SEG_VIS, info.segment_id);
+		EXPECT_EQ(0u, info.eviction_count);
+	}
+
+	/* CPU writes through the mapping, the GPU reads it page by page. */
+	p = map_ok(_metadata, self->fd, big, size);
+	pattern_fill(p, size, 0xb10c);
+	munmap(p, size);
+	/* Where GEM_INFO says the first page is, the GPU sees page 0. */
+	info_of(_metadata, self->fd, big, &info);
+	if (peek_available(self->def))
+		EXPECT_EQ(0u, gpu_check(_metadata, self->def,
+					qs.base_address + info.offset, SZ_4K,
+					0xb10c, SZ_4K, "first page of blocks"));
+	/* Transfers out of and back into VRAM made of blocks. */
+	move_ok(_metadata, self->fd, big, 0);
+	ASSERT_EQ(0u, seg_of(_metadata, self->fd, big));
+	p = map_ok(_metadata, self->fd, big, size);
+	EXPECT_EQ(0u, pattern_check(p, size, 0xb10c, NULL))
+		TH_LOG("content lost by the Transfer out of VRAM made of blocks");
+	munmap(p, size);
+	move_ok(_metadata, self->fd, big, SEG_VIS);
+	info_of(_metadata, self->fd, big, &info);
+	ASSERT_EQ(SEG_VIS, info.segment_id);
+	EXPECT_TRUE(info.state & WDDMSEG_STATE_BLOCKS);
+	p = map_ok(_metadata, self->fd, big, size);
+	EXPECT_EQ(0u, pattern_check(p, size, 0xb10c, NULL))
+		TH_LOG("content lost by the Transfer back into VRAM made of blocks");
+	munmap(p, size);
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, big));
+
+	/* AccessedPhysically: one range, or it does not fit without evicting. */
+	{
+		struct wddmseg_allocation_desc a = {
+			.size = size,
+			.flags = WDDMSEG_ALLOC_CPU_VISIBLE |
+				 WDDMSEG_ALLOC_ACCESSED_PHYSICALLY,
+			.supported_segments = vis,
+			.preferred = { SEG_VIS },
+		};
+		int ret = wddmseg_create_allocation(self->fd, &a, &phys);
+
+		if (ret) {
+			EXPECT_EQ(-ENOSPC, ret);
+		} else {
+			info_of(_metadata, self->fd, phys, &info);
+			EXPECT_FALSE(info.state & WDDMSEG_STATE_BLOCKS)
+				TH_LOG("an AccessedPhysically allocation is made of blocks");
+			qseg(_metadata, self->fd, SEG_VIS, &qs);
+			if (info.segment_id == SEG_VIS) {
+				EXPECT_LT(ev0, qs.eviction_count)
+					TH_LOG("one range of %" PRIu64 " KiB without an eviction: the segment was not fragmented",
+					       size >> 10);
+				p = map_ok(_metadata, self->fd, phys, size);
+				pattern_fill(p, size, 0xc0de);
+				munmap(p, size);
+				if (peek_available(self->def))
+					EXPECT_EQ(0u, gpu_check(_metadata, self->def,
+								qs.base_address + info.offset,
+								size, 0xc0de, 16 * SZ_4K,
+								"AccessedPhysically"))
+						TH_LOG("AccessedPhysically: not one range at its GPU address");
+			}
+			wddmseg_destroy_allocation(self->fd, phys);
+		}
+	}
+	for (i = 0; i < kept; i++) {
+		p = map_ok(_metadata, self->fd, hs[i], FRAG_CHUNK);
+		EXPECT_EQ(0u, pattern_check(p, FRAG_CHUNK, 0x4b00 + i, NULL))
+			TH_LOG("allocation %u of 512 KiB overwritten", i);
+		munmap(p, FRAG_CHUNK);
+		wddmseg_destroy_allocation(self->fd, hs[i]);
+	}
+}
+
 /*
  * ExistingSysMem: user pages become the backing store of an aperture
  * allocation without a copy (the GPU sees later CPU writes to them), stay
