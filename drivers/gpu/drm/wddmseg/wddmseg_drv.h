@@ -125,6 +125,11 @@ struct wddmseg_violation {
  *	pages were known to be zero
  * @wipes_skipped: releases that needed no wipe: the allocation held the
  *	zeroes it was given and was never written in place
+ * @transfer_out_bytes: bytes that moves of allocations out of the segment
+ *	copied out of it (Transfer, by the engine or the CPU)
+ * @discard_bytes: bytes that moves out of the segment gave up without a
+ *	copy (DiscardContent): GEM_EVICT with DISCARD, and evictions of
+ *	PermanentSysMem allocations, whose content is their permanent copy
  *
  * Memory segments and aperture segments share this manager: both are a
  * linear range of pages; an aperture's pages are bound to system pages in
@@ -145,6 +150,8 @@ struct wddmseg_mgr {
 	unsigned long *zeroed;
 	atomic64_t fills_skipped;
 	atomic64_t wipes_skipped;
+	atomic64_t transfer_out_bytes;
+	atomic64_t discard_bytes;
 };
 
 /**
@@ -474,6 +481,13 @@ struct wddmseg_kept;
  * @seal_nonce: the nonce of that encryption
  * @exposed: mapped by the CPU (mmap, vmap), exported, or the destination
  *	of a blit: its VRAM may have been written in place. Never cleared
+ * @perm_slot: PermanentSysMem: the record of @kept, allocated with the
+ *	allocation so that keeping its permanent copy cannot fail; NULL
+ *	while in use as @kept
+ * @perm_cpu_dirty: PermanentSysMem in a memory segment: the CPU may have
+ *	written the permanent copy since the segment's copy was last
+ *	brought up to date from it (DOC: PermanentSysMem); under the
+ *	reservation
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -502,6 +516,8 @@ struct wddmseg_bo {
 	bool sealed;
 	u64 seal_nonce;
 	bool exposed;
+	struct wddmseg_kept *perm_slot;
+	bool perm_cpu_dirty;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)
@@ -516,6 +532,12 @@ static inline struct wddmseg_bo *gem_to_wddmseg_bo(struct drm_gem_object *obj)
 
 #define WDDMSEG_ALLOC_ANY_PROTECTED	(WDDMSEG_ALLOC_PROTECTED | \
 					 WDDMSEG_ALLOC_HARDWARE_PROTECTED)
+
+/* PermanentSysMem: a system-memory copy for life (wddmseg_kept.c). */
+static inline bool wddmseg_bo_permanent(const struct wddmseg_bo *bo)
+{
+	return bo->flags & WDDMSEG_ALLOC_PERMANENT_SYSMEM;
+}
 
 /* Protected or HardwareProtected: see wddmseg_protect.c. */
 static inline bool wddmseg_bo_protected(const struct wddmseg_bo *bo)
@@ -653,6 +675,24 @@ bool wddmseg_kept_reuse(struct wddmseg_device *wdev, struct wddmseg_tt *wtt);
 void wddmseg_kept_mark(struct ttm_buffer_object *tbo, bool keep,
 		       struct dma_fence *fence);
 
+/**
+ * struct wddmseg_perm_copy - the permanent copy of a PermanentSysMem
+ *	allocation that is in a memory segment
+ * @pages: its pages
+ * @dma_address: their DMA addresses
+ * @caching: their caching
+ */
+struct wddmseg_perm_copy {
+	struct page **pages;
+	dma_addr_t *dma_address;
+	enum ttm_caching caching;
+};
+
+int wddmseg_perm_init(struct wddmseg_bo *bo);
+int wddmseg_perm_get(struct wddmseg_bo *bo, struct ttm_operation_ctx *ctx,
+		     struct wddmseg_perm_copy *copy);
+enum ttm_caching wddmseg_bo_caching(const struct wddmseg_bo *bo);
+
 /* wddmseg_vram.c */
 void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
 			     struct ttm_resource *res, struct ttm_tt *ttm);
@@ -685,6 +725,10 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 				       const struct drm_wddmseg_submit_blit *a,
 				       struct drm_gem_object *src,
 				       struct drm_gem_object *dst);
+struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
+					    struct ttm_buffer_object *tbo,
+					    const dma_addr_t *dma_address,
+					    u64 off, u64 len, bool to_vram);
 int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 			     struct ttm_buffer_object *tbo,
 			     struct ttm_resource *new_mem,

@@ -169,6 +169,9 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 					(u64)first << PAGE_SHIFT,
 					(u64)n << PAGE_SHIFT, &job, &arena, &dst);
 		}
+		if (!clear && !old_tt)
+			atomic64_add((u64)n << PAGE_SHIFT,
+				     &old_mgr->transfer_out_bytes);
 		trace_wddmseg_paging_op(old_tt && new_tt ? "aperture" :
 					clear ? "fill" :
 					crypt == WDDMSEG_CRYPT_ENCRYPT ? "transfer-encrypt" :
@@ -517,6 +520,105 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 	return last;
 }
 
+/* A page list (WDDM's MDL) over @dma_address, as wddmseg_res_loc() does. */
+static void wddmseg_pages_loc(const dma_addr_t *dma_address, u64 off, u64 len,
+			      struct wddmseg_job *job, u32 *arena_off,
+			      struct wddmseg_loc *loc)
+{
+	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	pgoff_t i, first = off >> PAGE_SHIFT;
+	pgoff_t n = DIV_ROUND_UP(offset_in_page(off) + len, PAGE_SIZE);
+	__le64 *list = (__le64 *)(job->arena + *arena_off);
+	u32 j, k = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < sub; j++)
+			list[k++] = cpu_to_le64(dma_address[first + i] +
+						j * WDDMSEG_HW_PAGE_SIZE);
+	loc->segment_id = WDDMSEG_SEGMENT_SYSTEM;
+	loc->addr = job->arena_dma + *arena_off;
+	loc->offset = offset_in_page(off);
+	*arena_off += k * sizeof(*list);
+}
+
+/**
+ * wddmseg_migrate_perm_sync - Transfer between a PermanentSysMem
+ *	allocation's segment copy and its permanent copy
+ * @wdev: device
+ * @tbo: reserved allocation in a memory segment
+ * @dma_address: DMA addresses of its permanent copy
+ * @off: first byte
+ * @len: bytes, a multiple of 4
+ * @to_vram: refresh the segment's copy from the permanent one, else
+ *	write the segment's bytes through to the permanent copy
+ *
+ * In jobs of WDDMSEG_BLIT_CHUNK bytes, behind earlier engine work
+ * (DOC: PermanentSysMem).
+ *
+ * Return: the last job's fence, or an ERR_PTR (-ENODEV without engine).
+ */
+struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
+					    struct ttm_buffer_object *tbo,
+					    const dma_addr_t *dma_address,
+					    u64 off, u64 len, bool to_vram)
+{
+	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, tbo->resource);
+	struct wddmseg_engine *eng = &wdev->engine;
+	const u32 list_bytes = (WDDMSEG_BLIT_CHUNK / PAGE_SIZE + 1) *
+			       (PAGE_SIZE >> WDDMSEG_HW_PAGE_SHIFT) * 8;
+	struct dma_fence *last = NULL, *f;
+	u64 done, n;
+	int ret = 0;
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(-ENODEV);
+	}
+	for (done = 0; done < len; done += n) {
+		u64 cmd[WDDMSEG_TRANSFER_QWORDS];
+		struct wddmseg_loc v, p;
+		struct wddmseg_job job;
+		u32 arena = 0, q;
+
+		n = min_t(u64, WDDMSEG_BLIT_CHUNK, len - done);
+		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd), list_bytes,
+					     &job);
+		if (ret)
+			break;
+		v.segment_id = mgr->segment_id;
+		v.addr = ((u64)tbo->resource->start << PAGE_SHIFT) + off + done;
+		v.offset = 0;
+		wddmseg_pages_loc(dma_address, off + done, n, &job, &arena, &p);
+		if (to_vram)
+			q = wddmseg_encode_transfer(cmd, n, &p, &v);
+		else
+			q = wddmseg_encode_transfer(cmd, n, &v, &p);
+		trace_wddmseg_paging_op(to_vram ? "perm-refresh" : "perm-write-through",
+					to_vram ? 0 : mgr->segment_id,
+					to_vram ? mgr->segment_id : 0, n,
+					eng->seqno + 1);
+		wddmseg_engine_emit(eng, &job, cmd, q);
+		f = wddmseg_engine_commit(eng, &job);
+		if (IS_ERR(f)) {
+			ret = PTR_ERR(f);
+			break;
+		}
+		dma_fence_put(last);
+		last = f;
+	}
+	mutex_unlock(&eng->lock);
+
+	if (ret) {
+		if (last) {
+			dma_fence_wait(last, false);
+			dma_fence_put(last);
+		}
+		return ERR_PTR(ret);
+	}
+	return last;
+}
+
 /**
  * wddmseg_migrate_cpu_copy - a move's Transfer (or Fill) by the CPU
  * @wdev: device
@@ -576,6 +678,8 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 	bounce = kzalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!bounce)
 		return -ENOMEM;
+	if (!clear && !old_tt)
+		atomic64_add(tbo->base.size, &old_mgr->transfer_out_bytes);
 
 	for (i = 0; i < PFN_UP(tbo->base.size); i++) {
 		if (!clear)
