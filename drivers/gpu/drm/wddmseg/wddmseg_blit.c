@@ -87,6 +87,21 @@ static int wddmseg_blit_prepare(struct wddmseg_device *wdev,
 	return dma_resv_reserve_fences(obj->resv, 2);
 }
 
+/* CPU-cached pages in a non-coherent aperture (DOC: Cache coherency). */
+static int wddmseg_blit_flush(struct wddmseg_device *wdev,
+			      struct drm_gem_object *obj)
+{
+	struct dma_fence *fence;
+
+	fence = wddmseg_migrate_flush_aperture(wdev,
+					       &gem_to_wddmseg_bo(obj)->tbo);
+	if (IS_ERR(fence))
+		return PTR_ERR(fence);
+	/* The engine runs the blit after it, in order. */
+	dma_fence_put(fence);
+	return 0;
+}
+
 /* A PermanentSysMem allocation in a memory segment (DOC: PermanentSysMem). */
 static bool wddmseg_blit_perm_resident(struct drm_gem_object *obj)
 {
@@ -263,6 +278,10 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 		ret = wddmseg_blit_perm_prepare(wdev, objs[0], &perm);
 	if (!ret && count == 2 && wddmseg_blit_perm_resident(objs[1]))
 		ret = wddmseg_blit_perm_prepare(wdev, objs[1], &src_perm);
+	if (!ret)
+		ret = wddmseg_blit_flush(wdev, objs[0]);
+	if (!ret && count == 2)
+		ret = wddmseg_blit_flush(wdev, objs[1]);
 	if (ret)
 		goto out_unlock;
 

@@ -605,7 +605,9 @@ u32 wddmseg_encode_read_physical(u64 *cmd, u64 size, u64 gpu_addr,
 				 u64 dma_addr);
 u32 wddmseg_encode_write_physical(u64 *cmd, u64 size, u64 gpu_addr,
 				  u64 dma_addr);
-u32 wddmseg_encode_map_aperture(u64 *cmd, u32 segment_id, bool coherent,
+u32 wddmseg_encode_flush_aperture(u64 *cmd, u32 segment_id, u64 first_page,
+				  u64 count);
+u32 wddmseg_encode_map_aperture(u64 *cmd, u32 segment_id, u64 flags,
 				u64 first_page, u64 count, u64 list);
 u32 wddmseg_encode_unmap_aperture(u64 *cmd, u32 segment_id, u64 first_page,
 				  u64 count, u64 dummy);
@@ -725,6 +727,9 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 				       const struct drm_wddmseg_submit_blit *a,
 				       struct drm_gem_object *src,
 				       struct drm_gem_object *dst);
+bool wddmseg_noncoherent_modelled(struct wddmseg_device *wdev);
+struct dma_fence *wddmseg_migrate_flush_aperture(struct wddmseg_device *wdev,
+						 struct ttm_buffer_object *tbo);
 struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
 					    struct ttm_buffer_object *tbo,
 					    const dma_addr_t *dma_address,

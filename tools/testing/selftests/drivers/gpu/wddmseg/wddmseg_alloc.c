@@ -2686,6 +2686,106 @@ TEST_F_TIMEOUT(alloc, permanent_sysmem, 180)
 }
 
 /*
+ * Cache coherency (DOC: Cache coherency): an aperture without
+ * CacheCoherent does not snoop the CPU's caches (device 1.6). A Cached
+ * allocation there is mapped as CPU-cached pages: the device's view (peek)
+ * does not see what the CPU writes through the mapping, yet a blit out of
+ * it copies every byte, because the driver flushes the pages first; the
+ * blit's reads left the device's view current. A write-combined
+ * allocation there is seen at once. Both blits go through the aperture.
+ */
+TEST_F(alloc, noncoherent_aperture_flush)
+{
+	const uint64_t size = 64 * SZ_4K + 3 * SZ_4K;	/* engine-bound */
+	struct drm_wddmseg_query_adapter qa;
+	struct drm_wddmseg_query_segment qs;
+	struct drm_wddmseg_gem_info info;
+	uint32_t words[GEM_PEEK_WORDS], id = 0, h, wc, dst, j;
+	struct gem_dev *d = NULL;
+	unsigned int faults, i, bad;
+	uint64_t first = 0;
+	bool peek;
+	void *p, *q;
+	int fd;
+
+	for (i = 0; i < self->env.nr_devs && !d; i++) {
+		const struct layout *l = &self->env.dev[i].exp.layout;
+
+		for (j = 1; j <= l->nr_segs; j++)
+			if ((l->seg[j - 1].flags & WDDMSEG_SEGMENT_FLAG_APERTURE) &&
+			    !(l->seg[j - 1].flags &
+			      WDDMSEG_SEGMENT_FLAG_CACHE_COHERENT)) {
+				d = &self->env.dev[i];
+				id = j;
+				break;
+			}
+	}
+	if (!d)
+		SKIP(return, "no aperture without CacheCoherent in %s",
+		     gem_expect_path());
+	fd = open_extra(_metadata, self, d->render);
+	ASSERT_EQ(0, wddmseg_query_adapter(fd, &qa));
+	if ((qa.hw_version & 0xffff) < 6)
+		SKIP(return, "device %u.%u: apertures are all snooped",
+		     qa.hw_version >> 16, qa.hw_version & 0xffff);
+	qseg(_metadata, fd, id, &qs);
+	peek = peek_available(d);
+
+	h = create_ok(_metadata, fd, &(struct wddmseg_allocation_desc){
+		.size = size,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_CACHED,
+		.supported_segments = BIT(id), .preferred = { id } });
+	wc = create_ok(_metadata, fd, &(struct wddmseg_allocation_desc){
+		.size = size, .flags = WDDMSEG_ALLOC_CPU_VISIBLE,
+		.supported_segments = BIT(id), .preferred = { id } });
+	dst = create_ok(_metadata, fd, &(struct wddmseg_allocation_desc){
+		.size = size, .flags = WDDMSEG_ALLOC_CPU_VISIBLE });
+	ASSERT_EQ(id, seg_of(_metadata, fd, h));
+	ASSERT_EQ(id, seg_of(_metadata, fd, wc));
+
+	p = map_ok(_metadata, fd, h, size);
+	pattern_fill(p, size, 0xcac4e);
+	info_of(_metadata, fd, h, &info);
+	if (peek) {
+		ASSERT_EQ(0, gpu_peek(d, qs.base_address + info.offset + SZ_4K,
+				      words, &faults));
+		for (bad = 0, i = 0; i < GEM_PEEK_WORDS; i++)
+			bad += words[i] == pattern_word(0xcac4e, SZ_4K / 4 + i);
+		EXPECT_EQ(0u, bad)
+			TH_LOG("the device sees CPU writes to cached pages of a non-coherent aperture: the mapping was not marked CPU-cached");
+	}
+	ASSERT_EQ(0, wddmseg_copy(fd, h, 0, dst, 0, size, NULL));
+	ASSERT_EQ(0, wddmseg_wait(fd, dst, 10 * NSEC_PER_SEC));
+	q = map_ok(_metadata, fd, dst, size);
+	bad = pattern_check(q, size, 0xcac4e, &first);
+	EXPECT_EQ(0u, bad)
+		TH_LOG("a blit out of cached pages in a non-coherent aperture missed %u bytes the CPU wrote (first at 0x%" PRIx64 "): no flush",
+		       bad, first);
+	if (peek)
+		EXPECT_EQ(0u, gpu_check(_metadata, d, qs.base_address + info.offset,
+					size, 0xcac4e, SZ_64K,
+					"after the flush"));
+	munmap(p, size);
+
+	/* write-combined pages: in memory after the barrier, seen at once */
+	p = map_ok(_metadata, fd, wc, size);
+	pattern_fill(p, size, 0x3c3c);
+	info_of(_metadata, fd, wc, &info);
+	if (peek)
+		EXPECT_EQ(0u, gpu_check(_metadata, d, qs.base_address + info.offset,
+					size, 0x3c3c, SZ_64K,
+					"write-combined pages"));
+	ASSERT_EQ(0, wddmseg_copy(fd, wc, 0, dst, 0, size, NULL));
+	ASSERT_EQ(0, wddmseg_wait(fd, dst, 10 * NSEC_PER_SEC));
+	EXPECT_EQ(0u, pattern_check(q, size, 0x3c3c, &first));
+	munmap(p, size);
+	munmap(q, size);
+	wddmseg_destroy_allocation(fd, dst);
+	wddmseg_destroy_allocation(fd, wc);
+	wddmseg_destroy_allocation(fd, h);
+}
+
+/*
  * MAKE_RESIDENT, EVICT, GEM_INFO, MMAP_OFFSET and GEM_WAIT on bad input:
  * unsupported or unknown segments and non-zero reserved fields are
  * -EINVAL, handles that do not exist (or no longer) -ENOENT.
