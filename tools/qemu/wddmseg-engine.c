@@ -195,6 +195,7 @@ uint32_t wddmseg_span(WddmsegState *s, const WddmsegLoc *loc,
     uint64_t off, page, last, entry, next;
     uint32_t code;
 
+    sp->copy = NULL;
     switch (loc->kind) {
     case WDDMSEG_LOC_VRAM:
     case WDDMSEG_LOC_DMA:
@@ -219,7 +220,15 @@ uint32_t wddmseg_span(WddmsegState *s, const WddmsegLoc *loc,
         sp->vram = false;
         sp->addr = entry + off % WDDMSEG_PAGE_SIZE;
         sp->len = WDDMSEG_PAGE_SIZE - off % WDDMSEG_PAGE_SIZE;
+        if (s->apt_copy[s->apt_first[loc->seg] + page]) {
+            /* Not snooped: the device's copy, one page at a time. */
+            sp->copy = s->apt_copy[s->apt_first[loc->seg] + page] +
+                       off % WDDMSEG_PAGE_SIZE;
+            sp->len = MIN(sp->len, max);
+            return WDDMSEG_FAULT_NONE;
+        }
         while (sp->len < max && page + 1 < s->apt_pages[loc->seg] &&
+               !s->apt_copy[s->apt_first[loc->seg] + page + 1] &&
                table[page + 1] == entry + WDDMSEG_PAGE_SIZE) {
             page++;
             entry += WDDMSEG_PAGE_SIZE;
@@ -347,6 +356,8 @@ static int wddmseg_cmd_qwords(unsigned int op)
         return WDDMSEG_FENCE_QWORDS;
     case WDDMSEG_OP_TRANSFER_ENCRYPTED:
         return WDDMSEG_TRANSFER_ENCRYPTED_QWORDS;
+    case WDDMSEG_OP_FLUSH_APERTURE:
+        return WDDMSEG_FLUSH_QWORDS;
     }
     return -1;
 }
@@ -485,6 +496,41 @@ static uint32_t wddmseg_dma_loc(uint64_t addr, uint64_t size,
     return WDDMSEG_FAULT_NONE;
 }
 
+/*
+ * wddmseg_move() where a side is a page of a non-coherent aperture: the
+ * source is read from its copy, the destination written to memory and
+ * to its copy (the device sees its own writes).
+ */
+static uint32_t wddmseg_move_copy(WddmsegState *s, const WddmsegSpan *src,
+                                  const WddmsegSpan *dst, uint64_t n,
+                                  const char **why)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    assert(n <= WDDMSEG_PAGE_SIZE);
+    if (src->copy) {
+        memcpy(s->bounce, src->copy, n);
+    } else if (src->vram) {
+        memcpy(s->bounce, s->vram_ptr + src->addr, n);
+    } else if (pci_dma_read(pdev, src->addr, s->bounce, n) != MEMTX_OK) {
+        *why = "system memory read failed";
+        return WDDMSEG_FAULT_DMA;
+    }
+    if (dst->vram) {
+        memcpy(s->vram_ptr + dst->addr, s->bounce, n);
+        memory_region_set_dirty(&s->vram, dst->addr, n);
+        return WDDMSEG_FAULT_NONE;
+    }
+    if (pci_dma_write(pdev, dst->addr, s->bounce, n) != MEMTX_OK) {
+        *why = "system memory write failed";
+        return WDDMSEG_FAULT_DMA;
+    }
+    if (dst->copy) {
+        memcpy(dst->copy, s->bounce, n);
+    }
+    return WDDMSEG_FAULT_NONE;
+}
+
 /* Move n bytes between two runs (n <= both lengths). */
 static uint32_t wddmseg_move(WddmsegState *s, const WddmsegSpan *src,
                              const WddmsegSpan *dst, uint64_t n,
@@ -493,6 +539,9 @@ static uint32_t wddmseg_move(WddmsegState *s, const WddmsegSpan *src,
     PCIDevice *pdev = PCI_DEVICE(s);
     MemTxResult r;
 
+    if (src->copy || dst->copy) {
+        return wddmseg_move_copy(s, src, dst, n, why);
+    }
     if (src->vram && dst->vram) {
         memmove(s->vram_ptr + dst->addr, s->vram_ptr + src->addr, n);
         memory_region_set_dirty(&s->vram, dst->addr, n);
@@ -609,6 +658,7 @@ static int wddmseg_move_unlocked(WddmsegState *s, const WddmsegSpan *src,
     bool fresh;
 
     if (!wddmseg_may_unlock(n) || (!src->vram && !dst->vram) ||
+        src->copy || dst->copy ||
         (src->vram && dst->vram && src->addr < dst->addr + n &&
          dst->addr < src->addr + n)) {
         return 0;
@@ -727,7 +777,7 @@ static uint32_t wddmseg_fill(WddmsegState *s, const WddmsegLoc *dst,
             return code;
         }
         n = sp.len;
-        p = wddmseg_may_unlock(n) ?
+        p = wddmseg_may_unlock(n) && !sp.copy ?
             wddmseg_span_map(s, &sp, n, DMA_DIRECTION_FROM_DEVICE) : NULL;
         if (p) {
             /* Large pieces without the BQL, as in wddmseg_copy(). */
@@ -745,6 +795,8 @@ static uint32_t wddmseg_fill(WddmsegState *s, const WddmsegLoc *dst,
                    MEMTX_OK) {
             *why = "system memory write failed";
             return WDDMSEG_FAULT_DMA;
+        } else if (sp.copy) {
+            memcpy(sp.copy, s->bounce + s->cmd_done % 4, n);
         }
         s->cmd_done += n;
         *budget -= n;
@@ -944,6 +996,24 @@ static uint32_t wddmseg_crypt(WddmsegState *s, const WddmsegLoc *src,
     return WDDMSEG_FAULT_NONE;
 }
 
+/* Segment id names an aperture whose table has [first, first + count). */
+static uint32_t wddmseg_apt_range(WddmsegState *s, uint32_t id,
+                                  uint64_t first, uint64_t count,
+                                  const char **why)
+{
+    if (id == 0 || id > s->layout.seg_count ||
+        !(s->layout.segs[id - 1].flags & DXGK_SEGFLAG_APERTURE)) {
+        *why = "segment is not an aperture";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    if (first > s->apt_pages[id - 1] ||
+        count > s->apt_pages[id - 1] - first) {
+        *why = "pages outside the aperture's page table";
+        return WDDMSEG_FAULT_OUT_OF_RANGE;
+    }
+    return WDDMSEG_FAULT_NONE;
+}
+
 /*
  * MAP_APERTURE / UNMAP_APERTURE: entries [OffsetInPages, +NumberOfPages)
  * of an aperture segment's table, from a page list or all one dummy page.
@@ -953,24 +1023,27 @@ static uint32_t wddmseg_map(WddmsegState *s, bool map, uint64_t *budget,
 {
     uint64_t seg_word = s->cmd[1], first = s->cmd[2], count = s->cmd[3];
     uint64_t addr = s->cmd[4];
-    uint64_t reserved = map ? ~(UINT32_MAX | WDDMSEG_MAP_CACHE_COHERENT) :
+    uint64_t reserved = map ? ~(UINT32_MAX | WDDMSEG_MAP_CACHE_COHERENT |
+                                WDDMSEG_MAP_CPU_CACHED) :
                               ~(uint64_t)UINT32_MAX;
     uint32_t id = seg_word, i, code;
     uint64_t entry, *table;
+    uint8_t **copy;
+    bool snooped;
 
     if (seg_word & reserved) {
         *why = "reserved bits of the segment word set";
         return WDDMSEG_FAULT_BAD_PACKET;
     }
-    if (id == 0 || id > s->layout.seg_count ||
-        !(s->layout.segs[id - 1].flags & DXGK_SEGFLAG_APERTURE)) {
-        *why = "segment is not an aperture";
-        return WDDMSEG_FAULT_BAD_PACKET;
+    code = wddmseg_apt_range(s, id, first, count, why);
+    if (code) {
+        return code;
     }
     i = id - 1;
-    if (first > s->apt_pages[i] || count > s->apt_pages[i] - first) {
-        *why = "pages outside the aperture's page table";
-        return WDDMSEG_FAULT_OUT_OF_RANGE;
+    snooped = s->layout.segs[i].flags & DXGK_SEGFLAG_CACHE_COHERENT;
+    if ((seg_word & WDDMSEG_MAP_CACHE_COHERENT) && !snooped) {
+        *why = "CacheCoherent mapping in a segment without CacheCoherent";
+        return WDDMSEG_FAULT_BAD_PACKET;
     }
     if (map ? addr % sizeof(uint64_t) : addr % WDDMSEG_PAGE_SIZE) {
         *why = map ? "page list not 8-byte aligned" :
@@ -981,8 +1054,8 @@ static uint32_t wddmseg_map(WddmsegState *s, bool map, uint64_t *budget,
         *why = "page list wraps around the address space";
         return WDDMSEG_FAULT_OUT_OF_RANGE;
     }
-    /* The cache-coherent bit is accepted; the model is always coherent. */
     table = &s->apt[s->apt_first[i] + first];
+    copy = &s->apt_copy[s->apt_first[i] + first];
     while (s->cmd_done < count) {
         if (!*budget) {
             return WDDMSEG_FAULT_NONE;
@@ -995,11 +1068,85 @@ static uint32_t wddmseg_map(WddmsegState *s, bool map, uint64_t *budget,
                 return code;
             }
         }
+        /* CPU-cached pages the segment does not snoop: a device copy. */
+        if (map && !snooped && (seg_word & WDDMSEG_MAP_CPU_CACHED)) {
+            if (!copy[s->cmd_done]) {
+                copy[s->cmd_done] = g_malloc(WDDMSEG_PAGE_SIZE);
+            }
+            if (pci_dma_read(PCI_DEVICE(s), entry, copy[s->cmd_done],
+                             WDDMSEG_PAGE_SIZE) != MEMTX_OK) {
+                *why = "aperture page read failed";
+                return WDDMSEG_FAULT_DMA;
+            }
+            *budget -= MIN(*budget, WDDMSEG_PAGE_SIZE);
+        } else {
+            wddmseg_apt_drop_copy(s, s->apt_first[i] + first + s->cmd_done);
+        }
         table[s->cmd_done++] = entry;
         *budget -= MIN(*budget, WDDMSEG_APT_ENTRY_COST);
     }
     *done = true;
     return WDDMSEG_FAULT_NONE;
+}
+
+/*
+ * FLUSH_APERTURE: the device refreshes its copies of pages [OffsetInPages,
+ * +NumberOfPages) of an aperture segment from memory.
+ */
+static uint32_t wddmseg_flush(WddmsegState *s, uint64_t *budget, bool *done,
+                              const char **why)
+{
+    uint64_t seg_word = s->cmd[1], first = s->cmd[2], count = s->cmd[3];
+    uint32_t id = seg_word, code;
+    uint8_t **copy;
+
+    if (seg_word >> 32) {
+        *why = "reserved bits of the segment word set";
+        return WDDMSEG_FAULT_BAD_PACKET;
+    }
+    code = wddmseg_apt_range(s, id, first, count, why);
+    if (code) {
+        return code;
+    }
+    copy = &s->apt_copy[s->apt_first[id - 1] + first];
+    while (s->cmd_done < count) {
+        if (!*budget) {
+            return WDDMSEG_FAULT_NONE;
+        }
+        if (copy[s->cmd_done]) {
+            if (pci_dma_read(PCI_DEVICE(s),
+                             s->apt[s->apt_first[id - 1] + first +
+                                    s->cmd_done],
+                             copy[s->cmd_done], WDDMSEG_PAGE_SIZE) !=
+                MEMTX_OK) {
+                *why = "aperture page read failed";
+                return WDDMSEG_FAULT_DMA;
+            }
+            *budget -= MIN(*budget, WDDMSEG_PAGE_SIZE);
+        }
+        s->cmd_done++;
+        *budget -= MIN(*budget, WDDMSEG_APT_ENTRY_COST);
+    }
+    trace_wddmseg_flush_aperture(id, first, count);
+    *done = true;
+    return WDDMSEG_FAULT_NONE;
+}
+
+/* Drop the device's copy of aperture table entry entry, if it has one. */
+void wddmseg_apt_drop_copy(WddmsegState *s, uint32_t entry)
+{
+    g_free(s->apt_copy[entry]);
+    s->apt_copy[entry] = NULL;
+}
+
+/* Drop every copy: the table was cleared (reset) or goes away. */
+void wddmseg_apt_drop_copies(WddmsegState *s)
+{
+    uint32_t i;
+
+    for (i = 0; s->apt_copy && i < s->apt_total; i++) {
+        wddmseg_apt_drop_copy(s, i);
+    }
 }
 
 static uint32_t wddmseg_fence(WddmsegState *s, const char **why)
@@ -1109,6 +1256,8 @@ static uint32_t wddmseg_exec(WddmsegState *s, uint64_t *budget, bool *done,
     case WDDMSEG_OP_TRANSFER_ENCRYPTED:
         code = wddmseg_crypt_check(s, &src, &dst, why);
         return code ? code : wddmseg_crypt(s, &src, &dst, budget, done, why);
+    case WDDMSEG_OP_FLUSH_APERTURE:
+        return wddmseg_flush(s, budget, done, why);
     default:
         /* Only a corrupt migration stream gets here. */
         *why = "unknown opcode";
@@ -1133,6 +1282,7 @@ static const char *wddmseg_cmd_name(uint64_t hdr)
         [WDDMSEG_OP_UNMAP_APERTURE] = "UNMAP_APERTURE",
         [WDDMSEG_OP_FENCE] = "FENCE",
         [WDDMSEG_OP_TRANSFER_ENCRYPTED] = "TRANSFER_ENCRYPTED",
+        [WDDMSEG_OP_FLUSH_APERTURE] = "FLUSH_APERTURE",
     };
 
     return op < ARRAY_SIZE(names) && names[op] ? names[op] : "unknown";
@@ -1168,6 +1318,9 @@ static void wddmseg_cmd_trace(WddmsegState *s)
     case WDDMSEG_OP_MAP_APERTURE:
     case WDDMSEG_OP_UNMAP_APERTURE:
         trace_wddmseg_cmd_aperture(name, c[1], c[2], c[3], c[4]);
+        break;
+    case WDDMSEG_OP_FLUSH_APERTURE:
+        trace_wddmseg_cmd_aperture(name, c[1], c[2], c[3], 0);
         break;
     case WDDMSEG_OP_FENCE:
         trace_wddmseg_cmd_fence(c[1], c[2], c[3]);

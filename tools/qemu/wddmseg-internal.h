@@ -139,6 +139,7 @@ typedef struct WddmsegSpan {
     bool vram;
     uint64_t addr;              /* VRAM offset or DMA address */
     uint64_t len;
+    uint8_t *copy;              /* device copy of a non-coherent page */
 } WddmsegSpan;
 
 struct WddmsegState {
@@ -182,6 +183,12 @@ struct WddmsegState {
      * unmapped page, anything else the DMA address of a 4 KiB page.
      */
     uint64_t *apt;
+    /*
+     * The device's copy of each page mapped CPU-cached into an aperture
+     * without CacheCoherent (hw.h, non-coherent apertures), NULL for the
+     * others; not migrated (the destination reads memory).
+     */
+    uint8_t **apt_copy;
     uint32_t apt_total;                     /* entries in apt */
     uint32_t apt_first[WDDMSEG_SEG_MAX];    /* segment i's first entry */
     uint32_t apt_pages[WDDMSEG_SEG_MAX];    /* its entries, 0: no table */
@@ -277,6 +284,8 @@ uint32_t wddmseg_gpu_loc(WddmsegState *s, uint64_t addr, uint64_t size,
 uint32_t wddmseg_span(WddmsegState *s, const WddmsegLoc *loc, uint64_t pos,
                       uint64_t max, WddmsegSpan *sp, const char **why);
 void wddmseg_engine_reset(WddmsegState *s);
+void wddmseg_apt_drop_copy(WddmsegState *s, uint32_t entry);
+void wddmseg_apt_drop_copies(WddmsegState *s);
 void wddmseg_engine_run(void *opaque);
 void wddmseg_vm_state_change(void *opaque, bool running, RunState state);
 bool wddmseg_ring_valid(WddmsegState *s, const char **why);

@@ -276,9 +276,14 @@ static bool wddmseg_apt_init(WddmsegState *s, Error **errp)
     s->apt_total = total;
     if (total) {
         s->apt = g_try_new0(uint64_t, total);
-        if (!s->apt) {
+        s->apt_copy = g_try_new0(uint8_t *, total);
+        if (!s->apt || !s->apt_copy) {
             error_setg(errp, "cannot allocate the aperture page tables "
                        "(%" PRIu64 " entries)", total);
+            g_free(s->apt);
+            g_free(s->apt_copy);
+            s->apt = NULL;
+            s->apt_copy = NULL;
             return false;
         }
     }
@@ -321,6 +326,8 @@ static void wddmseg_apt_write(WddmsegState *s, uint64_t entry)
     }
     trace_wddmseg_apt_write(s->apt_segment, s->apt_page, entry);
     *slot = entry;
+    /* The CPU's own entries are snooped (hw.h, non-coherent apertures). */
+    wddmseg_apt_drop_copy(s, slot - s->apt);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -355,6 +362,9 @@ static uint32_t wddmseg_peek(WddmsegState *s)
     }
     if (sp.vram) {
         return ldl_le_p(s->vram_ptr + sp.addr);
+    }
+    if (sp.copy) {
+        return ldl_le_p(sp.copy);
     }
     if (pci_dma_read(PCI_DEVICE(s), sp.addr, &word, sizeof(word)) !=
         MEMTX_OK) {
@@ -798,7 +808,9 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
     if (msix_init_exclusive_bar(pdev, WDDMSEG_MSIX_VECTORS, WDDMSEG_MSIX_BAR,
                                 errp)) {
         g_free(s->apt);
+        g_free(s->apt_copy);
         s->apt = NULL;
+        s->apt_copy = NULL;
         return;
     }
     msix_vector_use(pdev, 0);
@@ -808,7 +820,9 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
     if (ret < 0) {
         msix_uninit_exclusive_bar(pdev);
         g_free(s->apt);
+        g_free(s->apt_copy);
         s->apt = NULL;
+        s->apt_copy = NULL;
         return;
     }
     s->pm_cap = ret;
@@ -883,8 +897,11 @@ static void wddmseg_exit(PCIDevice *pdev)
     g_free(s->bounce);
     s->bounce = NULL;
     msix_uninit_exclusive_bar(pdev);
+    wddmseg_apt_drop_copies(s);
     g_free(s->apt);
+    g_free(s->apt_copy);
     s->apt = NULL;
+    s->apt_copy = NULL;
 }
 
 /*
@@ -899,6 +916,7 @@ static void wddmseg_regs_reset(WddmsegState *s)
     if (s->apt) {
         memset(s->apt, 0, s->apt_total * sizeof(*s->apt));
     }
+    wddmseg_apt_drop_copies(s);
     s->window_base = 0;
     s->window_lo = 0;
     s->apt_segment = 0;

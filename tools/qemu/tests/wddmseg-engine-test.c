@@ -2,10 +2,11 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * wddmseg qtests: the copy engine. Ring setup, every opcode (FENCE,
- * TRANSFER, FILL, DISCARD, READ/WRITE_PHYSICAL, MAP/UNMAP_APERTURE, NOP
- * padding and wrap-around), VRAM page-list locations, every fault and
- * the recovery from it, injected faults and hangs, pausing, INTx and
- * MSI-X, long transfers over several bottom-half runs.
+ * TRANSFER, FILL, DISCARD, READ/WRITE_PHYSICAL, MAP/UNMAP_APERTURE,
+ * FLUSH_APERTURE and non-coherent apertures, NOP padding and
+ * wrap-around), VRAM page-list locations, every fault and the recovery
+ * from it, injected faults and hangs, pausing, INTx and MSI-X, long
+ * transfers over several bottom-half runs.
  *
  * Rings, page lists and system pages live in guest RAM (wddmseg-qtest.h
  * has the map), written over qtest. The engine runs in a bottom half
@@ -492,6 +493,100 @@ static void test_map_aperture(void)
     wdev_stop(d);
 }
 
+/* ---- non-coherent apertures (device 1.7) --------------------------------- */
+
+/*
+ * Segment 3 is an aperture without CacheCoherent. Pages mapped with
+ * MAP_CPU_CACHED are read through the device's copy (PEEK, TRANSFER out
+ * of the aperture), which misses CPU writes until FLUSH_APERTURE; a page
+ * mapped without the bit is read from memory; engine writes through the
+ * aperture reach memory and the copy; a CacheCoherent mapping there is a
+ * bad packet, FLUSH_APERTURE of anything but an aperture range faults.
+ */
+static void test_noncoherent(void)
+{
+    WDev *d = engine_start(",vis-size=1M,invis-size=1M,layout=0:0|"
+                           "0:0:1M:1M:0x484|1M:-:1M:1M:0|"
+                           "0x100000000:-:1M:1M:0x1", WQ_LOG);
+    const uint64_t qp[] = { WQ_SYS + 0x20000, WQ_SYS + 0x21000,
+                            WQ_SYS + 0x22000 };
+
+    ring_enable(d, WQ_RING, 64 << 10);
+    ram_wr(d, qp[0] + 4, 0x0c0c0001);
+    ram_wr(d, qp[2] + 8, 0x0c0c0003);
+    write_list(d, WQ_LIST, qp, 2);
+    write_list(d, WQ_LIST + 0x1000, &qp[2], 1);
+    c_aperture(d, WDDMSEG_OP_MAP_APERTURE, 3 | WDDMSEG_MAP_CPU_CACHED, 0, 2,
+               WQ_LIST);
+    c_aperture(d, WDDMSEG_OP_MAP_APERTURE, 3, 2, 1, WQ_LIST + 0x1000);
+    run(d);
+    check_idle(d, "MAP_APERTURE of CPU-cached pages, non-coherent");
+    check_eq(peek(d, APT + 4), 0x0c0c0001,
+             "non-coherent: the device's copy is taken at MAP_APERTURE");
+
+    /* CPU writes after the map: unseen in cached pages, seen in others */
+    ram_wr(d, qp[0] + 4, 0x0c0c1001);
+    ram_wr(d, qp[2] + 8, 0x0c0c1003);
+    check_eq(peek(d, APT + 4), 0x0c0c0001,
+             "non-coherent: a CPU write to a cached page is not snooped");
+    check_eq(peek(d, APT + 2 * 4096 + 8), 0x0c0c1003,
+             "non-coherent: a page mapped without MAP_CPU_CACHED is read "
+             "from memory");
+    c_transfer(d, 4096, seg_loc(3, 0), seg_loc(1, 0x10000));
+    run(d);
+    check_idle(d, "TRANSFER out of a non-coherent aperture");
+    check_eq(vram_rd(d, 0x10004), 0x0c0c0001,
+             "non-coherent: TRANSFER reads the device's stale copy");
+
+    /* FLUSH_APERTURE: the device sees the CPU's writes */
+    EMIT(d, hdr(WDDMSEG_OP_FLUSH_APERTURE, WDDMSEG_FLUSH_QWORDS), 3, 0, 2);
+    c_transfer(d, 4096, seg_loc(3, 0), seg_loc(1, 0x10000));
+    run(d);
+    check_idle(d, "FLUSH_APERTURE");
+    check_eq(peek(d, APT + 4), 0x0c0c1001,
+             "non-coherent: FLUSH_APERTURE refreshes the device's copy");
+    check_eq(vram_rd(d, 0x10004), 0x0c0c1001,
+             "non-coherent: TRANSFER after FLUSH_APERTURE reads the CPU's "
+             "write");
+
+    /* engine writes through the aperture: memory and copy */
+    c_fill(d, 4096, 0x0c0c2002, seg_loc(3, 4096));
+    run(d);
+    check_idle(d, "FILL into a non-coherent aperture");
+    check_eq(ram_rd(d, qp[1] + 12), 0x0c0c2002,
+             "non-coherent: FILL through the aperture reaches memory");
+    check_eq(peek(d, APT + 4096 + 12), 0x0c0c2002,
+             "non-coherent: the device sees its own FILL");
+
+    /* a remap without the bit drops the copy */
+    c_aperture(d, WDDMSEG_OP_MAP_APERTURE, 3, 0, 1, WQ_LIST);
+    run(d);
+    ram_wr(d, qp[0] + 4, 0x0c0c3001);
+    check_eq(peek(d, APT + 4), 0x0c0c3001,
+             "non-coherent: remapped without MAP_CPU_CACHED, read from "
+             "memory");
+
+    fault_begin(d);
+    c_aperture(d, WDDMSEG_OP_MAP_APERTURE, 3 | WDDMSEG_MAP_CACHE_COHERENT, 0,
+               1, WQ_LIST);
+    fault_end(d, WDDMSEG_FAULT_BAD_PACKET,
+              "MAP_APERTURE CacheCoherent in a segment without CacheCoherent");
+    fault_begin(d);
+    EMIT(d, hdr(WDDMSEG_OP_FLUSH_APERTURE, WDDMSEG_FLUSH_QWORDS), 1, 0, 1);
+    fault_end(d, WDDMSEG_FAULT_BAD_PACKET,
+              "FLUSH_APERTURE of a memory segment");
+    fault_begin(d);
+    EMIT(d, hdr(WDDMSEG_OP_FLUSH_APERTURE, WDDMSEG_FLUSH_QWORDS), 3, 255, 2);
+    fault_end(d, WDDMSEG_FAULT_OUT_OF_RANGE,
+              "FLUSH_APERTURE past the aperture's last page");
+    fault_begin(d);
+    EMIT(d, hdr(WDDMSEG_OP_FLUSH_APERTURE, WDDMSEG_FLUSH_QWORDS),
+         3 | BIT_ULL(32), 0, 1);
+    fault_end(d, WDDMSEG_FAULT_BAD_PACKET,
+              "FLUSH_APERTURE segment word bit 32 set");
+    wdev_stop(d);
+}
+
 /* ---- ring wrap-around ---------------------------------------------------- */
 
 static void test_wrap(void)
@@ -607,9 +702,9 @@ static void test_faults(void)
     c_aperture(d, WDDMSEG_OP_MAP_APERTURE, 0, 0, 1, WQ_LIST);
     fault_end(d, WDDMSEG_FAULT_BAD_PACKET, "MAP_APERTURE of segment id 0");
     fault_begin(d);
-    c_aperture(d, WDDMSEG_OP_MAP_APERTURE, 3 | BIT_ULL(33), 0, 1, WQ_LIST);
+    c_aperture(d, WDDMSEG_OP_MAP_APERTURE, 3 | BIT_ULL(34), 0, 1, WQ_LIST);
     fault_end(d, WDDMSEG_FAULT_BAD_PACKET,
-              "MAP_APERTURE segment word bit 33 set");
+              "MAP_APERTURE segment word bit 34 set");
     fault_begin(d);
     c_aperture(d, WDDMSEG_OP_UNMAP_APERTURE, 3, 0, 1, WQ_SYS + 0x800);
     fault_end(d, WDDMSEG_FAULT_BAD_PACKET,
@@ -1003,6 +1098,7 @@ int main(int argc, char **argv)
     wq_add("engine/fill-discard", test_fill);
     wq_add("engine/vram-list", test_vram_list);
     wq_add("engine/map-aperture", test_map_aperture);
+    wq_add("engine/noncoherent", test_noncoherent);
     wq_add("engine/wrap", test_wrap);
     wq_add("engine/faults", test_faults);
     wq_add("engine/faults-ring", test_faults_ring);

@@ -84,9 +84,6 @@ static int wddmseg_alloc_flags_check(u32 f, struct wddmseg_violation *v)
 	if (f & WDDMSEG_ALLOC_SWIZZLED)
 		return wddmseg_refuse(v, -EOPNOTSUPP, "unsupported",
 				      "Swizzled: the device has no swizzling aperture");
-	if (f & WDDMSEG_ALLOC_PERMANENT_SYSMEM)
-		return wddmseg_refuse(v, -EOPNOTSUPP, "unsupported",
-				      "PermanentSysMem is not implemented yet");
 	return 0;
 }
 

@@ -84,7 +84,63 @@ static int wddmseg_blit_prepare(struct wddmseg_device *wdev,
 		if (ret)
 			return ret;
 	}
-	return dma_resv_reserve_fences(obj->resv, 1);
+	return dma_resv_reserve_fences(obj->resv, 2);
+}
+
+/* CPU-cached pages in a non-coherent aperture (DOC: Cache coherency). */
+static int wddmseg_blit_flush(struct wddmseg_device *wdev,
+			      struct drm_gem_object *obj)
+{
+	struct dma_fence *fence;
+
+	fence = wddmseg_migrate_flush_aperture(wdev,
+					       &gem_to_wddmseg_bo(obj)->tbo);
+	if (IS_ERR(fence))
+		return PTR_ERR(fence);
+	/* The engine runs the blit after it, in order. */
+	dma_fence_put(fence);
+	return 0;
+}
+
+/* A PermanentSysMem allocation in a memory segment (DOC: PermanentSysMem). */
+static bool wddmseg_blit_perm_resident(struct drm_gem_object *obj)
+{
+	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
+	struct ttm_buffer_object *tbo = &bo->tbo;
+
+	return wddmseg_bo_permanent(bo) && tbo->resource &&
+	       !ttm_manager_type(tbo->bdev, tbo->resource->mem_type)->use_tt;
+}
+
+/*
+ * Before the engine uses the segment's copy of a PermanentSysMem
+ * allocation: the permanent copy exists (zeroes if it never did, as the
+ * segment holds then), and if the CPU may have written it since the
+ * segment's copy was last brought up to date, the CPU mappings go (the
+ * next access faults and counts again) and a Transfer refreshes the
+ * segment's copy, queued before the blit.
+ */
+static int wddmseg_blit_perm_prepare(struct wddmseg_device *wdev,
+				     struct drm_gem_object *obj,
+				     struct wddmseg_perm_copy *copy)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
+	struct dma_fence *fence;
+	int ret;
+
+	ret = wddmseg_perm_get(bo, &ctx, copy);
+	if (ret || !bo->perm_cpu_dirty)
+		return ret;
+	ttm_bo_unmap_virtual(&bo->tbo);
+	fence = wddmseg_migrate_perm_sync(wdev, &bo->tbo, copy->dma_address, 0,
+					  obj->size, true);
+	if (IS_ERR(fence))
+		return PTR_ERR(fence);
+	bo->perm_cpu_dirty = false;
+	dma_resv_add_fence(obj->resv, fence, DMA_RESV_USAGE_WRITE);
+	dma_fence_put(fence);
+	return 0;
 }
 
 static int wddmseg_blit_fence_fd(struct dma_fence *fence)
@@ -161,6 +217,7 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	struct wddmseg_device *wdev = to_wddmseg(drm);
 	struct drm_wddmseg_submit_blit *a = data;
 	struct drm_gem_object *objs[2] = {};
+	struct wddmseg_perm_copy perm = {}, src_perm = {};
 	struct wddmseg_blit_out out = {};
 	struct ww_acquire_ctx ticket;
 	struct dma_fence *fence;
@@ -217,6 +274,14 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	ret = wddmseg_blit_prepare(wdev, objs[0]);
 	if (!ret && count == 2)
 		ret = wddmseg_blit_prepare(wdev, objs[1]);
+	if (!ret && wddmseg_blit_perm_resident(objs[0]))
+		ret = wddmseg_blit_perm_prepare(wdev, objs[0], &perm);
+	if (!ret && count == 2 && wddmseg_blit_perm_resident(objs[1]))
+		ret = wddmseg_blit_perm_prepare(wdev, objs[1], &src_perm);
+	if (!ret)
+		ret = wddmseg_blit_flush(wdev, objs[0]);
+	if (!ret && count == 2)
+		ret = wddmseg_blit_flush(wdev, objs[1]);
 	if (ret)
 		goto out_unlock;
 
@@ -227,6 +292,26 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	if (IS_ERR(fence)) {
 		ret = PTR_ERR(fence);
 		goto out_unlock;
+	}
+	/*
+	 * PermanentSysMem destination in a memory segment: the written bytes
+	 * go through to its permanent copy in the same queue, and the blit
+	 * is done when they are.
+	 */
+	if (wddmseg_blit_perm_resident(objs[0])) {
+		struct dma_fence *wt;
+
+		wt = wddmseg_migrate_perm_sync(wdev, &gem_to_wddmseg_bo(objs[0])->tbo,
+					       perm.dma_address, a->dst_offset,
+					       a->size, false);
+		if (IS_ERR(wt)) {
+			dma_fence_wait(fence, false);
+			dma_fence_put(fence);
+			ret = PTR_ERR(wt);
+			goto out_unlock;
+		}
+		dma_fence_put(fence);
+		fence = wt;
 	}
 	wddmseg_fdinfo_account_blit(file->driver_priv, fence, start);
 	dma_resv_add_fence(objs[0]->resv, fence, DMA_RESV_USAGE_WRITE);

@@ -169,6 +169,21 @@ int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
 	return ttm_bo_validate(&bo->tbo, &placement, ctx);
 }
 
+/* Evict a reserved allocation into system memory (PermanentSysMem vmap). */
+static int wddmseg_bo_move_system_locked(struct wddmseg_bo *bo,
+					 struct ttm_operation_ctx *ctx)
+{
+	struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
+	struct ttm_placement placement;
+	int ret;
+
+	wddmseg_placement_init(&placement, &sys, 1, 0);
+	bo->evicting = true;
+	ret = ttm_bo_validate(&bo->tbo, &placement, ctx);
+	bo->evicting = false;
+	return ret;
+}
+
 /**
  * wddmseg_bo_make_resident_locked - bring an allocation into a segment
  * @bo: reserved allocation
@@ -426,6 +441,7 @@ static void wddmseg_bo_destroy(struct ttm_buffer_object *tbo)
 
 	trace_wddmseg_bo_destroy(bo, tbo->base.size);
 	wddmseg_bo_drop_kept(bo);
+	kfree(bo->perm_slot);
 	if (bo->user_pages) {
 		unpin_user_pages_dirty_lock(bo->user_pages,
 					    tbo->base.size >> PAGE_SHIFT, true);
@@ -507,6 +523,75 @@ static vm_fault_t wddmseg_bo_fault_migrate(struct wddmseg_bo *bo)
 	return 0;
 }
 
+/* The PTE protection of system pages with @caching. */
+static pgprot_t wddmseg_caching_prot(enum ttm_caching caching, pgprot_t prot)
+{
+	if (caching == ttm_write_combined)
+		return pgprot_writecombine(prot);
+	if (caching == ttm_uncached)
+		return pgprot_noncached(prot);
+	return prot;
+}
+
+/*
+ * A CPU fault on a PermanentSysMem allocation: always its permanent
+ * system-memory copy, never the segment it is in and never a migration
+ * (DOC: PermanentSysMem). In system memory or an aperture the copy is the
+ * allocation's pages, which TTM maps; in a memory segment it is the kept
+ * copy, mapped here. A writable mapping makes the copy newer than the
+ * segment's: the next engine use refreshes the segment first.
+ */
+static vm_fault_t wddmseg_perm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct ttm_buffer_object *tbo = vma->vm_private_data;
+	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	unsigned long address = vmf->address;
+	struct wddmseg_perm_copy copy;
+	pgoff_t page, npages = PFN_UP(tbo->base.size);
+	vm_fault_t ret = VM_FAULT_NOPAGE;
+	pgprot_t prot;
+	int err, i;
+
+	err = wddmseg_bo_give_resource(bo, &ctx);
+	if (err)
+		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	if (ttm_manager_type(tbo->bdev, tbo->resource->mem_type)->use_tt)
+		return ttm_bo_vm_fault_reserved(vmf, vma->vm_page_prot,
+						TTM_BO_VM_NUM_PREFAULT);
+
+	/* Moves write the copy too (a write-through): let them finish. */
+	if (dma_resv_wait_timeout(tbo->base.resv, DMA_RESV_USAGE_KERNEL, false,
+				  MAX_SCHEDULE_TIMEOUT) < 0)
+		return VM_FAULT_SIGBUS;
+	err = wddmseg_perm_get(bo, &ctx, &copy);
+	if (err)
+		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+
+	page = ((address - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff -
+	       drm_vma_node_start(&tbo->base.vma_node);
+	if (page >= npages)
+		return VM_FAULT_SIGBUS;
+	prot = wddmseg_caching_prot(copy.caching, vma->vm_page_prot);
+	for (i = 0; i < TTM_BO_VM_NUM_PREFAULT; i++) {
+		ret = vmf_insert_pfn_prot(vma, address,
+					  page_to_pfn(copy.pages[page]), prot);
+		/* Only the faulting page must make it. */
+		if (unlikely(ret & VM_FAULT_ERROR)) {
+			if (!i)
+				return VM_FAULT_NOPAGE;
+			break;
+		}
+		address += PAGE_SIZE;
+		if (++page >= npages || address >= vma->vm_end)
+			break;
+	}
+	if (vma->vm_flags & VM_WRITE)
+		bo->perm_cpu_dirty = true;
+	return VM_FAULT_NOPAGE;
+}
+
 static vm_fault_t wddmseg_gem_fault(struct vm_fault *vmf)
 {
 	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
@@ -521,10 +606,15 @@ static vm_fault_t wddmseg_gem_fault(struct vm_fault *vmf)
 	if (wddmseg_protect_check_cpu(to_wddmseg_bo(tbo), "fault")) {
 		ret = VM_FAULT_SIGBUS;
 	} else if (drm_dev_enter(drm, &idx)) {
-		ret = wddmseg_bo_fault_migrate(to_wddmseg_bo(tbo));
-		if (!ret)
-			ret = ttm_bo_vm_fault_reserved(vmf, vmf->vma->vm_page_prot,
-						       TTM_BO_VM_NUM_PREFAULT);
+		if (wddmseg_bo_permanent(to_wddmseg_bo(tbo))) {
+			ret = wddmseg_perm_fault(vmf);
+		} else {
+			ret = wddmseg_bo_fault_migrate(to_wddmseg_bo(tbo));
+			if (!ret)
+				ret = ttm_bo_vm_fault_reserved(vmf,
+							       vmf->vma->vm_page_prot,
+							       TTM_BO_VM_NUM_PREFAULT);
+		}
 		drm_dev_exit(idx);
 	} else {
 		ret = ttm_bo_vm_dummy_page(vmf, vmf->vma->vm_page_prot);
@@ -787,6 +877,13 @@ static int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	ret = wddmseg_bo_give_resource(bo, &ctx);
 	if (ret)
 		goto out;
+	/* PermanentSysMem: CPU access is to its copy, in system memory. */
+	if (wddmseg_bo_permanent(bo) && !bo->tbo.pin_count &&
+	    !ttm_manager_type(bo->tbo.bdev, bo->tbo.resource->mem_type)->use_tt) {
+		ret = wddmseg_bo_move_system_locked(bo, &ctx);
+		if (ret)
+			goto out;
+	}
 	/* ttm_bo_vmap() maps VRAM from its first page on: one range. */
 	bo->contiguous = true;
 	if (wddmseg_res_segment(bo_wdev(bo), bo->tbo.resource) &&
@@ -958,6 +1055,14 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	/* Pin user memory before any reservation: pinning takes mmap_lock. */
 	if (args->user_ptr) {
 		ret = wddmseg_bo_pin_user(bo, args->user_ptr, size >> PAGE_SHIFT);
+		if (ret) {
+			kfree(bo);
+			return ret;
+		}
+	}
+
+	if (args->flags & WDDMSEG_ALLOC_PERMANENT_SYSMEM) {
+		ret = wddmseg_perm_init(bo);
 		if (ret) {
 			kfree(bo);
 			return ret;

@@ -129,6 +129,11 @@ struct wddmseg_violation {
  *	pages were known to be zero
  * @wipes_skipped: releases that needed no wipe: the allocation held the
  *	zeroes it was given and was never written in place
+ * @transfer_out_bytes: bytes that moves of allocations out of the segment
+ *	copied out of it (Transfer, by the engine or the CPU)
+ * @discard_bytes: bytes that moves out of the segment gave up without a
+ *	copy (DiscardContent): GEM_EVICT with DISCARD, and evictions of
+ *	PermanentSysMem allocations, whose content is their permanent copy
  *
  * Memory segments and aperture segments share this manager: both are a
  * linear range of pages; an aperture's pages are bound to system pages in
@@ -151,6 +156,8 @@ struct wddmseg_mgr {
 	unsigned long *zeroed;
 	atomic64_t fills_skipped;
 	atomic64_t wipes_skipped;
+	atomic64_t transfer_out_bytes;
+	atomic64_t discard_bytes;
 };
 
 /**
@@ -484,6 +491,13 @@ struct wddmseg_kept;
  *	of a blit: its VRAM may have been written in place. Never cleared
  * @contiguous: mapped by the kernel (vmap) once: every VRAM placement
  *	asks for one range from then on. Set under the reservation
+ * @perm_slot: PermanentSysMem: the record of @kept, allocated with the
+ *	allocation so that keeping its permanent copy cannot fail; NULL
+ *	while in use as @kept
+ * @perm_cpu_dirty: PermanentSysMem in a memory segment: the CPU may have
+ *	written the permanent copy since the segment's copy was last
+ *	brought up to date from it (DOC: PermanentSysMem); under the
+ *	reservation
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -513,6 +527,8 @@ struct wddmseg_bo {
 	u64 seal_nonce;
 	bool exposed;
 	bool contiguous;
+	struct wddmseg_kept *perm_slot;
+	bool perm_cpu_dirty;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)
@@ -527,6 +543,12 @@ static inline struct wddmseg_bo *gem_to_wddmseg_bo(struct drm_gem_object *obj)
 
 #define WDDMSEG_ALLOC_ANY_PROTECTED	(WDDMSEG_ALLOC_PROTECTED | \
 					 WDDMSEG_ALLOC_HARDWARE_PROTECTED)
+
+/* PermanentSysMem: a system-memory copy for life (wddmseg_kept.c). */
+static inline bool wddmseg_bo_permanent(const struct wddmseg_bo *bo)
+{
+	return bo->flags & WDDMSEG_ALLOC_PERMANENT_SYSMEM;
+}
 
 /* Protected or HardwareProtected: see wddmseg_protect.c. */
 static inline bool wddmseg_bo_protected(const struct wddmseg_bo *bo)
@@ -594,7 +616,9 @@ u32 wddmseg_encode_read_physical(u64 *cmd, u64 size, u64 gpu_addr,
 				 u64 dma_addr);
 u32 wddmseg_encode_write_physical(u64 *cmd, u64 size, u64 gpu_addr,
 				  u64 dma_addr);
-u32 wddmseg_encode_map_aperture(u64 *cmd, u32 segment_id, bool coherent,
+u32 wddmseg_encode_flush_aperture(u64 *cmd, u32 segment_id, u64 first_page,
+				  u64 count);
+u32 wddmseg_encode_map_aperture(u64 *cmd, u32 segment_id, u64 flags,
 				u64 first_page, u64 count, u64 list);
 u32 wddmseg_encode_unmap_aperture(u64 *cmd, u32 segment_id, u64 first_page,
 				  u64 count, u64 dummy);
@@ -668,6 +692,24 @@ bool wddmseg_kept_reuse(struct wddmseg_device *wdev, struct wddmseg_tt *wtt);
 void wddmseg_kept_mark(struct ttm_buffer_object *tbo, bool keep,
 		       struct dma_fence *fence);
 
+/**
+ * struct wddmseg_perm_copy - the permanent copy of a PermanentSysMem
+ *	allocation that is in a memory segment
+ * @pages: its pages
+ * @dma_address: their DMA addresses
+ * @caching: their caching
+ */
+struct wddmseg_perm_copy {
+	struct page **pages;
+	dma_addr_t *dma_address;
+	enum ttm_caching caching;
+};
+
+int wddmseg_perm_init(struct wddmseg_bo *bo);
+int wddmseg_perm_get(struct wddmseg_bo *bo, struct ttm_operation_ctx *ctx,
+		     struct wddmseg_perm_copy *copy);
+enum ttm_caching wddmseg_bo_caching(const struct wddmseg_bo *bo);
+
 /* wddmseg_vram.c */
 void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
 			     struct ttm_resource *res, struct ttm_tt *ttm);
@@ -700,6 +742,13 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 				       const struct drm_wddmseg_submit_blit *a,
 				       struct drm_gem_object *src,
 				       struct drm_gem_object *dst);
+bool wddmseg_noncoherent_modelled(struct wddmseg_device *wdev);
+struct dma_fence *wddmseg_migrate_flush_aperture(struct wddmseg_device *wdev,
+						 struct ttm_buffer_object *tbo);
+struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
+					    struct ttm_buffer_object *tbo,
+					    const dma_addr_t *dma_address,
+					    u64 off, u64 len, bool to_vram);
 int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 			     struct ttm_buffer_object *tbo,
 			     struct ttm_resource *new_mem,

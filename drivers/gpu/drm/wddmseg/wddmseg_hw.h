@@ -35,13 +35,15 @@
 #define WDDMSEG_REG_VERSION		0x0004
 #define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
-#define   WDDMSEG_VERSION_CURRENT	0x00010006	/* 1.6 */
+#define   WDDMSEG_VERSION_CURRENT	0x00010007	/* 1.7 */
 /* Minor version from which TRANSFER_ENCRYPTED exists. */
 #define   WDDMSEG_VERSION_MINOR_ENCRYPTED	4
 /* Minor version from which the power model below exists. */
 #define   WDDMSEG_VERSION_MINOR_PM	5
 /* Minor version from which VRAM page-list locations exist. */
 #define   WDDMSEG_VERSION_MINOR_VRAM_LIST	6
+/* Minor version since which apertures without CacheCoherent do not snoop. */
+#define   WDDMSEG_VERSION_MINOR_NONCOHERENT	7
 
 /*
  * Power (device 1.5). PCI config space has a power-management capability
@@ -354,16 +356,32 @@
 #define WDDMSEG_OP_WRITE_PHYSICAL	0x05
 #define   WDDMSEG_PHYSICAL_QWORDS	4
 /*
- * MAP_APERTURE_SEGMENT: hdr, segment id (bits 0..31) | cache coherent
- * (bit 32), OffsetInPages, NumberOfPages, DMA address of the page list
- * (5 words).
+ * MAP_APERTURE_SEGMENT: hdr, segment id (bits 0..31) | mapping flags (bits
+ * 32..63), OffsetInPages, NumberOfPages, DMA address of the page list
+ * (5 words). Flags: bit 32 is DXGK_MAPAPERTUREFLAGS.CacheCoherent (only
+ * in a segment whose flags have CacheCoherent, else FAULT_BAD_PACKET);
+ * bit 33 (since 1.7) says the pages are CPU-cached (the allocation's cache
+ * type: write-back); other bits mbz.
  * UNMAP_APERTURE_SEGMENT: hdr, segment id, OffsetInPages, NumberOfPages,
  * DMA address of the dummy page every entry is pointed at (5 words).
+ *
+ * Non-coherent apertures (since 1.7): a segment without CacheCoherent does
+ * not snoop the CPU's caches. For the pages mapped there with
+ * WDDMSEG_MAP_CPU_CACHED the device models it: every access through the
+ * aperture (TRANSFER and FILL locations in the segment, READ/WRITE_PHYSICAL,
+ * PEEK) reads the device's own copy of the page, taken when the page is
+ * mapped and refreshed only by FLUSH_APERTURE, so what the CPU wrote since
+ * stays unseen until the driver flushes; engine writes reach memory and
+ * the copy. Pages mapped without the bit (write-combined or uncached, or
+ * entries written through APT_ADDR) and page lists (segment id 0) are
+ * read from memory. Remapping, unmapping, an APT_ADDR write and a reset
+ * drop a page's copy.
  */
 #define WDDMSEG_OP_MAP_APERTURE		0x06
 #define WDDMSEG_OP_UNMAP_APERTURE	0x07
 #define   WDDMSEG_APERTURE_QWORDS	5
 #define   WDDMSEG_MAP_CACHE_COHERENT	BIT_ULL(32)
+#define   WDDMSEG_MAP_CPU_CACHED	BIT_ULL(33)
 /*
  * FENCE: hdr, seqno, DMA address of an 8-byte writeback slot, flags
  * (4 words). The device writes seqno there once every earlier command has
@@ -396,6 +414,15 @@
 #define   WDDMSEG_TRANSFER_ENCRYPTED_QWORDS 11
 #define   WDDMSEG_CRYPT_ENCRYPT		BIT(0)
 #define   WDDMSEG_CRYPT_DECRYPT		BIT(1)
+/*
+ * FLUSH_APERTURE (since 1.7): hdr, segment id, OffsetInPages, NumberOfPages
+ * (4 words). The CPU wrote its caches back for these pages of an aperture
+ * segment: the device refreshes its copies of them (pages without one are
+ * skipped). A segment that is not an aperture or a range outside its page
+ * table faults as for MAP_APERTURE.
+ */
+#define WDDMSEG_OP_FLUSH_APERTURE	0x0a
+#define   WDDMSEG_FLUSH_QWORDS		4
 
 /* Segment descriptor table. */
 #define WDDMSEG_SEG_TABLE		0x1000

@@ -3,6 +3,58 @@
  * Kept system pages: an allocation that moves into VRAM keeps the system
  * pages of its last stay in system memory or an aperture, for its next
  * eviction, and gives them back under memory pressure (a shrinker).
+ *
+ * The same record holds the permanent system-memory copy of a
+ * PermanentSysMem allocation while it is in a memory segment: never given
+ * back, not counted against keep_sysmem_mb (DOC: PermanentSysMem).
+ */
+
+/**
+ * DOC: PermanentSysMem
+ *
+ * A PermanentSysMem allocation (DXGK_ALLOCATIONINFOFLAGS bit 1, which
+ * needs CpuVisible) has a copy in system memory for its whole life, and
+ * that copy is the allocation's content; the copy in a memory segment
+ * (VRAM) is the engine's working copy of it:
+ *
+ * - In system memory or an aperture the allocation's pages are the copy.
+ *   When it moves into a memory segment, the pages are Transferred there
+ *   and kept (as kept pages, wddmseg_kept.c, but never given back to the
+ *   shrinker nor counted against keep_sysmem_mb); when it leaves for
+ *   system memory they become its pages again and the segment's copy is
+ *   dropped with a DiscardContent: an eviction never Transfers anything
+ *   (sysfs ``discard_bytes``, not ``transfer_out_bytes``). A move into an
+ *   aperture goes through system memory (a TTM hop), where it is only
+ *   bound. A move between memory segments is a Transfer, as for any
+ *   allocation.
+ *
+ * - The CPU always reaches the copy (pfnLockCb returns the system-memory
+ *   backing store): mmap faults in a memory segment map the kept pages
+ *   (cached or write-combined as the Cached flag says), never the BAR,
+ *   and never migrate; ptrace and /proc/PID/mem (access_memory) use them
+ *   too; a kernel mapping (vmap of an exported allocation) first moves
+ *   the allocation into system memory.
+ *
+ * - Coherency with the engine. A fault of a writable mapping in a memory
+ *   segment marks the copy possibly newer (&wddmseg_bo.perm_cpu_dirty).
+ *   Before a blit uses the segment's copy of such an allocation, the
+ *   CPU mappings are zapped (the next CPU access faults and marks it
+ *   again) and a Transfer refreshes the segment's copy from the permanent
+ *   one, queued ahead of the blit; WDDM does the same at pfnUnlockCb. A
+ *   blit that writes the segment's copy is written through: a Transfer of
+ *   the written range back into the permanent copy follows it on the
+ *   engine, and the blit's fence (GEM_WAIT, the sync_file) covers both.
+ *   So once its fences have signalled the segment's copy is never newer
+ *   than the permanent one: every eviction is clean, a discard, and a
+ *   CPU read after GEM_WAIT sees what the engine wrote. CPU writes that
+ *   race with engine work on the same bytes are undefined, as for any
+ *   allocation.
+ *
+ * - A new allocation placed in a memory segment has no copy until it
+ *   needs one (the first CPU fault, ptrace access or blit): its content
+ *   is zeroes then, and so are the copy's pages, from TTM's pool.
+ *   GEM_EVICT with DISCARD drops the copy too. KMS refuses PermanentSysMem
+ *   framebuffers (WDDM forbids it on the primary).
  */
 
 #include <linux/dma-fence.h>
@@ -26,6 +78,9 @@
  *	came from (TTM allocates it with @dma_address behind it, as one block)
  * @dma_address: their DMA addresses
  * @fence: the copy out of the pages, which may still run, or NULL
+ * @permanent: the permanent copy of a PermanentSysMem allocation: not on
+ *	&wddmseg_device.kept_list (the shrinker never sees it), and the
+ *	record is the allocation's &wddmseg_bo.perm_slot when not in use
  *
  * TTM frees the ttm_tt of an allocation that moves into VRAM, and gives a
  * new one when it moves out again; with TTM's page pool every round trip
@@ -52,6 +107,7 @@ struct wddmseg_kept {
 	struct page **pages;
 	dma_addr_t *dma_address;
 	struct dma_fence *fence;
+	bool permanent;
 };
 
 /* Unlink @bo's kept pages; the caller owns them then. */
@@ -64,11 +120,25 @@ static struct wddmseg_kept *wddmseg_kept_take(struct wddmseg_device *wdev,
 	k = bo->kept;
 	if (k) {
 		bo->kept = NULL;
-		list_del(&k->link);
-		wdev->kept_pages -= k->num_pages;
+		if (!k->permanent) {
+			list_del(&k->link);
+			wdev->kept_pages -= k->num_pages;
+		}
 	}
 	spin_unlock(&wdev->kept_lock);
 	return k;
+}
+
+/* Free a record, or give a permanent one back to its allocation's slot. */
+static void wddmseg_kept_release(struct wddmseg_kept *k)
+{
+	k->pages = NULL;
+	k->dma_address = NULL;
+	k->fence = NULL;
+	if (k->permanent)
+		k->bo->perm_slot = k;
+	else
+		kfree(k);
 }
 
 /*
@@ -91,7 +161,7 @@ static void wddmseg_kept_free(struct wddmseg_device *wdev,
 	}
 	ttm_pool_free(&wdev->bdev.pool, &tt);
 	kvfree(k->pages);
-	kfree(k);
+	wddmseg_kept_release(k);
 }
 
 /* Does @tt hold its arrays as one block, page array first (TTM's layout)? */
@@ -118,6 +188,33 @@ void wddmseg_bo_drop_kept(struct wddmseg_bo *bo)
 }
 
 /*
+ * The permanent copy of a PermanentSysMem allocation moving into a memory
+ * segment: always kept, in the record allocated for it.
+ */
+static bool wddmseg_perm_stash(struct wddmseg_device *wdev,
+			       struct wddmseg_tt *wtt)
+{
+	struct wddmseg_bo *bo = wtt->bo;
+	struct ttm_tt *tt = &wtt->ttm;
+	struct wddmseg_kept *k = bo->perm_slot;
+
+	if (READ_ONCE(bo->kept))
+		return false;	/* cannot happen: the copy is in this ttm_tt */
+	bo->perm_slot = NULL;
+	k->num_pages = tt->num_pages;
+	k->caching = tt->caching;
+	k->pages = tt->pages;
+	k->dma_address = tt->dma_address;
+	k->fence = dma_fence_get(wtt->keep_fence);
+	spin_lock(&wdev->kept_lock);
+	bo->kept = k;
+	spin_unlock(&wdev->kept_lock);
+	tt->pages = NULL;
+	tt->dma_address = NULL;
+	return true;
+}
+
+/*
  * Unpopulate of a ttm_tt marked @keep: park its pages, taking its arrays
  * along (the ttm_tt is destroyed next and frees none then). False: no
  * room.
@@ -128,12 +225,17 @@ bool wddmseg_kept_stash(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
 	struct wddmseg_kept *k;
 	bool ok = false;
 
+	if (!wddmseg_tt_arrays_joined(tt))
+		return false;
+	if (wtt->bo->perm_slot)
+		return wddmseg_perm_stash(wdev, wtt);
 	if (tt->num_pages > ((unsigned long)READ_ONCE(wddmseg_keep_sysmem_mb) <<
-			     (20 - PAGE_SHIFT)) || !wddmseg_tt_arrays_joined(tt))
+			     (20 - PAGE_SHIFT)))
 		return false;
 	k = kmalloc(sizeof(*k), GFP_KERNEL | __GFP_NOWARN);
 	if (!k)
 		return false;
+	k->permanent = false;
 	k->bo = wtt->bo;
 	k->num_pages = tt->num_pages;
 	k->caching = tt->caching;
@@ -174,8 +276,13 @@ bool wddmseg_kept_reuse(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
 	k = wddmseg_kept_take(wdev, wtt->bo);
 	if (!k)
 		return false;
+	/*
+	 * A permanent copy is the content: it supersedes the zeroes TTM
+	 * asks for (a ttm_tt created for content that never existed).
+	 */
 	if (k->num_pages != tt->num_pages || k->caching != tt->caching ||
-	    (tt->page_flags & (TTM_TT_FLAG_ZERO_ALLOC | TTM_TT_FLAG_SWAPPED)) ||
+	    (tt->page_flags & (k->permanent ? TTM_TT_FLAG_SWAPPED :
+			       TTM_TT_FLAG_ZERO_ALLOC | TTM_TT_FLAG_SWAPPED)) ||
 	    !wddmseg_tt_arrays_joined(tt)) {
 		wddmseg_kept_free(wdev, k);
 		return false;
@@ -185,7 +292,7 @@ bool wddmseg_kept_reuse(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
 	tt->pages = k->pages;
 	tt->dma_address = k->dma_address;
 	dma_fence_put(k->fence);
-	kfree(k);
+	wddmseg_kept_release(k);
 	return true;
 }
 
@@ -283,4 +390,84 @@ void wddmseg_kept_fini(struct wddmseg_device *wdev)
 	wddmseg_shrinker_destroy(wdev->kept_shrinker);
 	wdev->kept_shrinker = NULL;
 	wddmseg_kept_shrink(wdev, ULONG_MAX, true);
+}
+
+/**
+ * wddmseg_perm_init - the record of a PermanentSysMem allocation's copy
+ * @bo: new allocation with the PermanentSysMem flag
+ *
+ * Allocated with the allocation, so that keeping the copy when the
+ * allocation moves into a memory segment cannot fail; freed with it.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int wddmseg_perm_init(struct wddmseg_bo *bo)
+{
+	struct wddmseg_kept *k = kzalloc(sizeof(*k), GFP_KERNEL);
+
+	if (!k)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&k->link);
+	k->bo = bo;
+	k->permanent = true;
+	bo->perm_slot = k;
+	return 0;
+}
+
+/**
+ * wddmseg_perm_get - the permanent copy of an allocation in a memory segment
+ * @bo: reserved PermanentSysMem allocation in a memory segment
+ * @ctx: TTM operation context, for allocating pages
+ * @copy: filled in
+ *
+ * An allocation whose content never was in system pages (placed in the
+ * segment when created, or after a discard) has no copy yet; its content
+ * is zeroes, since everything that writes it creates the copy first
+ * (CPU faults, ptrace, blits). It gets zeroed pages from TTM's pool now.
+ *
+ * Return: 0 or a negative errno.
+ */
+int wddmseg_perm_get(struct wddmseg_bo *bo, struct ttm_operation_ctx *ctx,
+		     struct wddmseg_perm_copy *copy)
+{
+	struct wddmseg_device *wdev = bdev_to_wddmseg(bo->tbo.bdev);
+	pgoff_t n = PFN_UP(bo->tbo.base.size);
+	struct wddmseg_kept *k;
+	struct ttm_tt tt = {};
+	int ret;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+	k = bo->kept;
+	if (!k) {
+		k = bo->perm_slot;
+		if (!k)
+			return -EINVAL;
+		/* One block, page array first, as TTM lays out a ttm_tt. */
+		tt.pages = kvcalloc(n, sizeof(*tt.pages) + sizeof(*tt.dma_address),
+				    GFP_KERNEL);
+		if (!tt.pages)
+			return -ENOMEM;
+		tt.dma_address = (dma_addr_t *)(tt.pages + n);
+		tt.num_pages = n;
+		tt.caching = wddmseg_bo_caching(bo);
+		tt.page_flags = TTM_TT_FLAG_ZERO_ALLOC;
+		ret = ttm_pool_alloc(&wdev->bdev.pool, &tt, ctx);
+		if (ret) {
+			kvfree(tt.pages);
+			return ret;
+		}
+		bo->perm_slot = NULL;
+		k->num_pages = n;
+		k->caching = tt.caching;
+		k->pages = tt.pages;
+		k->dma_address = tt.dma_address;
+		k->fence = NULL;
+		spin_lock(&wdev->kept_lock);
+		bo->kept = k;
+		spin_unlock(&wdev->kept_lock);
+	}
+	copy->pages = k->pages;
+	copy->dma_address = k->dma_address;
+	copy->caching = k->caching;
+	return 0;
 }

@@ -69,7 +69,8 @@
 #define WDDMSEG_NO_SCANOUT_FLAGS	(WDDMSEG_ALLOC_EXISTING_SYSMEM | \
 					 WDDMSEG_ALLOC_EXISTING_KERNEL_SYSMEM | \
 					 WDDMSEG_ALLOC_SWIZZLED | \
-					 WDDMSEG_ALLOC_CACHED)
+					 WDDMSEG_ALLOC_CACHED | \
+					 WDDMSEG_ALLOC_PERMANENT_SYSMEM)
 
 /* Every refusal names its rule (Documentation/gpu/wddmseg.rst, KMS). */
 #define kms_refuse(drm, rule, fmt, ...) \
@@ -211,7 +212,7 @@ static int wddmseg_plane_check_fb(struct wddmseg_device *wdev,
 	 */
 	if (bo->flags & WDDMSEG_NO_SCANOUT_FLAGS) {
 		kms_refuse(drm, "allocation-flags",
-			   "allocation flags 0x%x (ExistingSysMem, ExistingKernelSysMem, Swizzled or Cached) forbid scanout",
+			   "allocation flags 0x%x (ExistingSysMem, ExistingKernelSysMem, Swizzled, Cached or PermanentSysMem) forbid scanout",
 			   bo->flags);
 		return -EINVAL;
 	}

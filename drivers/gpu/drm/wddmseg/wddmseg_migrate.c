@@ -14,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include <drm/drm_cache.h>
 #include <drm/drm_gem.h>
 #include <drm/ttm/ttm_tt.h>
 
@@ -112,6 +113,83 @@ static bool wddmseg_res_loc_list(struct wddmseg_device *wdev,
 }
 
 /**
+ * DOC: Cache coherency
+ *
+ * The CPU maps an allocation's system pages write-back (Cached,
+ * ExistingSysMem, imported pages) or write-combined (the default). An
+ * aperture segment with CacheCoherent snoops the CPU's caches; one
+ * without does not, and since device 1.7 the device models that
+ * (Documentation/gpu/wddmseg.rst, "Non-coherent apertures"). So every
+ * MapApertureSegment carries the pages' cache type: write-back pages get
+ * DXGK_MAPAPERTUREFLAGS.CacheCoherent in a CacheCoherent segment and
+ * WDDMSEG_MAP_CPU_CACHED in any other; write-combined pages neither (what
+ * the CPU wrote is in memory once the write barrier before the doorbell
+ * has drained the write-combining buffers).
+ *
+ * Moves reach system pages through page lists, which the device snoops;
+ * blits reach an allocation in an aperture through the aperture, as the
+ * GPU sees it. Before such a blit, write-back pages in a segment without
+ * CacheCoherent are flushed: drm_clflush_pages() writes the CPU's lines
+ * back (and drops them, so that none is written back over the engine's
+ * writes later) and FLUSH_APERTURE makes the device read the range again.
+ * That is WDDM's rule for Cached allocations in a segment that is not
+ * cache coherent: the memory manager flushes the processor cache at the
+ * right time.
+ */
+
+/*
+ * DXGK_MAPAPERTUREFLAGS of pages of @ttm mapped into aperture @mgr, and
+ * their cache type (DOC: Cache coherency): CPU-cached pages need
+ * coherency (CacheCoherent), which a segment without the flag cannot give;
+ * there the device (1.7) is told they are cached, and the driver flushes
+ * them before the engine reads them through the aperture.
+ */
+static u64 wddmseg_map_flags(struct wddmseg_device *wdev,
+			     struct wddmseg_mgr *mgr, struct ttm_tt *ttm)
+{
+	if (!ttm || ttm->caching != ttm_cached)
+		return 0;
+	if (mgr->desc->flags & DXGK_SEGFLAG_CACHE_COHERENT)
+		return WDDMSEG_MAP_CACHE_COHERENT;
+	return wddmseg_noncoherent_modelled(wdev) ? WDDMSEG_MAP_CPU_CACHED : 0;
+}
+
+/**
+ * wddmseg_noncoherent_modelled - the device does not snoop CPU-cached
+ *	pages in apertures without CacheCoherent (device 1.7)
+ * @wdev: device
+ *
+ * Return: true when the driver must tell it the pages' cache type and
+ * flush them (DOC: Cache coherency).
+ */
+bool wddmseg_noncoherent_modelled(struct wddmseg_device *wdev)
+{
+	return WDDMSEG_VERSION_MINOR(wdev->desc.hw_version) >=
+	       WDDMSEG_VERSION_MINOR_NONCOHERENT;
+}
+
+/*
+ * Where a blit reaches @len bytes at @off of @tbo: an allocation in an
+ * aperture at its GPU address there (the GPU's view of it, through the
+ * aperture's page table), else as a move does (wddmseg_res_loc()).
+ */
+static void wddmseg_blit_loc(struct wddmseg_device *wdev,
+			     struct ttm_buffer_object *tbo, u64 off, u64 len,
+			     struct wddmseg_job *job, u32 *arena_off,
+			     struct wddmseg_loc *loc)
+{
+	struct ttm_resource *res = tbo->resource;
+
+	if (wddmseg_mgr_res_is_aperture(wdev, res)) {
+		loc->segment_id = wddmseg_mgr_res(wdev, res)->segment_id;
+		loc->addr = ((u64)res->start << PAGE_SHIFT) + off;
+		loc->offset = 0;
+		return;
+	}
+	wddmseg_res_loc(wdev, tbo, res, off, len, job, arena_off, loc);
+}
+
+/**
  * wddmseg_migrate_move - the paging buffer of one TTM move, on the engine
  * @wdev: device
  * @tbo: buffer object; its current resource is the source (none: @clear)
@@ -198,6 +276,9 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 					(u64)first << PAGE_SHIFT,
 					(u64)n << PAGE_SHIFT, &job, &arena, &dst);
 		}
+		if (!clear && !old_tt)
+			atomic64_add((u64)n << PAGE_SHIFT,
+				     &old_mgr->transfer_out_bytes);
 		trace_wddmseg_paging_op(old_tt && new_tt ? "aperture" :
 					clear ? "fill" :
 					crypt == WDDMSEG_CRYPT_ENCRYPT ? "transfer-encrypt" :
@@ -208,8 +289,8 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 		if (new_apt)
 			q += wddmseg_encode_map_aperture(cmd + q,
 							 new_mgr->segment_id,
-							 new_mgr->desc->flags &
-							 DXGK_SEGFLAG_CACHE_COHERENT,
+							 wddmseg_map_flags(wdev, new_mgr,
+									   tbo->ttm),
 							 (new_mem->start + first) * sub,
 							 n * sub,
 							 job.arena_dma + dst_list);
@@ -541,14 +622,14 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 					     (src ? 2 : 1) * list_bytes, &job);
 		if (ret)
 			break;
-		wddmseg_res_loc(wdev, dtbo, dtbo->resource, a->dst_offset + done,
-				n, &job, &arena, &d);
+		wddmseg_blit_loc(wdev, dtbo, a->dst_offset + done, n, &job,
+				 &arena, &d);
 		if (src) {
 			struct ttm_buffer_object *stbo =
 				&gem_to_wddmseg_bo(src)->tbo;
 
-			wddmseg_res_loc(wdev, stbo, stbo->resource,
-					a->src_offset + done, n, &job, &arena, &s);
+			wddmseg_blit_loc(wdev, stbo, a->src_offset + done, n,
+					 &job, &arena, &s);
 			q = wddmseg_encode_transfer(cmd, n, &s, &d);
 			trace_wddmseg_paging_op("blit-transfer", s.segment_id,
 						d.segment_id, n, eng->seqno + 1);
@@ -557,6 +638,159 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 			trace_wddmseg_paging_op("blit-fill", d.segment_id,
 						d.segment_id, n, eng->seqno + 1);
 		}
+		wddmseg_engine_emit(eng, &job, cmd, q);
+		f = wddmseg_engine_commit(eng, &job);
+		if (IS_ERR(f)) {
+			ret = PTR_ERR(f);
+			break;
+		}
+		dma_fence_put(last);
+		last = f;
+	}
+	mutex_unlock(&eng->lock);
+
+	if (ret) {
+		if (last) {
+			dma_fence_wait(last, false);
+			dma_fence_put(last);
+		}
+		return ERR_PTR(ret);
+	}
+	return last;
+}
+
+/* A page list (WDDM's MDL) over @dma_address, as wddmseg_res_loc() does. */
+static void wddmseg_pages_loc(const dma_addr_t *dma_address, u64 off, u64 len,
+			      struct wddmseg_job *job, u32 *arena_off,
+			      struct wddmseg_loc *loc)
+{
+	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	pgoff_t i, first = off >> PAGE_SHIFT;
+	pgoff_t n = DIV_ROUND_UP(offset_in_page(off) + len, PAGE_SIZE);
+	__le64 *list = (__le64 *)(job->arena + *arena_off);
+	u32 j, k = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < sub; j++)
+			list[k++] = cpu_to_le64(dma_address[first + i] +
+						j * WDDMSEG_HW_PAGE_SIZE);
+	loc->segment_id = WDDMSEG_SEGMENT_SYSTEM;
+	loc->addr = job->arena_dma + *arena_off;
+	loc->offset = offset_in_page(off);
+	*arena_off += k * sizeof(*list);
+}
+
+/**
+ * wddmseg_migrate_flush_aperture - make CPU writes to an allocation's
+ *	cached pages in a non-coherent aperture visible to the engine
+ * @wdev: device
+ * @tbo: reserved allocation, its pages populated
+ *
+ * Before a blit reads or writes the allocation through its aperture
+ * (DOC: Cache coherency): a clflush of its pages and a FLUSH_APERTURE of
+ * its range, when its pages are write-back and the aperture has no
+ * CacheCoherent (and the device is 1.7 or later).
+ *
+ * Return: the FLUSH_APERTURE job's fence, NULL when none was needed, or an
+ * ERR_PTR.
+ */
+struct dma_fence *wddmseg_migrate_flush_aperture(struct wddmseg_device *wdev,
+						 struct ttm_buffer_object *tbo)
+{
+	struct wddmseg_engine *eng = &wdev->engine;
+	struct ttm_resource *res = tbo->resource;
+	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	u64 cmd[WDDMSEG_FLUSH_QWORDS];
+	struct dma_fence *fence;
+	struct wddmseg_mgr *mgr;
+	struct wddmseg_job job;
+	int ret;
+
+	if (!wddmseg_mgr_res_is_aperture(wdev, res) || !tbo->ttm)
+		return NULL;
+	mgr = wddmseg_mgr_res(wdev, res);
+	if (!(wddmseg_map_flags(wdev, mgr, tbo->ttm) & WDDMSEG_MAP_CPU_CACHED))
+		return NULL;
+	drm_clflush_pages(tbo->ttm->pages, tbo->ttm->num_pages);
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(-ENODEV);
+	}
+	ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd), 0, &job);
+	if (ret) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(ret);
+	}
+	wddmseg_encode_flush_aperture(cmd, mgr->segment_id, res->start * sub,
+				      wddmseg_mgr_res_pages(res) * sub);
+	trace_wddmseg_paging_op("flush-aperture", mgr->segment_id,
+				mgr->segment_id, tbo->base.size,
+				eng->seqno + 1);
+	wddmseg_engine_emit(eng, &job, cmd, ARRAY_SIZE(cmd));
+	fence = wddmseg_engine_commit(eng, &job);
+	mutex_unlock(&eng->lock);
+	return fence;
+}
+
+/**
+ * wddmseg_migrate_perm_sync - Transfer between a PermanentSysMem
+ *	allocation's segment copy and its permanent copy
+ * @wdev: device
+ * @tbo: reserved allocation in a memory segment
+ * @dma_address: DMA addresses of its permanent copy
+ * @off: first byte
+ * @len: bytes, a multiple of 4
+ * @to_vram: refresh the segment's copy from the permanent one, else
+ *	write the segment's bytes through to the permanent copy
+ *
+ * In jobs of WDDMSEG_BLIT_CHUNK bytes, behind earlier engine work
+ * (DOC: PermanentSysMem).
+ *
+ * Return: the last job's fence, or an ERR_PTR (-ENODEV without engine).
+ */
+struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
+					    struct ttm_buffer_object *tbo,
+					    const dma_addr_t *dma_address,
+					    u64 off, u64 len, bool to_vram)
+{
+	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, tbo->resource);
+	struct wddmseg_engine *eng = &wdev->engine;
+	const u32 list_bytes = (WDDMSEG_BLIT_CHUNK / PAGE_SIZE + 1) *
+			       (PAGE_SIZE >> WDDMSEG_HW_PAGE_SHIFT) * 8;
+	struct dma_fence *last = NULL, *f;
+	u64 done, n;
+	int ret = 0;
+
+	mutex_lock(&eng->lock);
+	if (!eng->ready) {
+		mutex_unlock(&eng->lock);
+		return ERR_PTR(-ENODEV);
+	}
+	for (done = 0; done < len; done += n) {
+		u64 cmd[WDDMSEG_TRANSFER_QWORDS];
+		struct wddmseg_loc v, p;
+		struct wddmseg_job job;
+		u32 arena = 0, q;
+
+		n = min_t(u64, WDDMSEG_BLIT_CHUNK, len - done);
+		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd), list_bytes,
+					     &job);
+		if (ret)
+			break;
+		v.segment_id = mgr->segment_id;
+		v.addr = ((u64)tbo->resource->start << PAGE_SHIFT) + off + done;
+		v.offset = 0;
+		wddmseg_pages_loc(dma_address, off + done, n, &job, &arena, &p);
+		if (to_vram)
+			q = wddmseg_encode_transfer(cmd, n, &p, &v);
+		else
+			q = wddmseg_encode_transfer(cmd, n, &v, &p);
+		trace_wddmseg_paging_op(to_vram ? "perm-refresh" : "perm-write-through",
+					to_vram ? 0 : mgr->segment_id,
+					to_vram ? mgr->segment_id : 0, n,
+					eng->seqno + 1);
 		wddmseg_engine_emit(eng, &job, cmd, q);
 		f = wddmseg_engine_commit(eng, &job);
 		if (IS_ERR(f)) {
@@ -637,6 +871,8 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 	bounce = kzalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!bounce)
 		return -ENOMEM;
+	if (!clear && !old_tt)
+		atomic64_add(tbo->base.size, &old_mgr->transfer_out_bytes);
 
 	for (i = 0; i < PFN_UP(tbo->base.size); i++) {
 		if (!clear)

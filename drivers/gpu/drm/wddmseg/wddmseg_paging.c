@@ -154,23 +154,45 @@ u32 wddmseg_encode_write_physical(u64 *cmd, u64 size, u64 gpu_addr,
  * wddmseg_encode_map_aperture - MapApertureSegment
  * @cmd: WDDMSEG_APERTURE_QWORDS words
  * @segment_id: aperture segment
- * @coherent: the pages are cache coherent
+ * @flags: WDDMSEG_MAP_CACHE_COHERENT (DXGK_MAPAPERTUREFLAGS.CacheCoherent)
+ *	and WDDMSEG_MAP_CPU_CACHED (the pages' cache type), or 0
  * @first_page: OffsetInPages (4 KiB pages)
  * @count: NumberOfPages
  * @list: DMA address of the page list
  *
  * Return: words written.
  */
-u32 wddmseg_encode_map_aperture(u64 *cmd, u32 segment_id, bool coherent,
+u32 wddmseg_encode_map_aperture(u64 *cmd, u32 segment_id, u64 flags,
 				u64 first_page, u64 count, u64 list)
 {
 	cmd[0] = WDDMSEG_CMD_HDR(WDDMSEG_OP_MAP_APERTURE,
 				 WDDMSEG_APERTURE_QWORDS);
-	cmd[1] = segment_id | (coherent ? WDDMSEG_MAP_CACHE_COHERENT : 0);
+	cmd[1] = segment_id | (flags & (WDDMSEG_MAP_CACHE_COHERENT |
+					WDDMSEG_MAP_CPU_CACHED));
 	cmd[2] = first_page;
 	cmd[3] = count;
 	cmd[4] = list;
 	return WDDMSEG_APERTURE_QWORDS;
+}
+
+/**
+ * wddmseg_encode_flush_aperture - FLUSH_APERTURE (device 1.7)
+ * @cmd: WDDMSEG_FLUSH_QWORDS words
+ * @segment_id: aperture segment
+ * @first_page: OffsetInPages (4 KiB pages)
+ * @count: NumberOfPages
+ *
+ * Return: words written.
+ */
+u32 wddmseg_encode_flush_aperture(u64 *cmd, u32 segment_id, u64 first_page,
+				  u64 count)
+{
+	cmd[0] = WDDMSEG_CMD_HDR(WDDMSEG_OP_FLUSH_APERTURE,
+				 WDDMSEG_FLUSH_QWORDS);
+	cmd[1] = segment_id;
+	cmd[2] = first_page;
+	cmd[3] = count;
+	return WDDMSEG_FLUSH_QWORDS;
 }
 
 /**

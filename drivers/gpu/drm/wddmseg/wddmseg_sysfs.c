@@ -52,6 +52,16 @@ static u64 wddmseg_evictions(struct wddmseg_mgr *mgr)
 	return atomic64_read(&mgr->evictions);
 }
 
+static u64 wddmseg_transfer_out_bytes(struct wddmseg_mgr *mgr)
+{
+	return atomic64_read(&mgr->transfer_out_bytes);
+}
+
+static u64 wddmseg_discard_bytes(struct wddmseg_mgr *mgr)
+{
+	return atomic64_read(&mgr->discard_bytes);
+}
+
 static u64 wddmseg_pm_evicted_bytes(struct wddmseg_mgr *mgr)
 {
 	return READ_ONCE(mgr->wdev->pm.evicted[mgr->segment_id - 1]);
@@ -80,6 +90,8 @@ WDDMSEG_MGR_ATTR(commit_limit);
 WDDMSEG_MGR_ATTR(allocations);
 WDDMSEG_MGR_ATTR(pinned_bytes);
 WDDMSEG_MGR_ATTR(evictions);
+WDDMSEG_MGR_ATTR(transfer_out_bytes);
+WDDMSEG_MGR_ATTR(discard_bytes);
 WDDMSEG_MGR_ATTR(pm_evicted_bytes);
 WDDMSEG_MGR_ATTR(pm_restored_bytes);
 WDDMSEG_MGR_ATTR(pm_kept_bytes);
@@ -114,6 +126,8 @@ static struct attribute *wddmseg_attrs[] = {
 	&dev_attr_allocations.attr,
 	&dev_attr_pinned_bytes.attr,
 	&dev_attr_evictions.attr,
+	&dev_attr_transfer_out_bytes.attr,
+	&dev_attr_discard_bytes.attr,
 	&dev_attr_pm_evicted_bytes.attr,
 	&dev_attr_pm_restored_bytes.attr,
 	&dev_attr_pm_kept_bytes.attr,

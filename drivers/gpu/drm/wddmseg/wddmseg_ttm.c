@@ -284,6 +284,66 @@ static int wddmseg_bo_move_discard(struct wddmseg_device *wdev,
 		return 0;
 	}
 	/* The job ends with a Fill of zeroes: the range is free and zero. */
+	atomic64_add(tbo->base.size, &mgr->discard_bytes);
+	wddmseg_mgr_res_wiped(old_mem);
+	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
+	if (sync)
+		dma_fence_wait(fence, false);
+	ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !sync, new_mem);
+	dma_fence_put(fence);
+	return ret;
+}
+
+/*
+ * A PermanentSysMem allocation leaves a memory segment for system memory:
+ * its content is its permanent copy (DOC: PermanentSysMem), which becomes
+ * the pages of its new placement (wddmseg_kept_reuse()), and the
+ * segment's copy is given up with a DiscardContent, never Transferred.
+ * Without a copy (content that never was in pages, zeroes) the new pages
+ * stay unpopulated, content that never existed.
+ */
+static int wddmseg_bo_move_perm_out(struct wddmseg_device *wdev,
+				    struct ttm_buffer_object *tbo, bool evict,
+				    struct ttm_operation_ctx *ctx,
+				    struct ttm_resource *new_mem)
+{
+	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
+	struct ttm_resource *old_mem = tbo->resource;
+	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, old_mem);
+	bool sync = bo->flags & WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
+	struct dma_fence *fence = NULL;
+	int ret;
+
+	if (sync) {
+		ret = ttm_bo_wait_ctx(tbo, ctx);
+		if (ret)
+			return ret;
+	}
+	if (READ_ONCE(bo->kept) && tbo->ttm) {
+		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, ctx);
+		if (ret)
+			return ret;
+	}
+	if (wddmseg_migrate_uses_engine(wdev)) {
+		fence = wddmseg_migrate_discard(wdev, mgr, old_mem);
+		if (IS_ERR(fence) && PTR_ERR(fence) != -ENODEV)
+			return PTR_ERR(fence);
+		if (IS_ERR(fence))
+			fence = NULL;
+	}
+	atomic64_add(tbo->base.size, &mgr->discard_bytes);
+	bo->perm_cpu_dirty = false;
+	if (!fence) {
+		/* No engine: the segment's copy is dropped once idle. */
+		ret = ttm_bo_wait_ctx(tbo, ctx);
+		if (ret)
+			return ret;
+		trace_wddmseg_paging_op("cpu discard", mgr->segment_id, 0,
+					tbo->base.size, 0);
+		wddmseg_bo_moved(bo, old_mem, new_mem, evict);
+		ttm_bo_move_sync_cleanup(tbo, new_mem);
+		return 0;
+	}
 	wddmseg_mgr_res_wiped(old_mem);
 	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
 	if (sync)
@@ -328,7 +388,8 @@ static bool wddmseg_bo_move_on_cpu(struct wddmseg_device *wdev,
 
 static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 			       struct ttm_operation_ctx *ctx,
-			       struct ttm_resource *new_mem)
+			       struct ttm_resource *new_mem,
+			       struct ttm_place *hop)
 {
 	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
@@ -356,6 +417,23 @@ static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 	if (bo->discarding && !old_man->use_tt &&
 	    new_mem->mem_type == TTM_PL_SYSTEM)
 		return wddmseg_bo_move_discard(wdev, tbo, evict, ctx, new_mem);
+
+	/*
+	 * PermanentSysMem out of a memory segment: a discard into system
+	 * memory; an aperture binds the permanent copy after that hop.
+	 */
+	if (wddmseg_bo_permanent(bo) && old_mem && !old_man->use_tt &&
+	    new_man->use_tt) {
+		if (new_mem->mem_type != TTM_PL_SYSTEM) {
+			memset(hop, 0, sizeof(*hop));
+			hop->mem_type = TTM_PL_SYSTEM;
+			return -EMULTIHOP;
+		}
+		return wddmseg_bo_move_perm_out(wdev, tbo, evict, ctx, new_mem);
+	}
+	/* Into a segment from its copy: the two agree (PTEs are gone). */
+	if (wddmseg_bo_permanent(bo) && old_man->use_tt && !new_man->use_tt)
+		bo->perm_cpu_dirty = false;
 
 	if (wddmseg_migrate_uses_engine(wdev) &&
 	    !wddmseg_bo_move_on_cpu(wdev, bo, new_mem)) {
@@ -402,7 +480,7 @@ static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 			   struct ttm_operation_ctx *ctx,
 			   struct ttm_resource *new_mem, struct ttm_place *hop)
 {
-	int ret = wddmseg_bo_move_one(tbo, evict, ctx, new_mem);
+	int ret = wddmseg_bo_move_one(tbo, evict, ctx, new_mem, hop);
 
 	if (wddmseg_is_bo(tbo))
 		wddmseg_bo_residency_commit(to_wddmseg_bo(tbo));
@@ -421,20 +499,30 @@ static void wddmseg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
 		wddmseg_bo_moved(to_wddmseg_bo(tbo), tbo->resource, NULL, false);
 }
 
+/**
+ * wddmseg_bo_caching - caching of an allocation's system pages
+ * @bo: allocation
+ *
+ * Cached pages with Cached; user memory is normal cached memory: never
+ * remap it otherwise; an imported dma-buf's pages are the exporter's to
+ * set up. Write-combined otherwise.
+ *
+ * Return: the caching.
+ */
+enum ttm_caching wddmseg_bo_caching(const struct wddmseg_bo *bo)
+{
+	if ((bo->flags & (WDDMSEG_ALLOC_CACHED | WDDMSEG_ALLOC_EXISTING_SYSMEM)) ||
+	    bo->tbo.type == ttm_bo_type_sg)
+		return ttm_cached;
+	return ttm_write_combined;
+}
+
 static struct ttm_tt *wddmseg_ttm_tt_create(struct ttm_buffer_object *tbo,
 					    u32 page_flags)
 {
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
-	enum ttm_caching caching = ttm_write_combined;
+	enum ttm_caching caching = wddmseg_bo_caching(bo);
 	struct wddmseg_tt *wtt;
-
-	/*
-	 * User memory is normal cached memory: never remap it otherwise; an
-	 * imported dma-buf's pages are the exporter's to set up.
-	 */
-	if ((bo->flags & (WDDMSEG_ALLOC_CACHED | WDDMSEG_ALLOC_EXISTING_SYSMEM)) ||
-	    tbo->type == ttm_bo_type_sg)
-		caching = ttm_cached;
 
 	wtt = kzalloc(sizeof(*wtt), GFP_KERNEL);
 	if (!wtt)
@@ -734,6 +822,41 @@ static int wddmseg_access_tt(struct ttm_buffer_object *tbo,
 }
 
 /*
+ * access_memory of a PermanentSysMem allocation in a memory segment: its
+ * permanent copy, as for the CPU's mappings (a write makes the copy newer
+ * than the segment's).
+ */
+static int wddmseg_access_perm(struct wddmseg_bo *bo, unsigned long offset,
+			       void *buf, int len, bool write)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct wddmseg_perm_copy copy;
+	int done = 0, ret;
+
+	ret = ttm_bo_wait_ctx(&bo->tbo, &ctx);
+	if (!ret)
+		ret = wddmseg_perm_get(bo, &ctx, &copy);
+	if (ret)
+		return ret;
+	if (write)
+		bo->perm_cpu_dirty = true;
+	while (done < len) {
+		unsigned long at = offset + done;
+		u32 in = offset_in_page(at);
+		u32 n = min_t(u32, len - done, PAGE_SIZE - in);
+		void *vaddr = kmap_local_page(copy.pages[at >> PAGE_SHIFT]);
+
+		if (write)
+			memcpy(vaddr + in, buf + done, n);
+		else
+			memcpy(buf + done, vaddr + in, n);
+		kunmap_local(vaddr);
+		done += n;
+	}
+	return done;
+}
+
+/*
  * TTM's access_memory: how ptrace, /proc/PID/mem and debuggers reach a
  * mapped allocation that is not in system memory or TTM_PL_TT, without
  * moving it. The allocation is reserved. VRAM goes through ReadPhysical /
@@ -762,6 +885,9 @@ static int wddmseg_access_memory(struct ttm_buffer_object *tbo,
 
 	if (mgr->manager.use_tt)
 		return wddmseg_access_tt(tbo, offset, buf, len, write);
+	if (wddmseg_is_bo(tbo) && wddmseg_bo_permanent(to_wddmseg_bo(tbo)))
+		return wddmseg_access_perm(to_wddmseg_bo(tbo), offset, buf, len,
+					   write);
 
 	dma_resv_assert_held(tbo->base.resv);
 	if (write && wddmseg_is_bo(tbo))

@@ -174,6 +174,14 @@ static void ok_cpu_visible(struct drm_wddmseg_gem_create *a)
 	a->preferred[1] = 3;
 }
 
+static void ok_permanent(struct drm_wddmseg_gem_create *a)
+{
+	a->flags = WDDMSEG_ALLOC_PERMANENT_SYSMEM | WDDMSEG_ALLOC_CPU_VISIBLE;
+	a->supported_segments = SEG(1) | SEG(3);
+	a->eviction_segments = SEG(3);
+	a->preferred[1] = 3;
+}
+
 static void ok_cpu_visible_on_demand(struct drm_wddmseg_gem_create *a)
 {
 	a->flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND;
@@ -366,14 +374,6 @@ static void bad_swizzled(struct drm_wddmseg_gem_create *a)
 	a->flags = WDDMSEG_ALLOC_SWIZZLED;
 }
 
-static void bad_permanent(struct drm_wddmseg_gem_create *a)
-{
-	a->flags = WDDMSEG_ALLOC_PERMANENT_SYSMEM | WDDMSEG_ALLOC_CPU_VISIBLE;
-	a->supported_segments = SEG(1);
-	a->eviction_segments = 0;
-	a->preferred[1] = 0;
-}
-
 static void bad_set_beyond(struct drm_wddmseg_gem_create *a)
 {
 	a->supported_segments |= SEG(5);
@@ -503,6 +503,7 @@ static const struct alloc_case alloc_cases[] = {
 	{ "valid: no preferred segment", NULL, 0, ok_no_preferred },
 	{ "valid: CpuVisible, Cached, HistoryBuffer in visible VRAM or aperture",
 	  NULL, 0, ok_cpu_visible },
+	{ "valid: PermanentSysMem with CpuVisible", NULL, 0, ok_permanent },
 	{ "valid: CpuVisibleOnDemand with invisible VRAM", NULL, 0,
 	  ok_cpu_visible_on_demand },
 	{ "valid: HardwareProtected in a VprSupported segment", NULL, 0,
@@ -555,8 +556,6 @@ static const struct alloc_case alloc_cases[] = {
 	{ "overlay-capture: both", "overlay-capture", -EINVAL,
 	  bad_overlay_capture },
 	{ "unsupported: Swizzled", "unsupported", -EOPNOTSUPP, bad_swizzled },
-	{ "unsupported: PermanentSysMem", "unsupported", -EOPNOTSUPP,
-	  bad_permanent },
 	{ "segment-set: a segment beyond the table", "segment-set", -EINVAL,
 	  bad_set_beyond },
 	{ "segment-set: eviction set not a subset", "segment-set", -EINVAL,

@@ -134,8 +134,8 @@ static void paging_aperture(struct kunit *test)
 	u32 ret;
 
 	fill_sentinel(cmd);
-	ret = wddmseg_encode_map_aperture(cmd, 3, true, 0x10, 0x200,
-					  0xc0de000ULL);
+	ret = wddmseg_encode_map_aperture(cmd, 3, WDDMSEG_MAP_CACHE_COHERENT,
+					  0x10, 0x200, 0xc0de000ULL);
 	check_frame(test, cmd, ret, WDDMSEG_OP_MAP_APERTURE, 5);
 	KUNIT_EXPECT_EQ(test, cmd[1], 3ULL | BIT_ULL(32));
 	KUNIT_EXPECT_EQ(test, cmd[2], 0x10ULL);
@@ -143,8 +143,20 @@ static void paging_aperture(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd[4], 0xc0de000ULL);
 
 	fill_sentinel(cmd);
-	wddmseg_encode_map_aperture(cmd, 3, false, 0, 1, 0x1000);
+	wddmseg_encode_map_aperture(cmd, 3, 0, 0, 1, 0x1000);
 	KUNIT_EXPECT_EQ(test, cmd[1], 3ULL);	/* no coherence bit */
+
+	fill_sentinel(cmd);
+	wddmseg_encode_map_aperture(cmd, 3, WDDMSEG_MAP_CPU_CACHED | BIT_ULL(40),
+				    0, 1, 0x1000);
+	KUNIT_EXPECT_EQ(test, cmd[1], 3ULL | BIT_ULL(33));	/* no stray bits */
+
+	fill_sentinel(cmd);
+	ret = wddmseg_encode_flush_aperture(cmd, 4, 0x30, 0x40);
+	check_frame(test, cmd, ret, WDDMSEG_OP_FLUSH_APERTURE, 4);
+	KUNIT_EXPECT_EQ(test, cmd[1], 4ULL);
+	KUNIT_EXPECT_EQ(test, cmd[2], 0x30ULL);
+	KUNIT_EXPECT_EQ(test, cmd[3], 0x40ULL);
 
 	fill_sentinel(cmd);
 	ret = wddmseg_encode_unmap_aperture(cmd, 4, 0x30, 0x40, 0xd000ULL);

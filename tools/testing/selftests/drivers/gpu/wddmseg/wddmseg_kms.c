@@ -931,6 +931,7 @@ enum kms_refusal_alloc {
 	KA_NO_DIRECT_FLIP,	/* only a segment without DirectFlip */
 	KA_EXISTING_SYSMEM,	/* user pages in an aperture */
 	KA_PROTECTED,		/* Protected, in the DirectFlip segment */
+	KA_PERMANENT,		/* PermanentSysMem, in the DirectFlip segment */
 	KA_TOO_LARGE,		/* larger than every DirectFlip segment */
 };
 
@@ -1002,6 +1003,10 @@ FIXTURE_VARIANT_ADD(kms_refusal, existing_sysmem) {
 FIXTURE_VARIANT_ADD(kms_refusal, protected) {
 	.what = "Protected", .rule = "protected-scanout",
 	.kind = KR_ALLOC, .alloc = KA_PROTECTED, .real_commit = true,
+};
+FIXTURE_VARIANT_ADD(kms_refusal, permanent_sysmem) {
+	.what = "PermanentSysMem", .rule = "allocation-flags",
+	.kind = KR_ALLOC, .alloc = KA_PERMANENT,
 };
 FIXTURE_VARIANT_ADD(kms_refusal, larger_than_segment) {
 	.what = "larger than segment", .rule = "direct-flip-size",
@@ -1085,6 +1090,15 @@ static void refused_alloc(struct __test_metadata *_metadata,
 		if (!df)
 			SKIP(return, "no DirectFlip segment");
 		a.flags = WDDMSEG_ALLOC_PROTECTED;
+		a.supported_segments = BIT(df);
+		a.preferred[0] = df;
+		break;
+	case KA_PERMANENT:
+		/* WDDM: never on the primary */
+		if (!df || !wddmseg_segment_cpu_visible(l->seg[df - 1].flags))
+			SKIP(return, "no CPU-visible DirectFlip segment");
+		a.flags = WDDMSEG_ALLOC_PERMANENT_SYSMEM |
+			  WDDMSEG_ALLOC_CPU_VISIBLE;
 		a.supported_segments = BIT(df);
 		a.preferred[0] = df;
 		break;
