@@ -676,4 +676,156 @@ TEST_F_TIMEOUT(pm, pressure, 900)
 	free(hb);
 }
 
+/* HardwareProtected content across S3, per VprSupported segment. */
+enum vpr_kind { VPR_KEPT, VPR_SEALED, VPR_REFUSED };
+
+struct vpr_alloc {
+	const struct gem_dev *d;
+	int fd;
+	char dbg[64];
+	uint32_t seg, h, word;
+	uint64_t base;		/* the segment's GPU address */
+	enum vpr_kind kind;
+};
+
+#define VPR_SIZE	(4 * SZ_64K)
+
+/* The GPU sees @v's word at the start and the end of the allocation. */
+static bool vpr_intact(struct vpr_alloc *v)
+{
+	static const uint64_t at[] = { 0, VPR_SIZE - 4 * GEM_PEEK_WORDS };
+	struct drm_wddmseg_gem_info info = { .handle = v->h };
+	uint32_t words[GEM_PEEK_WORDS];
+	unsigned int faults, i, k;
+
+	if (wddmseg_query_allocation(v->fd, v->h, &info) ||
+	    info.segment_id != v->seg)
+		return false;
+	for (k = 0; k < 2; k++) {
+		if (gem_peek(v->dbg, v->base + info.offset + at[k], words, &faults))
+			return false;
+		for (i = 0; i < GEM_PEEK_WORDS; i++)
+			if (words[i] != v->word)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * HardwareProtected allocations (S3 mode, layouts of tools/vm/pm-check.sh)
+ * in every VprSupported memory segment: with VprPreservedDuringStandby
+ * (and power kept) they stay in place, 0 bytes copied; with
+ * EncryptedPagingSupported instead they are sealed out (TRANSFER_ENCRYPTED)
+ * and come back intact; with neither, the suspend is refused (-EACCES,
+ * rule pm-hardware-protected-evict) and every byte stays. Then, without
+ * the allocations that refuse it, a suspend succeeds.
+ */
+TEST_F_TIMEOUT(pm, vpr, 600)
+{
+	struct vpr_alloc v[GEM_MAX_DEVS * LAYOUT_MAX_SEGS];
+	unsigned int n = 0, nk[3] = { 0 }, dv, i;
+	uint64_t ev[LAYOUT_MAX_SEGS], kept[LAYOUT_MAX_SEGS];
+	char rec[1024], rule[64] = "";
+	int kfd, ret;
+
+	if (!pm_mode("s3"))
+		SKIP(return, "S3 mode only");
+	for (dv = 0; dv < self->env.nr_devs; dv++) {
+		const struct gem_dev *d = &self->env.dev[dv];
+		const struct layout *l = &d->exp.layout;
+		int fd = -1;
+
+		for (i = 0; i < l->nr_segs; i++) {
+			const struct layout_seg *s = &l->seg[i];
+			struct wddmseg_allocation_desc a = { 0 };
+			struct vpr_alloc *x;
+
+			if (wddmseg_segment_is_aperture(s->flags) ||
+			    !(s->flags & WDDMSEG_SEGMENT_FLAG_VPR_SUPPORTED))
+				continue;
+			if (fd < 0)
+				fd = gem_open(_metadata, d->card);
+			x = &v[n++];
+			x->d = d;
+			x->fd = fd;
+			gem_debugfs_dir(d, x->dbg, sizeof(x->dbg));
+			x->seg = i + 1;
+			x->base = s->base;
+			x->word = 0x7e000000u | (dv << 8) | x->seg;
+			if (preserved_s3(l->caps, s->flags) &&
+			    (s->flags & WDDMSEG_SEGMENT_FLAG_VPR_PRESERVED_DURING_STANDBY))
+				x->kind = VPR_KEPT;
+			else if (s->flags & WDDMSEG_SEGMENT_FLAG_ENCRYPTED_PAGING_SUPPORTED)
+				x->kind = VPR_SEALED;
+			else
+				x->kind = VPR_REFUSED;
+			nk[x->kind]++;
+			a.size = VPR_SIZE;
+			a.flags = WDDMSEG_ALLOC_HARDWARE_PROTECTED;
+			a.supported_segments = WDDMSEG_SEGMENT_BIT(x->seg);
+			a.preferred[0] = x->seg;
+			ASSERT_EQ(0, wddmseg_create_allocation(fd, &a, &x->h))
+				TH_LOG("%s: HardwareProtected in %s", d->exp.bdf,
+				       seg_name(x->seg));
+			ASSERT_EQ(0, wddmseg_fill(fd, x->h, 0, VPR_SIZE, x->word, NULL));
+			ASSERT_EQ(0, wddmseg_wait(fd, x->h, 20 * NSEC_PER_SEC));
+			ASSERT_TRUE(vpr_intact(x));
+		}
+	}
+	if (!nk[VPR_KEPT] || !nk[VPR_SEALED] || !nk[VPR_REFUSED])
+		SKIP(return, "the layouts lack a VprSupported segment that keeps, seals or refuses (%u %u %u)",
+		     nk[VPR_KEPT], nk[VPR_SEALED], nk[VPR_REFUSED]);
+
+	/* A segment that can neither keep nor seal refuses the suspend. */
+	kfd = kmsg_open_end();
+	ASSERT_LE(0, kfd);
+	ret = s3_cycle();
+	EXPECT_EQ(-EACCES, ret) TH_LOG("suspend with HardwareProtected content that would be lost");
+	while (kmsg_read(kfd, rec, sizeof(rec)))
+		kmsg_rule(rec, "rule ", rule, sizeof(rule));
+	close(kfd);
+	EXPECT_STREQ("pm-hardware-protected-evict", rule);
+	for (i = 0; i < n; i++)
+		EXPECT_TRUE(vpr_intact(&v[i]))
+			TH_LOG("refused suspend: %s %s lost its content or place",
+			       v[i].d->exp.bdf, seg_name(v[i].seg));
+
+	for (i = 0; i < n; i++) {
+		if (v[i].kind != VPR_REFUSED)
+			continue;
+		ASSERT_EQ(0, wddmseg_destroy_allocation(v[i].fd, v[i].h));
+		v[i].h = 0;
+	}
+	ASSERT_EQ(0, s3_cycle()) TH_LOG("suspend with only keepable or sealable content");
+	for (i = 0; i < n; i++) {
+		const struct gem_dev *d = v[i].d;
+
+		if (!v[i].h)
+			continue;
+		EXPECT_TRUE(vpr_intact(&v[i]))
+			TH_LOG("after S3: %s %s (%s) lost its content or place",
+			       d->exp.bdf, seg_name(v[i].seg),
+			       v[i].kind == VPR_KEPT ? "VprPreservedDuringStandby" :
+			       "EncryptedPagingSupported");
+		ASSERT_EQ(0, pm_sysfs(d, "pm_evicted_bytes", ev,
+				      d->exp.layout.nr_segs));
+		ASSERT_EQ(0, pm_sysfs(d, "pm_kept_bytes", kept,
+				      d->exp.layout.nr_segs));
+		if (v[i].kind == VPR_KEPT) {
+			EXPECT_EQ(0, ev[v[i].seg - 1]) TH_LOG("%s %s: copied %" PRIu64 " bytes",
+							     d->exp.bdf, seg_name(v[i].seg),
+							     ev[v[i].seg - 1]);
+			EXPECT_LE(VPR_SIZE, kept[v[i].seg - 1]);
+		} else {
+			EXPECT_LE(VPR_SIZE, ev[v[i].seg - 1]) TH_LOG("%s %s: not sealed out",
+								     d->exp.bdf,
+								     seg_name(v[i].seg));
+		}
+		wddmseg_destroy_allocation(v[i].fd, v[i].h);
+	}
+	for (i = 0; i < n; i++)
+		if (!i || v[i].fd != v[i - 1].fd)
+			close(v[i].fd);
+}
+
 TEST_HARNESS_MAIN
