@@ -163,8 +163,11 @@ struct WddmsegState {
     uint64_t batch_bytes;
     uint32_t max_width;         /* SCANOUT_MAX_WIDTH */
     uint32_t max_height;        /* SCANOUT_MAX_HEIGHT */
+    char *vram_file;            /* persistent VRAM (PM_HIB.PERSISTENT) */
+    uint64_t hib_partial;       /* PM_HIB_PARTIAL, with vram_file */
 
     /* Fixed at realize */
+    uint32_t pm_hib;            /* PM_HIB */
     uint8_t pm_cap;             /* config offset of the PM capability */
     uint64_t vram_size;         /* reported in VRAM_SIZE */
     uint64_t vram_alloc;        /* backing RAM: >= vram_size, BAR2, BAR4 */

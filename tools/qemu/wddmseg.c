@@ -136,6 +136,14 @@ static bool wddmseg_adapter_read(WddmsegState *s, hwaddr addr, uint32_t *val)
     case WDDMSEG_REG_VRAM_SIZE_HI:
         *val = wddmseg_lo_hi(s->vram_size, addr, WDDMSEG_REG_VRAM_SIZE_LO);
         return true;
+    case WDDMSEG_REG_PM_HIB:
+        *val = s->pm_hib;
+        return true;
+    case WDDMSEG_REG_PM_HIB_PARTIAL_LO:
+    case WDDMSEG_REG_PM_HIB_PARTIAL_HI:
+        *val = wddmseg_lo_hi(s->vram_file ? s->hib_partial : 0, addr,
+                             WDDMSEG_REG_PM_HIB_PARTIAL_LO);
+        return true;
     }
     return false;
 }
@@ -552,6 +560,9 @@ static const char *const wddmseg_reg_names[] = {
     WDDMSEG_REG_NAME(PEEK_ADDR_HI),
     WDDMSEG_REG_NAME(PEEK_DATA),
     WDDMSEG_REG_NAME(STATUS),
+    WDDMSEG_REG_NAME(PM_HIB),
+    WDDMSEG_REG_NAME(PM_HIB_PARTIAL_LO),
+    WDDMSEG_REG_NAME(PM_HIB_PARTIAL_HI),
     WDDMSEG_REG_NAME(IRQ_STATUS),
     WDDMSEG_REG_NAME(IRQ_MASK),
     WDDMSEG_REG_NAME(RING_BASE_LO),
@@ -725,6 +736,80 @@ static const MemoryRegionOps wddmseg_mmio_ops = {
 /* Device                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * VRAM in a file (vram-file): it outlives this QEMU process, like VRAM
+ * that a device keeps powered (or saves) across a hibernation. A file
+ * that exists must have the size of the VRAM: then it holds the VRAM of
+ * an earlier power cycle (PM_HIB.RETAINED). A new one is created.
+ */
+static bool wddmseg_vram_file_init(WddmsegState *s, Error **errp)
+{
+    ERRP_GUARD();
+    bool retained = false;
+    struct stat st;
+
+    if (s->hib_partial % (64 * KiB)) {
+        error_setg(errp, "hib-partial must be a multiple of 64 KiB");
+        return false;
+    }
+    if (!stat(s->vram_file, &st)) {
+        if (!S_ISREG(st.st_mode) || st.st_size != s->vram_alloc) {
+            error_setg(errp, "vram-file %s is not a file of 0x%" PRIx64
+                       " bytes (the VRAM); remove it to start afresh",
+                       s->vram_file, s->vram_alloc);
+            return false;
+        }
+        retained = true;
+    }
+    memory_region_init_ram_from_file(&s->vram, OBJECT(s), "wddmseg-vram",
+                                     s->vram_alloc, 0, RAM_SHARED,
+                                     s->vram_file, false, errp);
+    if (*errp) {
+        return false;
+    }
+    vmstate_register_ram(&s->vram, DEVICE(s));
+    s->pm_hib = WDDMSEG_PM_HIB_PERSISTENT |
+                (retained ? WDDMSEG_PM_HIB_RETAINED : 0);
+    return true;
+}
+
+/*
+ * Power-on with a vram-file: what the file holds is what survived the
+ * power cycle for the segments whose flags preserve it across a
+ * hibernation (all of a PreservedDuringHibernate segment, the first
+ * hib-partial bytes of a PartiallyPreservedDuringHibernate one). Every
+ * other byte of every memory segment lost its power: WDDMSEG_PM_POISON.
+ */
+static void wddmseg_power_on(WddmsegState *s)
+{
+    bool retained = s->pm_hib & WDDMSEG_PM_HIB_RETAINED;
+    uint64_t start, len, keep, off;
+    unsigned int i;
+
+    for (i = 0; i < s->layout.seg_count; i++) {
+        const WddmsegSegment *seg = &s->layout.segs[i];
+
+        if (seg->flags & (DXGK_SEGFLAG_APERTURE | DXGK_SEGFLAG_AGP) ||
+            seg->base >= s->vram_size) {
+            continue;
+        }
+        start = seg->base;
+        len = MIN(seg->size, s->vram_size - start);
+        keep = 0;
+        if (retained &&
+            (seg->flags & DXGK_SEGFLAG_PRESERVED_DURING_HIBERNATE)) {
+            keep = len;
+        } else if (retained && (seg->flags &
+                   DXGK_SEGFLAG_PARTIALLY_PRESERVED_DURING_HIBERNATE)) {
+            keep = MIN(s->hib_partial, len);
+        }
+        trace_wddmseg_pm_power_on(i + 1, keep, start, len);
+        for (off = keep; off + 4 <= len; off += 4) {
+            stl_le_p(s->vram_ptr + start + off, WDDMSEG_PM_POISON);
+        }
+    }
+}
+
 static void wddmseg_realize(PCIDevice *pdev, Error **errp)
 {
     ERRP_GUARD();
@@ -767,12 +852,22 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
     /* Neither BAR2 nor BAR4 ever reaches past the RAM behind them. */
     s->vram_alloc = MAX(MAX(s->vram_size, s->bar_size), WDDMSEG_WINDOW_SIZE);
 
-    memory_region_init_ram(&s->vram, OBJECT(s), "wddmseg-vram", s->vram_alloc,
-                           errp);
-    if (*errp) {
-        return;
+    s->pm_hib = 0;
+    if (s->vram_file) {
+        if (!wddmseg_vram_file_init(s, errp)) {
+            return;
+        }
+    } else {
+        memory_region_init_ram(&s->vram, OBJECT(s), "wddmseg-vram",
+                               s->vram_alloc, errp);
+        if (*errp) {
+            return;
+        }
     }
     s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
+    if (s->vram_file) {
+        wddmseg_power_on(s);
+    }
 
     memory_region_init_io(&s->mmio, OBJECT(s), &wddmseg_mmio_ops, s,
                           "wddmseg-mmio", WDDMSEG_MMIO_SIZE);
@@ -1244,6 +1339,8 @@ static Property wddmseg_properties[] = {
                        WDDMSEG_DEFAULT_MAX_WIDTH),
     DEFINE_PROP_UINT32("max-height", WddmsegState, max_height,
                        WDDMSEG_DEFAULT_MAX_HEIGHT),
+    DEFINE_PROP_STRING("vram-file", WddmsegState, vram_file),
+    DEFINE_PROP_SIZE("hib-partial", WddmsegState, hib_partial, 4 * MiB),
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -1286,6 +1383,14 @@ static void wddmseg_class_init(ObjectClass *klass, void *data)
         "Widest scanout in pixels, 1..16384 (SCANOUT_MAX_WIDTH)");
     object_class_property_set_description(klass, "max-height",
         "Tallest scanout in lines, 1..16384 (SCANOUT_MAX_HEIGHT)");
+    object_class_property_set_description(klass, "vram-file",
+        "File that holds the VRAM across power cycles (a new QEMU "
+        "process: hibernation); PreservedDuringHibernate segments keep it "
+        "(PM_HIB.PERSISTENT)");
+    object_class_property_set_description(klass, "hib-partial",
+        "Bytes at the start of a PartiallyPreservedDuringHibernate "
+        "segment that a vram-file keeps, a multiple of 64K "
+        "(PM_HIB_PARTIAL)");
     set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
 }
 

@@ -6,16 +6,24 @@
 # different things across S3:
 #
 #   00:04.0  segment 1 PreservedDuringStandby, segment 2 not
+#            (VprSupported + EncryptedPagingSupported)
 #   00:05.0  no segment flagged, but the adapter has AlwaysPoweredVRAM
+#            (segment 2 VprSupported + VprPreservedDuringStandby)
 #   00:06.0  both segments flagged, but DisableSelfRefreshVRAMInS3
+#            (segment 2 VprSupported, neither VPR flag)
 #
 # The guest runs the wddmseg-pm kselftest: allocations in every segment,
 # the aperture and system memory, then WDDMSEG_PM_CYCLES (default 20)
 # real S3 cycles (RTC wake alarm + echo mem > /sys/power/state); after each
 # the content is intact, preserved segments copied 0 bytes, the others
 # were evicted and restored, freed VRAM of a segment that lost power reads
-# the device's poison pattern, the engine blits. The console log must be
-# clean (no Oops, WARN, BUG, lockdep report).
+# the device's poison pattern, the engine blits. Then pm.vpr:
+# HardwareProtected allocations in the three VprSupported segments; the
+# suspend is refused (rule pm-hardware-protected-evict) while 00:06.0's
+# can be neither kept nor sealed, and without it one S3 cycle keeps
+# 00:05.0's in place (0 bytes copied) and seals 00:04.0's out and back
+# (TRANSFER_ENCRYPTED). The console log must be clean (no Oops, WARN, BUG,
+# lockdep report).
 #
 # Usage: tools/vm/pm-check.sh [CYCLES]        (after the guest is built)
 # TAP on stdout; exit 1 when a check failed.
@@ -27,9 +35,9 @@ VMDIR=${WDDMSEG_VM_DIR:-$WDDMSEG_KBUILD/vm}
 mkdir -p "$VMDIR"
 CYCLES=${1:-20}
 APT="0x100000000:-:64M:32M:0x11"
-L4="0:0|0:0:16M:16M:0x484|16M:-:16M:16M:0|$APT"
-L5="0x20000:0|0:0:16M:16M:0x404|16M:-:16M:16M:0|$APT"
-L6="0x1000:0|0:0:16M:16M:0x484|16M:-:16M:16M:0x80|$APT"
+L4="0:0|0:0:16M:16M:0x484|16M:-:16M:16M:0x50000|$APT"
+L5="0x20000:0|0:0:16M:16M:0x404|16M:-:16M:16M:0x30000|$APT"
+L6="0x1000:0|0:0:16M:16M:0x484|16M:-:16M:16M:0x10080|$APT"
 
 expect=$VMDIR/pm.expect
 {
@@ -46,7 +54,7 @@ modprobe wddmseg fbdev=1
 grep -q deep /sys/power/mem_sleep
 tap \$? "the guest offers S3 (deep in /sys/power/mem_sleep: \$(cat /sys/power/mem_sleep))"
 WDDMSEG_EXPECT=/etc/wddmseg/expect WDDMSEG_PM_CYCLES=$CYCLES /usr/bin/wddmseg-pm >/tmp/t 2>&1
-tap \$? "wddmseg-pm: $CYCLES S3 cycles, three preservation layouts"
+tap \$? "wddmseg-pm: $CYCLES S3 cycles, three preservation layouts, HardwareProtected kept, sealed and refused"
 sed 's/^/#| /' /tmp/t
 WDDMSEG_EXPECT=/etc/wddmseg/expect /usr/bin/wddmseg_query >/tmp/t 2>&1
 tap \$? "wddmseg_query on the PM layouts: DisableSelfRefreshVRAMInS3 and AlwaysPoweredVRAM honoured"

@@ -1,17 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Hibernation, the WDDM way: the devices of tools/vm/pm-check.sh, swap on
-# a virtio disk, and per cycle two QEMU processes:
+# Hibernation, the WDDM way: three devices whose segments cover every
+# valid row of the preservation table for S4, swap on a virtio disk, and
+# per cycle two QEMU processes:
+#
+#   00:04.0  vram-file, hib-partial=8M: segment 1 110
+#            (PreservedDuringHibernate), segment 2 101
+#            (PartiallyPreservedDuringHibernate: its first 8 MiB survive)
+#   00:05.0  no vram-file (AlwaysPoweredVRAM, which says nothing of S4):
+#            segment 1 110 but the device cannot keep it (rule
+#            pm-hibernate-volatile: evicted), segment 2 000
+#   00:06.0  vram-file: segment 1 100 (standby only), segment 2 110
 #
 #   boot 1  mkswap + swapon on /dev/vda, the driver with fbdev=1, then the
 #           wddmseg-pm kselftest in hibernate mode: allocations in every
 #           segment (pinned Overlays included), a blit in flight, echo disk
 #           > /sys/power/state: the driver evicts at PM_HIBERNATION_PREPARE
-#           and freeze what no segment preserves across S4 (none of these
-#           layouts has PreservedDuringHibernate), the image goes to swap,
-#           the guest powers off (QEMU exits: no "done" from this boot);
-#   boot 2  a new QEMU process, fresh devices (VRAM zero), same arguments;
+#           and freeze what the device will not keep across S4, the image
+#           goes to swap, the guest powers off (QEMU exits: no "done" from
+#           this boot);
+#   boot 2  a new QEMU process, same arguments: fresh devices (VRAM zero
+#           without a vram-file; with one, the file's bytes where the
+#           flags preserve them and the device's poison elsewhere);
 #           its init loads virtio_blk and writes vda's device number to
 #           /sys/power/resume: the kernel restores the image, the driver's
 #           restore callback brings the content back, and the kselftest
@@ -29,10 +40,12 @@ VMDIR=${WDDMSEG_VM_DIR:-$WDDMSEG_KBUILD/vm}
 mkdir -p "$VMDIR"
 CYCLES=${1:-1}
 APT="0x100000000:-:64M:32M:0x11"
-L4="0:0|0:0:16M:16M:0x484|16M:-:16M:16M:0|$APT"
-L5="0x20000:0|0:0:16M:16M:0x404|16M:-:16M:16M:0|$APT"
-L6="0x1000:0|0:0:16M:16M:0x484|16M:-:16M:16M:0x80|$APT"
+L4="0:0|0:0:16M:16M:0x584|16M:-:16M:16M:0x280|$APT"
+L5="0x20000:0|0:0:16M:16M:0x584|16M:-:16M:16M:0|$APT"
+L6="0:0|0:0:16M:16M:0x484|16M:-:16M:16M:0x180|$APT"
 SWAP=$VMDIR/hib-swap.img
+VRAM4=$VMDIR/hib-vram4.img
+VRAM6=$VMDIR/hib-vram6.img
 
 expect=$VMDIR/hib.expect
 {
@@ -48,10 +61,16 @@ modprobe virtio_blk
 mkswap /dev/vda >/dev/null && swapon /dev/vda || { echo "not ok 1 - swap on /dev/vda"; exit 1; }
 modprobe wddmseg fbdev=1
 WDDMSEG_EXPECT=/etc/wddmseg/expect WDDMSEG_PM_MODE=hibernate WDDMSEG_PM_CYCLES=1 \
+	WDDMSEG_PM_HIB_PERSIST="0000:00:04.0=0x800000 0000:00:06.0=0x400000" \
 	/usr/bin/wddmseg-pm >/tmp/t 2>&1
 rc=$?
 # From here on this runs in the restored image, in the second boot.
-if [ $rc = 0 ]; then echo "ok 1 - wddmseg-pm: hibernation cycle, three layouts"; else echo "not ok 1 - wddmseg-pm: hibernation cycle, three layouts"; fi
+what="wddmseg-pm: hibernation cycle, rows 000 100 110 101, vram-file and without"
+dmesg | grep -q '0000:00:05.0.*segment 1: rule pm-hibernate-volatile' ||
+	{ what="$what; no rule pm-hibernate-volatile for 00:05.0 segment 1"; rc=1; }
+! dmesg | grep -q 'rule pm-hibernate-vram-lost' ||
+	{ what="$what; rule pm-hibernate-vram-lost with a vram-file"; rc=1; }
+if [ $rc = 0 ]; then echo "ok 1 - $what"; else echo "not ok 1 - $what"; fi
 sed 's/^/#| /' /tmp/t
 for d in 04 05 06; do
 	f=/sys/bus/pci/devices/0000:00:$d.0/wddmseg
@@ -70,9 +89,9 @@ exit 1
 SCRIPT
 
 DEVS=(
-	-device "wddmseg,addr=0x4,vis-size=16M,invis-size=16M,layout=$L4"
+	-device "wddmseg,addr=0x4,vis-size=16M,invis-size=16M,layout=$L4,vram-file=$VRAM4,hib-partial=8M"
 	-device "wddmseg,addr=0x5,vis-size=16M,invis-size=16M,layout=$L5"
-	-device "wddmseg,addr=0x6,vis-size=16M,invis-size=16M,layout=$L6"
+	-device "wddmseg,addr=0x6,vis-size=16M,invis-size=16M,layout=$L6,vram-file=$VRAM6"
 	-drive "file=$SWAP,if=virtio,format=raw"
 )
 
@@ -84,7 +103,7 @@ tap() { # OK TEXT
 }
 
 for c in $(seq 1 "$CYCLES"); do
-	rm -f "$SWAP"
+	rm -f "$SWAP" "$VRAM4" "$VRAM6"
 	truncate -s 768M "$SWAP"
 	bash "$REPO/tools/vm/run-vm.sh" --no-build --name hib1 --mode script \
 		--s3 --script "$save" --expect "$expect" --timeout 900 -- \
@@ -109,5 +128,5 @@ for c in $(seq 1 "$CYCLES"); do
 	tap $rc "cycle $c: boot 2 finished, console log clean (run-vm.sh exit $rc)"
 	[ $rc = 0 ] || sed 's/^/# /' "$VMDIR/hib2.log"
 done
-rm -f "$SWAP"
+rm -f "$SWAP" "$VRAM4" "$VRAM6"
 exit $fail

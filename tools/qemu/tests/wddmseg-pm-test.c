@@ -8,6 +8,12 @@
  * memory segment keeps its VRAM only if PreservedDuringStandby (or the
  * adapter's AlwaysPoweredVRAM) says so, the others read
  * WDDMSEG_PM_POISON; DisableSelfRefreshVRAMInS3 keeps none.
+ *
+ * Hibernation: a new QEMU process with the same vram-file. A segment
+ * with PreservedDuringHibernate keeps its bytes, a
+ * PartiallyPreservedDuringHibernate one its first hib-partial bytes, the
+ * others (PreservedDuringStandby alone included) read the poison; PM_HIB
+ * says PERSISTENT, and RETAINED only when the file already existed.
  */
 #include "qemu/osdep.h"
 #include "qapi/qmp/qdict.h"
@@ -263,6 +269,83 @@ static void test_pm_reset_keeps_vram(void)
     wdev_stop(d);
 }
 
+/* Word k (offset hib_offs[k]) of segment seg after a power cycle. */
+#define HPATTERN(seg, k) (0x48000000u | ((seg) << 16) | (k))
+static const uint64_t hib_offs[] = { 0, 0x40, 0x7fffc, 0x80000, 0xffffc };
+
+static void hib_fill(WDev *d, unsigned int seg, uint64_t vram_base)
+{
+    window(d, vram_base);
+    for (size_t k = 0; k < G_N_ELEMENTS(hib_offs); k++) {
+        win_wr(d, hib_offs[k], HPATTERN(seg, k));
+    }
+}
+
+/* Bytes below @kept keep the pattern, the rest is poison. */
+static void hib_check(WDev *d, unsigned int seg, uint64_t vram_base,
+                      uint64_t kept, const char *when)
+{
+    window(d, vram_base);
+    for (size_t k = 0; k < G_N_ELEMENTS(hib_offs); k++) {
+        uint32_t want = hib_offs[k] >= kept ? WDDMSEG_PM_POISON :
+                        HPATTERN(seg, k);
+
+        check_eq(win_rd(d, hib_offs[k]), want,
+                 "%s: segment %u word at 0x%" PRIx64 " reads 0x%08x", when,
+                 seg, hib_offs[k], want);
+    }
+}
+
+/*
+ * Three memory segments of 1 MiB: 110 (PreservedDuringHibernate), 101
+ * (PartiallyPreservedDuringHibernate, hib-partial 512K), 100 (standby
+ * only); two power cycles (two QEMU processes) on one vram-file.
+ */
+static void test_pm_hibernate(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("wddmseg-pm-XXXXXX", NULL);
+    g_autofree char *file = g_build_filename(dir, "vram", NULL);
+    g_autofree char *opts = g_strdup_printf(
+        ",vis-size=1M,invis-size=2M,vram-file=%s,hib-partial=512K,"
+        "layout=0:0|0:0:1M:1M:0x184|0x100000:-:1M:1M:0x280"
+        "|0x200000:-:1M:1M:0x80", file);
+    WDev *d;
+
+    g_assert(dir);
+    d = wdev_start(opts, 0, NULL);
+    check_eq(rd(d, WDDMSEG_REG_PM_HIB), WDDMSEG_PM_HIB_PERSISTENT,
+             "a new vram-file: PM_HIB is PERSISTENT, not RETAINED");
+    check_eq(rd64(d, WDDMSEG_REG_PM_HIB_PARTIAL_LO), 0x80000,
+             "PM_HIB_PARTIAL is hib-partial");
+    /* Nothing was kept: every segment reads the poison. */
+    hib_check(d, 1, 0, 0, "first power-on");
+    hib_check(d, 2, MiB, 0, "first power-on");
+    hib_check(d, 3, 2 * MiB, 0, "first power-on");
+    for (unsigned int seg = 1; seg <= 3; seg++) {
+        hib_fill(d, seg, (seg - 1) * MiB);
+    }
+    wdev_stop(d);
+
+    d = wdev_start(opts, 0, NULL);
+    check_eq(rd(d, WDDMSEG_REG_PM_HIB),
+             WDDMSEG_PM_HIB_PERSISTENT | WDDMSEG_PM_HIB_RETAINED,
+             "the vram-file again: PM_HIB is PERSISTENT and RETAINED");
+    hib_check(d, 1, 0, MiB, "a new process");
+    hib_check(d, 2, MiB, 0x80000, "a new process");
+    hib_check(d, 3, 2 * MiB, 0, "a new process");
+    wdev_stop(d);
+    unlink(file);
+    rmdir(dir);
+
+    d = wdev_start(",vis-size=1M,invis-size=1M,layout=0:0|0:0:1M:1M:0x184",
+                   0, NULL);
+    check_eq(rd(d, WDDMSEG_REG_PM_HIB), 0,
+             "no vram-file: PM_HIB is 0, nothing persists");
+    check_eq(rd64(d, WDDMSEG_REG_PM_HIB_PARTIAL_LO), 0,
+             "no vram-file: PM_HIB_PARTIAL is 0");
+    wdev_stop(d);
+}
+
 int main(int argc, char **argv)
 {
     wq_init(&argc, &argv);
@@ -273,5 +356,6 @@ int main(int argc, char **argv)
         wq_add_data(name, &pm_cases[i], test_pm_s3);
     }
     wq_add("pm/system-reset", test_pm_reset_keeps_vram);
+    wq_add("pm/hibernate/vram-file", test_pm_hibernate);
     return wq_run();
 }

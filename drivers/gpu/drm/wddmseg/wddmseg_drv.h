@@ -341,6 +341,10 @@ enum wddmseg_pm_phase {
  * @moved: a &struct wddmseg_pm_entry for each allocation the current
  *	cycle moved out of a segment or whose pinned content it saved
  * @hibernate: the current cycle is a hibernation (freeze), not a standby
+ * @hib: the device's PM_HIB register at probe (PERSISTENT: VRAM survives a
+ *	hibernation's power cycle where the flags preserve it), 0 before 1.8
+ * @hib_partial: PM_HIB_PARTIAL: bytes at the start of a
+ *	PartiallyPreservedDuringHibernate segment that survive it
  * @evicted: bytes moved out of (or saved from) each segment by the last
  *	suspend, indexed by segment id - 1
  * @restored: bytes brought back into each segment by the resume after it
@@ -354,6 +358,8 @@ struct wddmseg_pm {
 	struct mutex lock;	/* phases, moved, counters */
 	struct list_head moved;
 	bool hibernate;
+	u32 hib;
+	u64 hib_partial;
 	u64 evicted[WDDMSEG_MAX_SEGMENTS];
 	u64 restored[WDDMSEG_MAX_SEGMENTS];
 	u64 kept[WDDMSEG_MAX_SEGMENTS];

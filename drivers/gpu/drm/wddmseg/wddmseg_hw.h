@@ -35,7 +35,7 @@
 #define WDDMSEG_REG_VERSION		0x0004
 #define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
-#define   WDDMSEG_VERSION_CURRENT	0x00010007	/* 1.7 */
+#define   WDDMSEG_VERSION_CURRENT	0x00010008	/* 1.8 */
 /* Minor version from which TRANSFER_ENCRYPTED exists. */
 #define   WDDMSEG_VERSION_MINOR_ENCRYPTED	4
 /* Minor version from which the power model below exists. */
@@ -44,6 +44,8 @@
 #define   WDDMSEG_VERSION_MINOR_VRAM_LIST	6
 /* Minor version since which apertures without CacheCoherent do not snoop. */
 #define   WDDMSEG_VERSION_MINOR_NONCOHERENT	7
+/* Minor version from which WDDMSEG_REG_PM_HIB exists. */
+#define   WDDMSEG_VERSION_MINOR_PM_HIB	8
 
 /*
  * Power (device 1.5). PCI config space has a power-management capability
@@ -59,6 +61,26 @@
  * segments hold no content (their page tables are registers).
  */
 #define WDDMSEG_PM_POISON		0xd3adb0a7u
+
+/*
+ * Hibernation (device 1.8). Hibernation turns the power off; with QEMU,
+ * the resume is a new process. VRAM survives that only when it is stored
+ * somewhere that outlives the device: PM_HIB.PERSISTENT says the device's
+ * VRAM has such a store (QEMU: the vram-file property). Then, at each
+ * power-on, a memory segment whose flags have PreservedDuringHibernate
+ * keeps what the store holds, one with PartiallyPreservedDuringHibernate
+ * keeps its first PM_HIB_PARTIAL bytes (a multiple of 64 KiB, the whole
+ * segment if it is smaller), and every other memory segment reads
+ * WDDMSEG_PM_POISON. PM_HIB.RETAINED says the store held VRAM of an
+ * earlier power cycle at this power-on (else it was new: nothing was kept).
+ * Without PERSISTENT, no segment keeps anything across a power cycle,
+ * whatever its flags say. Read-only; reads 0 on devices before 1.8.
+ */
+#define WDDMSEG_REG_PM_HIB		0x0070
+#define   WDDMSEG_PM_HIB_PERSISTENT	BIT(0)
+#define   WDDMSEG_PM_HIB_RETAINED	BIT(1)
+#define WDDMSEG_REG_PM_HIB_PARTIAL_LO	0x0078
+#define WDDMSEG_REG_PM_HIB_PARTIAL_HI	0x007c
 
 /* Adapter capabilities: DXGK_VIDMMCAPS. */
 #define WDDMSEG_REG_VIDMM_CAPS		0x0008	/* DXGK_VIDMMCAPS.Value */

@@ -49,8 +49,18 @@
  * engine that does not go idle (pm-engine-busy). What was already moved
  * is brought back.
  *
- * PartiallyPreservedDuringHibernate is treated as not preserved: the
- * driver does not know which part a device keeps, so it keeps all of it.
+ * Hibernation powers the device off; what survives is what the device
+ * stores somewhere that outlives the power (the QEMU device: a vram-file).
+ * The device says whether it has such a store (PM_HIB.PERSISTENT) and,
+ * since WDDM leaves the part to the hardware, how much of the start of a
+ * PartiallyPreservedDuringHibernate segment it keeps (PM_HIB_PARTIAL).
+ * Freeze leaves in place what a PreservedDuringHibernate segment holds and
+ * the allocations that lie wholly in that part of a partially preserved
+ * one; everything else is evicted and goes into the image. A device
+ * without the store cannot keep a flag's promise: its flagged segments
+ * are evicted like the others (rule pm-hibernate-volatile, logged at
+ * probe). The restore checks that the store did keep the VRAM
+ * (PM_HIB.RETAINED) and names rule pm-hibernate-vram-lost otherwise.
  * Aperture segments hold no content (system pages do); only their page
  * tables are registers, and those are written again at resume.
  *
@@ -93,22 +103,44 @@ static struct wddmseg_device *dev_to_wddmseg(struct device *dev)
 	return pci_get_drvdata(to_pci_dev(dev));
 }
 
+/* PM_HIB, 0 on a device before 1.8 (which has no such register). */
+static u32 wddmseg_pm_read_hib(struct wddmseg_device *wdev)
+{
+	if (WDDMSEG_VERSION_MINOR(wdev->desc.hw_version) <
+	    WDDMSEG_VERSION_MINOR_PM_HIB)
+		return 0;
+	return readl(wdev->mmio + WDDMSEG_REG_PM_HIB);
+}
+
 /*
- * Does segment @id keep an allocation's content across the sleep? Standby
- * follows the caps first, then the segment's flags (for HardwareProtected
- * content also VprPreservedDuringStandby); hibernation follows
- * PreservedDuringHibernate alone.
+ * Does segment @id keep the content of allocation @bo (reserved, in @id)
+ * across the sleep? Standby follows the caps first, then the segment's
+ * flags (for HardwareProtected content also VprPreservedDuringStandby);
+ * hibernation follows PreservedDuringHibernate, or for an allocation in
+ * the part the device keeps PartiallyPreservedDuringHibernate, when the
+ * device's VRAM persists at all.
  */
 static bool wddmseg_pm_preserved(struct wddmseg_device *wdev, u32 id,
-				 bool hibernate, bool hw_protected)
+				 struct wddmseg_bo *bo)
 {
 	const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
+	bool hw_protected = wddmseg_bo_hw_protected(bo);
 	u32 caps = wdev->desc.vidmm_caps;
+	u64 end;
 
 	if (wddmseg_segment_is_aperture(seg))
 		return true;
-	if (hibernate)
-		return seg->flags & DXGK_SEGFLAG_PRESERVED_DURING_HIBERNATE;
+	if (wdev->pm.hibernate) {
+		if (!(wdev->pm.hib & WDDMSEG_PM_HIB_PERSISTENT))
+			return false;
+		if (seg->flags & DXGK_SEGFLAG_PRESERVED_DURING_HIBERNATE)
+			return true;
+		if (!(seg->flags & DXGK_SEGFLAG_PARTIALLY_PRESERVED_DURING_HIBERNATE))
+			return false;
+		end = ((u64)bo->tbo.resource->start << PAGE_SHIFT) +
+		      bo->tbo.base.size;
+		return end <= wdev->pm.hib_partial;
+	}
 	if (caps & DXGK_VIDMMCAP_DISABLE_SELF_REFRESH_VRAM_IN_S3)
 		return false;
 	if (hw_protected &&
@@ -176,7 +208,7 @@ static int wddmseg_pm_evict_bo(struct wddmseg_device *wdev,
 	struct wddmseg_pm_entry *e;
 	int ret;
 
-	if (wddmseg_pm_preserved(wdev, id, pm->hibernate, hwp)) {
+	if (wddmseg_pm_preserved(wdev, id, bo)) {
 		pm->kept[id - 1] += size;
 		return 0;
 	}
@@ -264,8 +296,7 @@ static u64 wddmseg_pm_need(struct wddmseg_device *wdev, bool late)
 			if (!ttm_bo_reserve(&bo->tbo, false, false, NULL)) {
 				if (wddmseg_res_segment(wdev, bo->tbo.resource) == id &&
 				    !bo->tbo.deleted && (late || !bo->tbo.pin_count) &&
-				    !wddmseg_pm_preserved(wdev, id, wdev->pm.hibernate,
-							  wddmseg_bo_hw_protected(bo)))
+				    !wddmseg_pm_preserved(wdev, id, bo))
 					need += bo->tbo.base.size;
 				ttm_bo_unreserve(&bo->tbo);
 			}
@@ -543,13 +574,36 @@ static int wddmseg_pm_resume(struct device *dev)
 	return wddmseg_pm_wake(dev_to_wddmseg(dev));
 }
 
+/*
+ * Restore from a hibernation image: the device went through a power
+ * cycle. What the freeze left in place is there only if the device's
+ * store kept it.
+ */
+static int wddmseg_pm_restore(struct device *dev)
+{
+	struct wddmseg_device *wdev = dev_to_wddmseg(dev);
+	u64 kept = 0;
+	u32 id, hib;
+
+	mutex_lock(&wdev->pm.lock);
+	hib = wddmseg_pm_read_hib(wdev);
+	for (id = 1; id <= wdev->desc.segment_count; id++)
+		if (!wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
+			kept += wdev->pm.kept[id - 1];
+	mutex_unlock(&wdev->pm.lock);
+	if (wdev->pm.hibernate && kept && !(hib & WDDMSEG_PM_HIB_RETAINED))
+		drm_err(&wdev->drm, "pm: rule pm-hibernate-vram-lost: the freeze kept %llu bytes in place, but the device's VRAM store did not keep them across the power cycle (PM_HIB 0x%x): their content is lost\n",
+			kept, hib);
+	return wddmseg_pm_wake(wdev);
+}
+
 const struct dev_pm_ops wddmseg_pm_ops = {
 	.suspend = wddmseg_pm_suspend,
 	.resume = wddmseg_pm_resume,
 	.freeze = wddmseg_pm_freeze,
 	.thaw = wddmseg_pm_resume,
 	.poweroff = wddmseg_pm_poweroff,
-	.restore = wddmseg_pm_resume,
+	.restore = wddmseg_pm_restore,
 };
 
 static void wddmseg_pm_fini(void *data)
@@ -575,10 +629,24 @@ static void wddmseg_pm_fini(void *data)
 int wddmseg_pm_init(struct wddmseg_device *wdev)
 {
 	struct wddmseg_pm *pm = &wdev->pm;
+	u32 id, flags;
 	int ret;
 
 	mutex_init(&pm->lock);
 	INIT_LIST_HEAD(&pm->moved);
+	pm->hib = wddmseg_pm_read_hib(wdev);
+	if (pm->hib & WDDMSEG_PM_HIB_PERSISTENT)
+		pm->hib_partial =
+			readl(wdev->mmio + WDDMSEG_REG_PM_HIB_PARTIAL_LO) |
+			(u64)readl(wdev->mmio + WDDMSEG_REG_PM_HIB_PARTIAL_HI) << 32;
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		flags = wdev->desc.seg[id - 1].flags;
+		if (!(pm->hib & WDDMSEG_PM_HIB_PERSISTENT) &&
+		    (flags & (DXGK_SEGFLAG_PRESERVED_DURING_HIBERNATE |
+			      DXGK_SEGFLAG_PARTIALLY_PRESERVED_DURING_HIBERNATE)))
+			drm_info(&wdev->drm, "pm: segment %u: rule pm-hibernate-volatile: its flags preserve it across hibernation, but the device's VRAM does not outlive a power cycle (PM_HIB.PERSISTENT clear): a hibernation evicts it\n",
+				 id);
+	}
 	pm->nb.notifier_call = wddmseg_pm_notify;
 	ret = register_pm_notifier(&pm->nb);
 	if (ret)

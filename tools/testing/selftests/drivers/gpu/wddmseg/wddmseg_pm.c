@@ -25,9 +25,15 @@
  * With WDDMSEG_PM_MODE=hibernate the cycle is a hibernation instead
  * (echo disk > /sys/power/state, swap on a virtio disk): the write returns
  * in a second QEMU process that booted, read the image and restored it.
- * Only segments with PreservedDuringHibernate may keep their place (the
- * layouts used have none: everything is evicted at freeze), and the
- * freed VRAM of a segment reads zero, a new process's fresh VRAM.
+ * WDDMSEG_PM_HIB_PERSIST lists the devices given a vram-file, as
+ * "BDF=PART" words (PART: their hib-partial bytes). On those, a segment
+ * with PreservedDuringHibernate keeps everything in place (0 bytes
+ * copied), one with PartiallyPreservedDuringHibernate the allocations that
+ * lie in its first PART bytes, and the VRAM of every other segment reads
+ * the device's poison after the restore. On the other devices every
+ * segment is evicted, whatever its flags say (the driver's rule
+ * pm-hibernate-volatile), and freed VRAM reads zero, a new process's
+ * fresh VRAM.
  *
  * Not part of the boot that runs the other kselftests (its binary is
  * wddmseg-pm, not wddmseg_*): tools/vm/pm-check.sh and pm-hibernate.sh run
@@ -48,7 +54,11 @@
 
 struct pm_seg {
 	uint32_t id;
-	bool preserved;
+	bool preserved;		/* the allocation h keeps its place */
+	uint64_t keep;		/* hibernation: bytes the device keeps */
+	bool persistent;	/* hibernation: the device has a vram-file */
+	bool res_preserved;	/* res_h keeps its place */
+	bool pin_preserved;	/* pin_h keeps its content in VRAM */
 	uint32_t h;		/* the allocation kept across the cycles */
 	uint32_t seed;
 	uint64_t probe;		/* GPU address of the freed probe range */
@@ -115,6 +125,51 @@ static bool preserved_s3(uint32_t caps, uint32_t flags)
 	if (caps & WDDMSEG_VIDMM_CAP_ALWAYS_POWERED_VRAM)
 		return true;
 	return flags & WDDMSEG_SEGMENT_FLAG_PRESERVED_DURING_STANDBY;
+}
+
+/*
+ * Hibernation: does device @bdf have a vram-file (WDDMSEG_PM_HIB_PERSIST),
+ * and with which hib-partial (*@part)?
+ */
+static bool hib_persistent(const char *bdf, uint64_t *part)
+{
+	const char *env = getenv("WDDMSEG_PM_HIB_PERSIST"), *p;
+	size_t n = strlen(bdf);
+
+	for (p = env; p && (p = strstr(p, bdf)); p += n) {
+		if (p[n] != '=')
+			continue;
+		*part = strtoull(p + n + 1, NULL, 0);
+		return true;
+	}
+	return false;
+}
+
+/* Bytes at the start of a segment with @flags that hibernation keeps. */
+static uint64_t hib_keep(const char *bdf, const struct layout_seg *s)
+{
+	uint64_t part = 0;
+
+	if (!hib_persistent(bdf, &part))
+		return 0;
+	if (s->flags & WDDMSEG_SEGMENT_FLAG_PRESERVED_DURING_HIBERNATE)
+		return s->size;
+	if (s->flags & WDDMSEG_SEGMENT_FLAG_PARTIALLY_PRESERVED_DURING_HIBERNATE)
+		return part < s->size ? part : s->size;
+	return 0;
+}
+
+/* Does allocation @h of segment @p keep its place across the cycle? */
+static bool alloc_preserved(int fd, const struct pm_seg *p, bool s3_preserved,
+			    uint32_t h)
+{
+	struct drm_wddmseg_gem_info info = { .handle = h };
+
+	if (!pm_hibernate())
+		return s3_preserved;
+	if (wddmseg_query_allocation(fd, h, &info) || info.segment_id != p->id)
+		return false;
+	return info.offset + info.size <= p->keep;
 }
 
 /* One value per segment of the device's sysfs file @name. */
@@ -261,9 +316,8 @@ static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
 			continue;
 		p = &pd->seg[pd->nseg++];
 		p->id = i + 1;
-		p->preserved = pm_hibernate() ?
-			!!(s->flags & WDDMSEG_SEGMENT_FLAG_PRESERVED_DURING_HIBERNATE) :
-			preserved_s3(l->caps, s->flags);
+		p->keep = pm_hibernate() ? hib_keep(pd->d->exp.bdf, s) : 0;
+		p->persistent = hib_persistent(pd->d->exp.bdf, &(uint64_t){ 0 });
 		p->seed = 0x9e000000u | (dv << 8) | p->id;
 		p->h = make_pattern(_metadata, pd->fd, p->id, PM_SIZE, 0, p->seed);
 		/* A freed range at the top: what power loss leaves there. */
@@ -311,6 +365,12 @@ static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
 			ASSERT_EQ(p->res_h, ev.handle);
 			p->res_seq = ev.sequence;
 		}
+		p->preserved = alloc_preserved(pd->fd, p,
+					       preserved_s3(l->caps, s->flags), p->h);
+		p->res_preserved = alloc_preserved(pd->fd, p,
+						   p->preserved, p->res_h);
+		p->pin_preserved = alloc_preserved(pd->fd, p,
+						   p->preserved, p->pin_h);
 	}
 	ASSERT_LT(0, pd->nseg) TH_LOG("%s: no memory segment", pd->d->exp.bdf);
 	if (apt_id)
@@ -394,7 +454,7 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 				p->res_seq = ev[k].sequence;
 				got++;
 			}
-			EXPECT_EQ(p->preserved ? 0u : 2u, got)
+			EXPECT_EQ(p->res_preserved ? 0u : 2u, got)
 				TH_LOG("%s cycle %u: %s: %u residency events", bdf, c,
 				       seg_name(p->id), got);
 		}
@@ -409,10 +469,18 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 		EXPECT_EQ(p->id, (uint32_t)wddmseg_allocation_segment(fd, p->h))
 			TH_LOG("%s cycle %u: %s: back in its segment", bdf, c,
 			       seg_name(p->id));
-		if (p->preserved) {
+		if (p->preserved && p->pin_preserved) {
 			EXPECT_EQ(0, ev) TH_LOG("%s cycle %u: %s preserved: copied %" PRIu64 " bytes",
 						bdf, c, seg_name(p->id), ev);
 			EXPECT_LE(PM_SIZE, kept[p->id - 1]);
+		} else if (p->preserved) {
+			/* Partly preserved: the pinned one was copied out. */
+			EXPECT_LE(PM_SIZE, kept[p->id - 1])
+				TH_LOG("%s cycle %u: %s: kept %" PRIu64 " bytes", bdf,
+				       c, seg_name(p->id), kept[p->id - 1]);
+			EXPECT_LE(PIN_SIZE, ev) TH_LOG("%s cycle %u: %s: the pinned allocation was not saved",
+						       bdf, c, seg_name(p->id));
+			EXPECT_LE(PIN_SIZE, restored[p->id - 1]);
 		} else {
 			EXPECT_LE(PM_SIZE, ev) TH_LOG("%s cycle %u: %s not preserved",
 						      bdf, c, seg_name(p->id));
@@ -421,13 +489,14 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 		ASSERT_EQ(0, gem_peek(pd->dbg, p->probe, words, &faults));
 		for (k = 0; k < GEM_PEEK_WORDS; k++)
 			poison += words[k] == PM_POISON;
-		if (pm_hibernate() && !p->preserved) {
+		if (pm_hibernate() && !p->persistent) {
 			for (k = 0, poison = 0; k < GEM_PEEK_WORDS; k++)
 				poison += words[k] == 0;
 			EXPECT_EQ(GEM_PEEK_WORDS, poison)
 				TH_LOG("%s: %s after hibernation: freed range at 0x%" PRIx64 " is not fresh VRAM (0x%08x)",
 				       bdf, seg_name(p->id), p->probe, words[0]);
-		} else if (p->preserved) {
+		} else if (p->probe - l->seg[p->id - 1].base + PM_PROBE <=
+			   p->keep || (!pm_hibernate() && p->preserved)) {
 			EXPECT_EQ(0, poison) TH_LOG("%s cycle %u: %s preserved but poisoned",
 						    bdf, c, seg_name(p->id));
 		} else {
@@ -605,6 +674,158 @@ TEST_F_TIMEOUT(pm, pressure, 900)
 	close(fb);
 	free(ha);
 	free(hb);
+}
+
+/* HardwareProtected content across S3, per VprSupported segment. */
+enum vpr_kind { VPR_KEPT, VPR_SEALED, VPR_REFUSED };
+
+struct vpr_alloc {
+	const struct gem_dev *d;
+	int fd;
+	char dbg[64];
+	uint32_t seg, h, word;
+	uint64_t base;		/* the segment's GPU address */
+	enum vpr_kind kind;
+};
+
+#define VPR_SIZE	(4 * SZ_64K)
+
+/* The GPU sees @v's word at the start and the end of the allocation. */
+static bool vpr_intact(struct vpr_alloc *v)
+{
+	static const uint64_t at[] = { 0, VPR_SIZE - 4 * GEM_PEEK_WORDS };
+	struct drm_wddmseg_gem_info info = { .handle = v->h };
+	uint32_t words[GEM_PEEK_WORDS];
+	unsigned int faults, i, k;
+
+	if (wddmseg_query_allocation(v->fd, v->h, &info) ||
+	    info.segment_id != v->seg)
+		return false;
+	for (k = 0; k < 2; k++) {
+		if (gem_peek(v->dbg, v->base + info.offset + at[k], words, &faults))
+			return false;
+		for (i = 0; i < GEM_PEEK_WORDS; i++)
+			if (words[i] != v->word)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * HardwareProtected allocations (S3 mode, layouts of tools/vm/pm-check.sh)
+ * in every VprSupported memory segment: with VprPreservedDuringStandby
+ * (and power kept) they stay in place, 0 bytes copied; with
+ * EncryptedPagingSupported instead they are sealed out (TRANSFER_ENCRYPTED)
+ * and come back intact; with neither, the suspend is refused (-EACCES,
+ * rule pm-hardware-protected-evict) and every byte stays. Then, without
+ * the allocations that refuse it, a suspend succeeds.
+ */
+TEST_F_TIMEOUT(pm, vpr, 600)
+{
+	struct vpr_alloc v[GEM_MAX_DEVS * LAYOUT_MAX_SEGS];
+	unsigned int n = 0, nk[3] = { 0 }, dv, i;
+	uint64_t ev[LAYOUT_MAX_SEGS], kept[LAYOUT_MAX_SEGS];
+	char rec[1024], rule[64] = "";
+	int kfd, ret;
+
+	if (!pm_mode("s3"))
+		SKIP(return, "S3 mode only");
+	for (dv = 0; dv < self->env.nr_devs; dv++) {
+		const struct gem_dev *d = &self->env.dev[dv];
+		const struct layout *l = &d->exp.layout;
+		int fd = -1;
+
+		for (i = 0; i < l->nr_segs; i++) {
+			const struct layout_seg *s = &l->seg[i];
+			struct wddmseg_allocation_desc a = { 0 };
+			struct vpr_alloc *x;
+
+			if (wddmseg_segment_is_aperture(s->flags) ||
+			    !(s->flags & WDDMSEG_SEGMENT_FLAG_VPR_SUPPORTED))
+				continue;
+			if (fd < 0)
+				fd = gem_open(_metadata, d->card);
+			x = &v[n++];
+			x->d = d;
+			x->fd = fd;
+			gem_debugfs_dir(d, x->dbg, sizeof(x->dbg));
+			x->seg = i + 1;
+			x->base = s->base;
+			x->word = 0x7e000000u | (dv << 8) | x->seg;
+			if (preserved_s3(l->caps, s->flags) &&
+			    (s->flags & WDDMSEG_SEGMENT_FLAG_VPR_PRESERVED_DURING_STANDBY))
+				x->kind = VPR_KEPT;
+			else if (s->flags & WDDMSEG_SEGMENT_FLAG_ENCRYPTED_PAGING_SUPPORTED)
+				x->kind = VPR_SEALED;
+			else
+				x->kind = VPR_REFUSED;
+			nk[x->kind]++;
+			a.size = VPR_SIZE;
+			a.flags = WDDMSEG_ALLOC_HARDWARE_PROTECTED;
+			a.supported_segments = WDDMSEG_SEGMENT_BIT(x->seg);
+			a.preferred[0] = x->seg;
+			ASSERT_EQ(0, wddmseg_create_allocation(fd, &a, &x->h))
+				TH_LOG("%s: HardwareProtected in %s", d->exp.bdf,
+				       seg_name(x->seg));
+			ASSERT_EQ(0, wddmseg_fill(fd, x->h, 0, VPR_SIZE, x->word, NULL));
+			ASSERT_EQ(0, wddmseg_wait(fd, x->h, 20 * NSEC_PER_SEC));
+			ASSERT_TRUE(vpr_intact(x));
+		}
+	}
+	if (!nk[VPR_KEPT] || !nk[VPR_SEALED] || !nk[VPR_REFUSED])
+		SKIP(return, "the layouts lack a VprSupported segment that keeps, seals or refuses (%u %u %u)",
+		     nk[VPR_KEPT], nk[VPR_SEALED], nk[VPR_REFUSED]);
+
+	/* A segment that can neither keep nor seal refuses the suspend. */
+	kfd = kmsg_open_end();
+	ASSERT_LE(0, kfd);
+	ret = s3_cycle();
+	EXPECT_EQ(-EACCES, ret) TH_LOG("suspend with HardwareProtected content that would be lost");
+	while (kmsg_read(kfd, rec, sizeof(rec)))
+		kmsg_rule(rec, "rule ", rule, sizeof(rule));
+	close(kfd);
+	EXPECT_STREQ("pm-hardware-protected-evict", rule);
+	for (i = 0; i < n; i++)
+		EXPECT_TRUE(vpr_intact(&v[i]))
+			TH_LOG("refused suspend: %s %s lost its content or place",
+			       v[i].d->exp.bdf, seg_name(v[i].seg));
+
+	for (i = 0; i < n; i++) {
+		if (v[i].kind != VPR_REFUSED)
+			continue;
+		ASSERT_EQ(0, wddmseg_destroy_allocation(v[i].fd, v[i].h));
+		v[i].h = 0;
+	}
+	ASSERT_EQ(0, s3_cycle()) TH_LOG("suspend with only keepable or sealable content");
+	for (i = 0; i < n; i++) {
+		const struct gem_dev *d = v[i].d;
+
+		if (!v[i].h)
+			continue;
+		EXPECT_TRUE(vpr_intact(&v[i]))
+			TH_LOG("after S3: %s %s (%s) lost its content or place",
+			       d->exp.bdf, seg_name(v[i].seg),
+			       v[i].kind == VPR_KEPT ? "VprPreservedDuringStandby" :
+			       "EncryptedPagingSupported");
+		ASSERT_EQ(0, pm_sysfs(d, "pm_evicted_bytes", ev,
+				      d->exp.layout.nr_segs));
+		ASSERT_EQ(0, pm_sysfs(d, "pm_kept_bytes", kept,
+				      d->exp.layout.nr_segs));
+		if (v[i].kind == VPR_KEPT) {
+			EXPECT_EQ(0, ev[v[i].seg - 1]) TH_LOG("%s %s: copied %" PRIu64 " bytes",
+							     d->exp.bdf, seg_name(v[i].seg),
+							     ev[v[i].seg - 1]);
+			EXPECT_LE(VPR_SIZE, kept[v[i].seg - 1]);
+		} else {
+			EXPECT_LE(VPR_SIZE, ev[v[i].seg - 1]) TH_LOG("%s %s: not sealed out",
+								     d->exp.bdf,
+								     seg_name(v[i].seg));
+		}
+		wddmseg_destroy_allocation(v[i].fd, v[i].h);
+	}
+	for (i = 0; i < n; i++)
+		if (!i || v[i].fd != v[i - 1].fd)
+			close(v[i].fd);
 }
 
 TEST_HARNESS_MAIN
