@@ -2036,7 +2036,7 @@ int main(int argc, char **argv)
 		else
 			bench_other(c);
 		if (strcmp(c->driver, "wddmseg"))
-			for (r = R_EXIT_BUSY; r <= R_PLACE_100K; r++)
+			for (r = R_EXIT_BUSY; r <= R_FRAG_BLOCKS; r++)
 				na(c, r, "wddmseg only");
 		done(c, R_REF);
 		close(c->fd);
