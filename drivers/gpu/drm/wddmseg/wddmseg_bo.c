@@ -217,13 +217,14 @@ int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
  * @from: segment it is evicted from
  * @placement: filled in
  *
- * Its eviction segments (never @from, never a PitchAlignment segment) if
- * they have room, else system memory. Only system memory is tried with
- * eviction, which always has room: an eviction never evicts in turn. A HardwareProtected
- * allocation goes into system memory only sealed (wddmseg_protect.c);
- * TTM does not pick one it cannot seal (wddmseg_protect_evictable()), and for
- * the evictions TTM does without asking (device teardown) it gets no
- * system place, so its content is dropped rather than copied out.
+ * Its eviction segments (never @from, never a PitchAlignment segment, no
+ * aperture for PermanentSysMem) if they have room, else system memory.
+ * Only system memory is tried with eviction, which always has room: an
+ * eviction never evicts in turn. A HardwareProtected allocation goes into
+ * system memory only sealed (wddmseg_protect.c); TTM does not pick one it
+ * cannot seal (wddmseg_protect_evictable()), and for the evictions TTM
+ * does without asking (device teardown) it gets no system place, so its
+ * content is dropped rather than copied out.
  */
 void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
 				struct ttm_placement *placement)
@@ -238,6 +239,9 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
 		if (id == from || !(bo->eviction & WDDMSEG_SEGMENT_BIT(id)) ||
 		    (seg->flags & DXGK_SEGFLAG_PITCH_ALIGNMENT) ||
 		    !wddmseg_bo_may_use(bo, id, cpu))
+			continue;
+		/* PermanentSysMem: evicted into its copy (a discard), not bound. */
+		if (wddmseg_bo_permanent(bo) && wddmseg_segment_is_aperture(seg))
 			continue;
 		wddmseg_place(bo, &bo->evict_places[n++], id, 0);
 	}

@@ -25,8 +25,9 @@
  *   dropped with a DiscardContent: an eviction never Transfers anything
  *   (sysfs ``discard_bytes``, not ``transfer_out_bytes``). A move into an
  *   aperture goes through system memory (a TTM hop), where it is only
- *   bound. A move between memory segments is a Transfer, as for any
- *   allocation.
+ *   bound; evictions leave aperture segments out of the eviction set and
+ *   go to system memory, the copy. A move between memory segments is a
+ *   Transfer, as for any allocation.
  *
  * - The CPU always reaches the copy (pfnLockCb returns the system-memory
  *   backing store): mmap faults in a memory segment map the kept pages
