@@ -24,7 +24,10 @@
 #        - scans for leaks with kmemleak; checks the taint flags;
 #   3. runs the KUnit suites once more the way kernel CI does: kunit.py
 #      with the driver's .kunitconfig, --arch=x86_64 (tools/debug/kunit.sh);
-#   4. counts: each KUnit case (tools/debug/ktap.sh), each kselftest case,
+#   4. boots it once more for suspend-to-RAM: tools/vm/pm-check.sh with
+#      --pm-cycles S3 cycles (default 3; 0 skips it) and its pm.vpr case,
+#      the log scanned by tools/debug/scan-log.sh;
+#   5. counts: each KUnit case (tools/debug/ktap.sh), each kselftest case,
 #      the debug checks; every rule of Documentation/gpu/wddmseg.rst must
 #      have a KUnit case; the console log must hold no KASAN, lockdep,
 #      UBSAN, debugobjects, DMA-API, kmemleak, hung-task report, no WARN
@@ -32,6 +35,7 @@
 #
 # Usage: tools/debug/check-debug.sh [--cycles N] [--no-layouts|--all-layouts]
 #                                   [--timeout SECS] [--mem SIZE]
+#                                   [--pm-cycles N]
 #
 # Environment: QEMU=path uses that QEMU (with the wddmseg device) instead
 # of building build/qemu/qemu-system-x86_64.
@@ -49,7 +53,7 @@ BUILD=$REPO/build
 OUT=$BUILD/check-debug
 KDIR=$BUILD/debug/kernel
 VMDIR=$BUILD/debug/vm
-CYCLES=20 LAYOUTS=1 TIMEOUT=1800 MEM=1G
+CYCLES=20 LAYOUTS=1 TIMEOUT=1800 MEM=1G PMCYCLES=3
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -58,11 +62,13 @@ while [ $# -gt 0 ]; do
 	--all-layouts) LAYOUTS=all; shift ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--mem) MEM=${2:?}; shift 2 ;;
+	--pm-cycles) PMCYCLES=${2:?}; shift 2 ;;
 	-h|--help) sed -n '/^# Usage:/,/^# VM.s files/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "check-debug: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
 case "$CYCLES" in ''|*[!0-9]*) echo "check-debug: bad --cycles" >&2; exit 2 ;; esac
+case "$PMCYCLES" in ''|*[!0-9]*) echo "check-debug: bad --pm-cycles" >&2; exit 2 ;; esac
 
 cd "$REPO" || exit 2
 rm -rf "$OUT"
@@ -339,5 +345,21 @@ if [ $rc -ne 0 ] || grep -q '^not ok' "$dc"; then
 	[ -s "$OUT/kmemleak.txt" ] && cat "$OUT/kmemleak.txt"
 fi
 grep -hE '^# (cycles|kmemleak scans): ' "$OUT/kselftest.raw" | sed 's/^# /check-debug: guest: /'
-log "times: debug kernel build $(sed -n 's/.*build-debug-kernel (\([0-9]*s\)).*/\1/p' "$OUT/build-debug-kernel.tap"), VM ${vmsecs}s, kunit.py ${kpysecs}s"
+
+# --- 4. suspend-to-RAM under the debug options ---------------------------------
+# The boot of make check's tools/vm/pm-check.sh (three preservation
+# layouts, HardwareProtected kept, sealed and refused), fewer cycles.
+pmsecs=0
+if [ "$PMCYCLES" -gt 0 ]; then
+	log "vm: pm, $PMCYCLES S3 cycles (tools/vm/pm-check.sh)"
+	t=$(date +%s)
+	WDDMSEG_KERNEL_DIR=$KDIR WDDMSEG_VM_DIR=$VMDIR \
+		WDDMSEG_SCAN_LOG=$REPO/tools/debug/scan-log.sh \
+		bash tools/vm/pm-check.sh "$PMCYCLES" >"$OUT/pm.tap" 2>&1
+	pmsecs=$(( $(date +%s) - t ))
+	cp "$VMDIR/pm.console.log" "$OUT/pm-console.log" 2>/dev/null || :
+	count "$OUT/pm.tap"
+	grep -q '^not ok' "$OUT/pm.tap" && sed -n '/^# /p' "$OUT/pm.tap" | tail -n 40
+fi
+log "times: debug kernel build $(sed -n 's/.*build-debug-kernel (\([0-9]*s\)).*/\1/p' "$OUT/build-debug-kernel.tap"), VM ${vmsecs}s, kunit.py ${kpysecs}s, pm VM ${pmsecs}s"
 summary
