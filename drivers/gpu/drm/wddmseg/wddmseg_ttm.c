@@ -244,15 +244,23 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 }
 
 /*
- * GEM_EVICT with WDDMSEG_EVICT_DISCARD out of VRAM: no Transfer, the
- * content is dropped. The new system placement keeps an unpopulated
- * ttm_tt (content that never existed: the next move into VRAM is a Fill
- * of zeroes); wddmseg_bo.c then marks it for clearing.
+ * A move out of a memory segment into system memory that gives the
+ * segment's copy up with a DiscardContent instead of a Transfer (sysfs
+ * discard_bytes):
+ * - GEM_EVICT with WDDMSEG_EVICT_DISCARD: the content is dropped. The new
+ *   system placement keeps an unpopulated ttm_tt (content that never
+ *   existed: the next move into VRAM is a Fill of zeroes); wddmseg_bo.c
+ *   then marks it for clearing.
+ * - @permanent, a PermanentSysMem allocation: its content is its
+ *   permanent copy (DOC: PermanentSysMem), which becomes the pages of its
+ *   new placement (wddmseg_kept_reuse()). Without a copy (content that
+ *   never was in pages, zeroes) the new pages stay unpopulated, content
+ *   that never existed.
  */
-static int wddmseg_bo_move_discard(struct wddmseg_device *wdev,
-				   struct ttm_buffer_object *tbo, bool evict,
-				   struct ttm_operation_ctx *ctx,
-				   struct ttm_resource *new_mem)
+static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
+				struct ttm_buffer_object *tbo, bool evict,
+				struct ttm_operation_ctx *ctx,
+				struct ttm_resource *new_mem, bool permanent)
 {
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
 	struct ttm_resource *old_mem = tbo->resource;
@@ -267,59 +275,7 @@ static int wddmseg_bo_move_discard(struct wddmseg_device *wdev,
 		if (ret)
 			return ret;
 	}
-	if (wddmseg_migrate_uses_engine(wdev)) {
-		fence = wddmseg_migrate_discard(wdev, mgr, old_mem);
-		if (IS_ERR(fence) && PTR_ERR(fence) != -ENODEV)
-			return PTR_ERR(fence);
-		if (IS_ERR(fence))
-			fence = NULL;
-	}
-	if (!fence) {
-		/* No engine: nothing to tell the device, nothing to copy. */
-		ret = ttm_bo_wait_ctx(tbo, ctx);
-		if (ret)
-			return ret;
-		wddmseg_bo_moved(bo, old_mem, new_mem, evict);
-		ttm_bo_move_sync_cleanup(tbo, new_mem);
-		return 0;
-	}
-	/* The job ends with a Fill of zeroes: the range is free and zero. */
-	atomic64_add(tbo->base.size, &mgr->discard_bytes);
-	wddmseg_mgr_res_wiped(old_mem);
-	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
-	if (sync)
-		dma_fence_wait(fence, false);
-	ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !sync, new_mem);
-	dma_fence_put(fence);
-	return ret;
-}
-
-/*
- * A PermanentSysMem allocation leaves a memory segment for system memory:
- * its content is its permanent copy (DOC: PermanentSysMem), which becomes
- * the pages of its new placement (wddmseg_kept_reuse()), and the
- * segment's copy is given up with a DiscardContent, never Transferred.
- * Without a copy (content that never was in pages, zeroes) the new pages
- * stay unpopulated, content that never existed.
- */
-static int wddmseg_bo_move_perm_out(struct wddmseg_device *wdev,
-				    struct ttm_buffer_object *tbo, bool evict,
-				    struct ttm_operation_ctx *ctx,
-				    struct ttm_resource *new_mem)
-{
-	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
-	struct ttm_resource *old_mem = tbo->resource;
-	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, old_mem);
-	bool sync = bo->flags & WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
-	struct dma_fence *fence = NULL;
-	int ret;
-
-	if (sync) {
-		ret = ttm_bo_wait_ctx(tbo, ctx);
-		if (ret)
-			return ret;
-	}
-	if (READ_ONCE(bo->kept) && tbo->ttm) {
+	if (permanent && READ_ONCE(bo->kept) && tbo->ttm) {
 		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, ctx);
 		if (ret)
 			return ret;
@@ -332,7 +288,8 @@ static int wddmseg_bo_move_perm_out(struct wddmseg_device *wdev,
 			fence = NULL;
 	}
 	atomic64_add(tbo->base.size, &mgr->discard_bytes);
-	bo->perm_cpu_dirty = false;
+	if (permanent)
+		bo->perm_cpu_dirty = false;
 	if (!fence) {
 		/* No engine: the segment's copy is dropped once idle. */
 		ret = ttm_bo_wait_ctx(tbo, ctx);
@@ -344,6 +301,7 @@ static int wddmseg_bo_move_perm_out(struct wddmseg_device *wdev,
 		ttm_bo_move_sync_cleanup(tbo, new_mem);
 		return 0;
 	}
+	/* The job ends with a Fill of zeroes: the range is free and zero. */
 	wddmseg_mgr_res_wiped(old_mem);
 	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
 	if (sync)
@@ -416,7 +374,8 @@ static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 	/* GEM_EVICT with DISCARD: VRAM content is dropped, not copied. */
 	if (bo->discarding && !old_man->use_tt &&
 	    new_mem->mem_type == TTM_PL_SYSTEM)
-		return wddmseg_bo_move_discard(wdev, tbo, evict, ctx, new_mem);
+		return wddmseg_bo_move_drop(wdev, tbo, evict, ctx, new_mem,
+					    false);
 
 	/*
 	 * PermanentSysMem out of a memory segment: a discard into system
@@ -429,7 +388,8 @@ static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 			hop->mem_type = TTM_PL_SYSTEM;
 			return -EMULTIHOP;
 		}
-		return wddmseg_bo_move_perm_out(wdev, tbo, evict, ctx, new_mem);
+		return wddmseg_bo_move_drop(wdev, tbo, evict, ctx, new_mem,
+					    true);
 	}
 	/* Into a segment from its copy: the two agree (PTEs are gone). */
 	if (wddmseg_bo_permanent(bo) && old_man->use_tt && !new_man->use_tt)
