@@ -39,6 +39,28 @@ bool wddmseg_migrate_uses_engine(struct wddmseg_device *wdev)
 	return READ_ONCE(wddmseg_use_engine) && READ_ONCE(wdev->engine.ready);
 }
 
+/* A page list (WDDM's MDL) over @dma_address: system memory for the engine. */
+static void wddmseg_pages_loc(const dma_addr_t *dma_address, u64 off, u64 len,
+			      struct wddmseg_job *job, u32 *arena_off,
+			      struct wddmseg_loc *loc)
+{
+	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	pgoff_t i, first = off >> PAGE_SHIFT;
+	pgoff_t n = DIV_ROUND_UP(offset_in_page(off) + len, PAGE_SIZE);
+	__le64 *list = (__le64 *)(job->arena + *arena_off);
+	u32 j, k = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < sub; j++)
+			list[k++] = cpu_to_le64(dma_address[first + i] +
+						j * WDDMSEG_HW_PAGE_SIZE);
+	loc->segment_id = WDDMSEG_SEGMENT_SYSTEM;
+	loc->vram_list = false;
+	loc->addr = job->arena_dma + *arena_off;
+	loc->offset = offset_in_page(off);
+	*arena_off += k * sizeof(*list);
+}
+
 /*
  * wddmseg_res_loc - where bytes of a resource are, for a paging command
  * @wdev: device
@@ -92,15 +114,7 @@ static void wddmseg_res_loc(struct wddmseg_device *wdev,
 		return;
 	}
 
-	loc->vram_list = false;
-	for (i = 0; i < n; i++)
-		for (j = 0; j < sub; j++)
-			list[k++] = cpu_to_le64(tbo->ttm->dma_address[first + i] +
-						j * WDDMSEG_HW_PAGE_SIZE);
-	loc->segment_id = WDDMSEG_SEGMENT_SYSTEM;
-	loc->addr = job->arena_dma + *arena_off;
-	loc->offset = offset_in_page(off);
-	*arena_off += k * sizeof(*list);
+	wddmseg_pages_loc(tbo->ttm->dma_address, off, len, job, arena_off, loc);
 }
 
 /* Whether wddmseg_res_loc() writes a list for @res: not for contiguous VRAM. */
@@ -659,27 +673,6 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 	return last;
 }
 
-/* A page list (WDDM's MDL) over @dma_address, as wddmseg_res_loc() does. */
-static void wddmseg_pages_loc(const dma_addr_t *dma_address, u64 off, u64 len,
-			      struct wddmseg_job *job, u32 *arena_off,
-			      struct wddmseg_loc *loc)
-{
-	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
-	pgoff_t i, first = off >> PAGE_SHIFT;
-	pgoff_t n = DIV_ROUND_UP(offset_in_page(off) + len, PAGE_SIZE);
-	__le64 *list = (__le64 *)(job->arena + *arena_off);
-	u32 j, k = 0;
-
-	for (i = 0; i < n; i++)
-		for (j = 0; j < sub; j++)
-			list[k++] = cpu_to_le64(dma_address[first + i] +
-						j * WDDMSEG_HW_PAGE_SIZE);
-	loc->segment_id = WDDMSEG_SEGMENT_SYSTEM;
-	loc->addr = job->arena_dma + *arena_off;
-	loc->offset = offset_in_page(off);
-	*arena_off += k * sizeof(*list);
-}
-
 /**
  * wddmseg_migrate_flush_aperture - make CPU writes to an allocation's
  *	cached pages in a non-coherent aperture visible to the engine
@@ -775,13 +768,13 @@ struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
 		u32 arena = 0, q;
 
 		n = min_t(u64, WDDMSEG_BLIT_CHUNK, len - done);
-		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd), list_bytes,
-					     &job);
+		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd),
+					     2 * list_bytes, &job);
 		if (ret)
 			break;
-		v.segment_id = mgr->segment_id;
-		v.addr = ((u64)tbo->resource->start << PAGE_SHIFT) + off + done;
-		v.offset = 0;
+		/* the segment's copy may be made of blocks: a VRAM page list */
+		wddmseg_res_loc(wdev, tbo, tbo->resource, off + done, n, &job,
+				&arena, &v);
 		wddmseg_pages_loc(dma_address, off + done, n, &job, &arena, &p);
 		if (to_vram)
 			q = wddmseg_encode_transfer(cmd, n, &p, &v);
