@@ -43,7 +43,9 @@
 #   --s3       the guest can sleep (S3) and wake up: q35's ACPI tables offer
 #              S3 (-global ICH9-LPC.disable_s3=0) and the kernel boots as
 #              bzImage (vmlinuz): booted through the PVH entry of vmlinux,
-#              a wake-up would be a fresh boot
+#              a wake-up would be a fresh boot; the console is not
+#              suspended (no_console_suspend), so what happens during a
+#              suspend is in the console log
 #   after --   extra QEMU arguments, e.g. -device wddmseg,addr=0x4
 #
 # Exit status:
@@ -188,6 +190,10 @@ fi
 
 # log_buf_len: probe mode dumps the whole kernel log, keep it from wrapping
 CMDLINE="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 log_buf_len=4M wddmseg_vm.mode=$MODE"
+# A suspend stops the console before the devices' callbacks run: a WARN
+# or an Oops there (panic_on_warn, panic=-1) would reboot the guest, and
+# with -no-reboot end QEMU, without a line in the console log.
+[ $S3 = 1 ] && CMDLINE="$CMDLINE no_console_suspend"
 [ -n "$APPEND" ] && CMDLINE="$CMDLINE $APPEND"
 
 # shellcheck disable=SC2054 # the commas are QEMU option syntax
