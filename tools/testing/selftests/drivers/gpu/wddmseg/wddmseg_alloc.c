@@ -1638,6 +1638,18 @@ static int by_offset(const void *a, const void *b)
 #define FRAG_CHUNK	(128 * SZ_4K)
 #define FRAG_MAX	64
 
+/* Bytes of @p[off, off + len) that are not the 32-bit @word. */
+static uint64_t words_check(const volatile void *p, uint64_t off,
+			    uint64_t len, uint32_t word)
+{
+	const volatile uint32_t *w = (const volatile uint32_t *)p + off / 4;
+	uint64_t i, bad = 0;
+
+	for (i = 0; i < len / 4; i++)
+		bad += w[i] != word;
+	return bad * 4;
+}
+
 /*
  * Non-contiguous VRAM (DOC: VRAM made of blocks). Visible VRAM is
  * filled with 512 KiB allocations, then every other one (in address
@@ -1756,6 +1768,38 @@ TEST_F_TIMEOUT(alloc, vram_blocks, 120)
 	p = map_ok(_metadata, self->fd, big, size);
 	EXPECT_EQ(0u, pattern_check(p, size, 0xb10c, NULL))
 		TH_LOG("content lost by the Transfer back into VRAM made of blocks");
+	munmap(p, size);
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, big));
+
+	/*
+	 * PermanentSysMem made of blocks: a blit refreshes the segment's copy
+	 * from the CPU-written permanent copy and writes its result through,
+	 * both by VRAM page list. Addressed as one range they would write the
+	 * neighbours' VRAM (checked last) and read the wrong bytes back.
+	 */
+	{
+		struct wddmseg_allocation_desc a = {
+			.size = size,
+			.flags = WDDMSEG_ALLOC_CPU_VISIBLE |
+				 WDDMSEG_ALLOC_PERMANENT_SYSMEM,
+			.supported_segments = vis,
+			.preferred = { SEG_VIS },
+		};
+
+		big = create_ok(_metadata, self->fd, &a);
+	}
+	info_of(_metadata, self->fd, big, &info);
+	ASSERT_EQ(SEG_VIS, info.segment_id);
+	EXPECT_TRUE(info.state & WDDMSEG_STATE_BLOCKS);
+	p = map_ok(_metadata, self->fd, big, size);
+	pattern_fill(p, size, 0x9e11);
+	ASSERT_EQ(0, wddmseg_fill(self->fd, big, SZ_64K, SZ_64K, 0xb1cb1c00,
+				  NULL));
+	ASSERT_EQ(0, wddmseg_wait(self->fd, big, 10 * NSEC_PER_SEC));
+	EXPECT_EQ(0u, words_check(p, SZ_64K, SZ_64K, 0xb1cb1c00))
+		TH_LOG("PermanentSysMem in blocks: the blit was not written through");
+	EXPECT_EQ(0u, pattern_check(p, SZ_64K, 0x9e11, NULL))
+		TH_LOG("PermanentSysMem in blocks: bytes before the blit changed");
 	munmap(p, size);
 	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, big));
 
@@ -2697,18 +2741,6 @@ static void evict_counted(struct __test_metadata *_metadata,
 				   SEG_VIS) - t;
 	*discarded = seg_counter(_metadata, self->def, "discard_bytes",
 				 SEG_VIS) - d;
-}
-
-/* Bytes of @p[off, off + len) that are not the 32-bit @word. */
-static uint64_t words_check(const volatile void *p, uint64_t off,
-			    uint64_t len, uint32_t word)
-{
-	const volatile uint32_t *w = (const volatile uint32_t *)p + off / 4;
-	uint64_t i, bad = 0;
-
-	for (i = 0; i < len / 4; i++)
-		bad += w[i] != word;
-	return bad * 4;
 }
 
 /*
