@@ -220,6 +220,8 @@ struct wddmseg_engine {
 	u64 seqno;
 	spinlock_t fence_lock;	/* pending list, free offsets, fences */
 	struct list_head pending;
+	bool fence_irq;		/* FENCE unmasked in IRQ_MASK; fence_lock */
+	u32 irq_waiters;	/* space_wq sleepers; fence_lock */
 	wait_queue_head_t space_wq;
 	struct delayed_work watchdog;
 	u64 resets;
