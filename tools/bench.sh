@@ -16,7 +16,11 @@
 # is non-zero only if the VM or the benchmark could not run.
 #
 # Usage: tools/bench.sh [--no-build] [--seconds S] [--repeats N]
+#                       [--migration [KIB]]
 #   --no-build   use the module, tools, QEMU, kernel and initramfs as built
+#   --migration  only wddmseg's migration table (wddmseg-bench -M; with
+#                KIB, only that size: -S), no suspend benchmark: a
+#                quicker engine-or-CPU comparison (about 2 minutes)
 #   --seconds    seconds per measurement, all repeats (default 5)
 #   --repeats    repeats per measurement, the table shows the median
 #                (default 5)
@@ -49,13 +53,16 @@ cd "$REPO"
 . tools/vm/kenv.sh
 VMDIR=$WDDMSEG_KBUILD/vm
 
-BUILD=1 SECS=5 REPEATS=5
+BUILD=1 SECS=5 REPEATS=5 MIG=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--no-build) BUILD=0; shift ;;
+	--migration)
+		MIG=-M; shift
+		case "${1:-}" in [0-9]*) MIG="-M -S $1"; shift ;; esac ;;
 	--seconds) SECS=${2:?}; shift 2 ;;
 	--repeats) REPEATS=${2:?}; shift 2 ;;
-	-h|--help) sed -n '/^# Usage:/,/^#   --repeats/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '/^# Usage:/,/^#                (default 5)$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -129,7 +136,7 @@ for c in /sys/class/drm/card[0-9]*; do
 	case "\${c##*/}" in *-*) continue ;; esac
 	echo "\${c##*/}: \$(readlink -f \$c/device/driver | sed 's|.*/||') \$(readlink -f \$c/device | sed 's|.*/||')"
 done
-wddmseg-bench -v -t $SECS -r $REPEATS -H $HOST_MEMCPY wddmseg bochs-drm
+wddmseg-bench -v -t $SECS -r $REPEATS $MIG -H $HOST_MEMCPY wddmseg bochs-drm
 EOF
 
 log "booting one VM with -device wddmseg and -device bochs-display (TCG; about 2 minutes)"
@@ -157,7 +164,9 @@ bash tools/vm/run-vm.sh --no-build --name bench --mode script \
 				printf "%s / host memcpy ceiling: %.3f\n", $0, r * before / ceiling
 			}'
 } >"$OUT/result.txt" || :
-if [ $rc -ne 0 ] || ! grep -q '^measurement' "$OUT/result.txt"; then
+table='^measurement'
+[ -z "$MIG" ] || table='^migration throughput'
+if [ $rc -ne 0 ] || ! grep -q "$table" "$OUT/result.txt"; then
 	log "the VM or the benchmark failed (run-vm.sh exit $rc):"
 	cat "$OUT/vm.log" >&2
 	cat "$OUT/result.txt" >&2
@@ -165,6 +174,7 @@ if [ $rc -ne 0 ] || ! grep -q '^measurement' "$OUT/result.txt"; then
 fi
 cat "$OUT/result.txt"
 log "saved in build/bench/result.txt; guest console: $VMDIR/bench.console.log"
+[ -z "$MIG" ] || exit 0
 
 # Suspend to RAM: a layout whose VRAM is PreservedDuringStandby against
 # the same content when every segment must be evicted, in one more boot

@@ -7,7 +7,8 @@
  * passes or fails here. `make bench` runs it (tools/bench.sh).
  *
  * Usage: wddmseg-bench [-t SECONDS] [-r REPEATS] [-e MIB] [-v]
- *                      [-m SECONDS] [-S KIB] [-H MIBPS] [-d DRIVER=NODE]...
+ *                      [-m SECONDS] [-S KIB] [-M] [-H MIBPS]
+ *                      [-d DRIVER=NODE]...
  *                      [DRIVER...]
  *
  *   DRIVER   DRM driver names, one table column each (default: wddmseg
@@ -20,6 +21,8 @@
  *   -m       seconds per migration throughput cell, over 5 runs
  *            (default 1.5; 0 skips the migration table)
  *   -S       only this migration size, in KiB (one of the table's sizes)
+ *   -M       only the migration table (no allocation, eviction or
+ *            fragmentation measurements)
  *   -H       host memcpy bandwidth in MiB/s, measured outside the VM
  *            (tools/bench.sh), printed as the physical ceiling
  *
@@ -1113,6 +1116,7 @@ static const uint64_t mig_sizes[] = {
 };
 #define MIG_NSIZES	ARRAY_SIZE(mig_sizes)
 static uint64_t mig_only;	/* -S: bytes, 0 for every size */
+static bool mig_table_only;	/* -M */
 
 enum mig_path { MIG_SYS, MIG_APT, MIG_VRAM, MIG_NPATHS };
 static const char * const mig_path_name[MIG_NPATHS] = {
@@ -1926,7 +1930,7 @@ static void print_table(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-m SECONDS] [-S KIB] [-H MIBPS] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
+		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-m SECONDS] [-S KIB] [-M] [-H MIBPS] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
 		prog);
 	exit(2);
 }
@@ -1951,7 +1955,7 @@ int main(int argc, char **argv)
 	unsigned int i, r;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "t:r:e:m:S:H:d:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "t:r:e:m:S:MH:d:vh")) != -1) {
 		switch (opt) {
 		case 't':
 			seconds = strtod(optarg, NULL);
@@ -1972,6 +1976,9 @@ int main(int argc, char **argv)
 					break;
 			if (i == MIG_NSIZES)
 				usage();
+			break;
+		case 'M':
+			mig_table_only = true;
 			break;
 		case 'H':
 			host_memcpy = strtod(optarg, NULL);
@@ -2018,6 +2025,13 @@ int main(int argc, char **argv)
 			continue;
 		}
 		c->minor = node_minor(c->node);
+	}
+	if (mig_table_only) {
+		for (i = 0; i < ncols; i++)
+			if (cols[i].fd >= 0 && !strcmp(cols[i].driver, "wddmseg"))
+				bench_migrate(&cols[i]);
+		print_migration();
+		return 0;
 	}
 	bench_alloc_all();
 	for (i = 0; i < ncols; i++) {

@@ -199,6 +199,10 @@ struct wddmseg_file {
  * @seqno: last seqno handed out
  * @fence_lock: protects @pending, @ring_free, @arena_free; fence lock
  * @pending: submitted fences, oldest first
+ * @fence_irq: FENCE is unmasked in IRQ_MASK (only while a fence has
+ *	signalling enabled or @irq_waiters is not 0); under @fence_lock
+ * @irq_waiters: sleepers on @space_wq, which need the interrupt; under
+ *	@fence_lock
  * @space_wq: woken when jobs complete
  * @watchdog: detects hangs and faults
  * @resets: engine resets so far
@@ -227,6 +231,8 @@ struct wddmseg_engine {
 	u64 seqno;
 	spinlock_t fence_lock;	/* pending list, free offsets, fences */
 	struct list_head pending;
+	bool fence_irq;
+	u32 irq_waiters;
 	wait_queue_head_t space_wq;
 	struct delayed_work watchdog;
 	u64 resets;

@@ -145,12 +145,77 @@ static signed long wddmseg_fence_wait(struct dma_fence *f, bool intr,
 	return dma_fence_default_wait(f, intr, timeout);
 }
 
+/*
+ * The FENCE interrupt is unmasked only while somebody needs it: a fence
+ * with signalling enabled (a callback, a sleeping waiter) or a submitter
+ * sleeping until the ring has room. Everyone else polls the writeback
+ * (wddmseg_fence_wait(), retire on submission and in the watchdog), and
+ * under TCG the interrupt of every job (the MSI-X message, the handler's
+ * two MMIO exits, the vCPU it interrupts) cost as much as a 1 MiB copy.
+ * The device latches FENCE in IRQ_STATUS while it is masked and sends the
+ * message when it is unmasked, so a job that ended just before is not
+ * missed. Called with fence_lock held.
+ */
+static void wddmseg_engine_want_irq(struct wddmseg_engine *eng)
+{
+	lockdep_assert_held(&eng->fence_lock);
+	if (eng->fence_irq)
+		return;
+	eng->fence_irq = true;
+	wddmseg_irq_mask_update(eng->wdev, 0, WDDMSEG_IRQ_FENCE);
+}
+
+/* Mask FENCE again once nobody waits for it; fence_lock held. */
+static void wddmseg_engine_drop_irq(struct wddmseg_engine *eng)
+{
+	struct wddmseg_fence *f;
+
+	lockdep_assert_held(&eng->fence_lock);
+	if (!eng->fence_irq || eng->irq_waiters)
+		return;
+	list_for_each_entry(f, &eng->pending, link)
+		if (test_bit(DMA_FENCE_FLAG_ENABLE_SIGNAL_BIT, &f->base.flags))
+			return;
+	eng->fence_irq = false;
+	wddmseg_irq_mask_update(eng->wdev, WDDMSEG_IRQ_FENCE, 0);
+}
+
+/*
+ * Somebody needs @f to signal by itself: unmask FENCE, then look at the
+ * writeback again (false: done already, the core signals it now).
+ */
+static bool wddmseg_fence_enable_signaling(struct dma_fence *f)
+{
+	struct wddmseg_engine *eng =
+		container_of(f->lock, struct wddmseg_engine, fence_lock);
+
+	wddmseg_engine_want_irq(eng);
+	return wddmseg_engine_done_seqno(eng) < f->seqno;
+}
+
 static const struct dma_fence_ops wddmseg_fence_ops = {
 	.get_driver_name = wddmseg_fence_driver_name,
 	.get_timeline_name = wddmseg_fence_timeline_name,
+	.enable_signaling = wddmseg_fence_enable_signaling,
 	.signaled = wddmseg_fence_signaled,
 	.wait = wddmseg_fence_wait,
 };
+
+/* Around a sleep on space_wq, which only the interrupt (or retire) wakes. */
+static void wddmseg_engine_irq_waiter(struct wddmseg_engine *eng, bool add)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	if (add) {
+		eng->irq_waiters++;
+		wddmseg_engine_want_irq(eng);
+	} else {
+		eng->irq_waiters--;
+		wddmseg_engine_drop_irq(eng);
+	}
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+}
 
 /* Signal finished fences and free their ring and arena space. */
 static void wddmseg_engine_retire(struct wddmseg_engine *eng)
@@ -172,6 +237,7 @@ static void wddmseg_engine_retire(struct wddmseg_engine *eng)
 		dma_fence_put(&f->base);
 		progress = true;
 	}
+	wddmseg_engine_drop_irq(eng);
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
 
 	if (progress)
@@ -201,8 +267,9 @@ static void wddmseg_engine_hw_start(struct wddmseg_engine *eng)
 	writel(lower_32_bits(eng->ring_dma), eng->mmio + WDDMSEG_REG_RING_BASE_LO);
 	writel(upper_32_bits(eng->ring_dma), eng->mmio + WDDMSEG_REG_RING_BASE_HI);
 	writel(WDDMSEG_RING_BYTES, eng->mmio + WDDMSEG_REG_RING_SIZE);
-	wddmseg_irq_mask_update(eng->wdev, 0,
-				WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR);
+	wddmseg_irq_mask_update(eng->wdev, 0, WDDMSEG_IRQ_ERROR |
+				(READ_ONCE(eng->fence_irq) ?
+				 WDDMSEG_IRQ_FENCE : 0));
 	writel(WDDMSEG_RING_CTRL_ENABLE, eng->mmio + WDDMSEG_REG_RING_CTRL);
 }
 
@@ -289,10 +356,15 @@ int wddmseg_engine_reserve(struct wddmseg_engine *eng, u32 qwords,
 		return -EINVAL;
 
 	while (!wddmseg_engine_has_room(eng, ring_bytes, arena_bytes)) {
-		if (!wait_event_timeout(eng->space_wq,
-					wddmseg_engine_has_room(eng, ring_bytes,
-								arena_bytes),
-					msecs_to_jiffies(wddmseg_fence_timeout_ms)))
+		long left;
+
+		wddmseg_engine_irq_waiter(eng, true);
+		left = wait_event_timeout(eng->space_wq,
+					  wddmseg_engine_has_room(eng, ring_bytes,
+								  arena_bytes),
+					  msecs_to_jiffies(wddmseg_fence_timeout_ms));
+		wddmseg_engine_irq_waiter(eng, false);
+		if (!left)
 			wddmseg_engine_recover(eng, "ring full, no progress");
 	}
 
@@ -613,9 +685,14 @@ void wddmseg_engine_inject(struct wddmseg_engine *eng, u32 what, bool again)
  */
 bool wddmseg_engine_idle(struct wddmseg_engine *eng, unsigned long timeout)
 {
-	return wait_event_timeout(eng->space_wq,
+	long left;
+
+	wddmseg_engine_irq_waiter(eng, true);
+	left = wait_event_timeout(eng->space_wq,
 				  (wddmseg_engine_retire(eng),
 				   list_empty(&eng->pending)), timeout);
+	wddmseg_engine_irq_waiter(eng, false);
+	return left;
 }
 
 /**
