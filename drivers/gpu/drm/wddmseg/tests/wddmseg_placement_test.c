@@ -213,17 +213,23 @@ static void placement_pinned_top(struct kunit *test)
 	const u32 pages = PFN(SZ_1M);
 	struct wddmseg_bo *bo = test_bo(test);
 
-	/* Overlay and Capture: the last 20% of each segment only */
+	/*
+	 * Overlay and Capture: the last 20% of each segment only, in one
+	 * range (the display reads them linearly: DOC: VRAM made of blocks)
+	 */
 	set_preferred(bo, 1, 2, 0);
 	bo->flags = WDDMSEG_ALLOC_OVERLAY;
 	wddmseg_bo_placement(bo, false);
 	KUNIT_ASSERT_EQ(test, bo->placement.num_placement, 2);
-	expect_place(test, &bo->places[0], TTM_PL_VRAM, 0, pages - pages / 5, 0);
-	expect_place(test, &bo->places[1], TTM_PL_PRIV, 0, pages - pages / 5, 0);
+	expect_place(test, &bo->places[0], TTM_PL_VRAM, TTM_PL_FLAG_CONTIGUOUS,
+		     pages - pages / 5, 0);
+	expect_place(test, &bo->places[1], TTM_PL_PRIV, TTM_PL_FLAG_CONTIGUOUS,
+		     pages - pages / 5, 0);
 
 	bo->flags = WDDMSEG_ALLOC_CAPTURE;
 	wddmseg_bo_placement(bo, false);
-	expect_place(test, &bo->places[0], TTM_PL_VRAM, 0, pages - pages / 5, 0);
+	expect_place(test, &bo->places[0], TTM_PL_VRAM, TTM_PL_FLAG_CONTIGUOUS,
+		     pages - pages / 5, 0);
 }
 
 static void evict_placement_targets(struct kunit *test)
