@@ -37,7 +37,7 @@ echo "# (a) 00:04.0 PreservedDuringStandby; (b) 00:05.0 the same with DisableSel
 wddmseg-pmbench --mb $MB --cycles $CYCLES
 SCRIPT
 
-bash "$REPO/tools/vm/run-vm.sh" --no-build --name pmbench --mode script --s3 --settle 30 \
+bash "$REPO/tools/vm/run-vm.sh" --no-build --name pmbench --mode script --s3 \
 	--script "$script" --timeout 900 -- \
 	-device "wddmseg,addr=0x4,vis-size=32M,invis-size=32M,layout=$LA" \
 	-device "wddmseg,addr=0x5,vis-size=32M,invis-size=32M,layout=$LB" \

@@ -65,7 +65,7 @@ for d in 04 05 06; do
 done
 EOF
 
-bash "$REPO/tools/vm/run-vm.sh" --no-build --name pm --mode script --s3 --settle 30 \
+bash "$REPO/tools/vm/run-vm.sh" --no-build --name pm --mode script --s3 \
 	--script "$script" --expect "$expect" --timeout 1200 -- \
 	-device "wddmseg,addr=0x4,vis-size=16M,invis-size=16M,layout=$L4" \
 	-device "wddmseg,addr=0x5,vis-size=16M,invis-size=16M,layout=$L5" \

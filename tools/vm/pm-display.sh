@@ -71,7 +71,7 @@ SCRIPT
 
 rm -f "$OUT"/*.ppm "$OUT/$NAME.host.tap"
 WDDMSEG_VM_DIR=$VMDIR bash "$HERE/run-vm.sh" --no-build --name "$NAME" \
-	--mode script --s3 --settle 30 --script "$script" --timeout 600 --qmp --ctl -- \
+	--mode script --s3 --script "$script" --timeout 600 --qmp --ctl -- \
 	-device "wddmseg,addr=0x4,id=gpu0,vis-size=16M,invis-size=16M,layout=$LAYOUT" \
 	>"$OUT/$NAME.run-vm.log" 2>&1 &
 vm=$!

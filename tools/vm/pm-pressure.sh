@@ -47,7 +47,7 @@ sed 's/^/#| /' /tmp/t
 dmesg | grep -E 'wddmseg.*pm:' | sed 's/^/# dmesg: /'
 SCRIPT
 
-bash "$REPO/tools/vm/run-vm.sh" --no-build --name pressure --mode script --s3 --settle 30 \
+bash "$REPO/tools/vm/run-vm.sh" --no-build --name pressure --mode script --s3 \
 	--mem 384M --script "$script" --expect "$expect" --timeout 900 -- \
 	-device "wddmseg,addr=0x4,vis-size=16M,invis-size=448M,layout=$LA" \
 	-device "wddmseg,addr=0x5,vis-size=16M,invis-size=448M,layout=$LB" \

@@ -8,7 +8,7 @@
 #                      [--expect FILE] [--script FILE] [--timeout SECS]
 #                      [--append "KERNEL ARGS"] [--ko WDDMSEG_KO]
 #                      [--kernel-dir DIR] [--vm-dir DIR] [--mem SIZE]
-#                      [--no-build] [--qmp] [--ctl] [--s3] [--settle SECS]
+#                      [--no-build] [--qmp] [--ctl] [--s3]
 #                      [-- EXTRA QEMU ARGS...]
 #
 #   --name     names the outputs, all in build/ABI/vm/ (or --vm-dir):
@@ -46,9 +46,6 @@
 #              a wake-up would be a fresh boot; the console is not
 #              suspended (no_console_suspend), so what happens during a
 #              suspend is in the console log
-#   --settle SECS  the guest starts its mode once the kernel has been up
-#              SECS seconds (tools/vm/guest/init: early CRNG reseeds and
-#              the first suspend, on QEMU 7.2's TCG)
 #   after --   extra QEMU arguments, e.g. -device wddmseg,addr=0x4
 #
 # Exit status:
@@ -81,7 +78,7 @@ usage() {
 }
 
 NAME='' MODE=probe EXPECT='' SCRIPT='' TIMEOUT=300 APPEND='' KO='' BUILD=1 MEM=1G
-QMP=0 CTL=0 S3=0 SETTLE=
+QMP=0 CTL=0 S3=0
 if [ -z "${WDDMSEG_KERNEL_DIR:-}" ] || [ -z "${WDDMSEG_VM_DIR:-}" ]; then
 	. "$HERE/kenv.sh"
 fi
@@ -103,7 +100,6 @@ while [ $# -gt 0 ]; do
 	--qmp) QMP=1; shift ;;
 	--ctl) CTL=1; shift ;;
 	--s3) S3=1; shift ;;
-	--settle) SETTLE=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "run-vm: unknown argument '$1'" >&2; usage ;;
@@ -198,7 +194,6 @@ CMDLINE="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 log_buf_len=4M wddmse
 # or an Oops there (panic_on_warn, panic=-1) would reboot the guest, and
 # with -no-reboot end QEMU, without a line in the console log.
 [ $S3 = 1 ] && CMDLINE="$CMDLINE no_console_suspend"
-[ -n "$SETTLE" ] && CMDLINE="$CMDLINE wddmseg_vm.settle=$SETTLE"
 [ -n "$APPEND" ] && CMDLINE="$CMDLINE $APPEND"
 
 # shellcheck disable=SC2054 # the commas are QEMU option syntax
