@@ -39,6 +39,32 @@ bool wddmseg_migrate_uses_engine(struct wddmseg_device *wdev)
 	return READ_ONCE(wddmseg_use_engine) && READ_ONCE(wdev->engine.ready);
 }
 
+/*
+ * Commit @job, one of a sequence, and make its fence @last (the one before
+ * is dropped: the engine runs jobs in order).
+ */
+static int wddmseg_commit_next(struct wddmseg_engine *eng,
+			       struct wddmseg_job *job, struct dma_fence **last)
+{
+	struct dma_fence *f = wddmseg_engine_commit(eng, job);
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	dma_fence_put(*last);
+	*last = f;
+	return 0;
+}
+
+/* A sequence of jobs failed with @ret: what is queued of it finishes first. */
+static struct dma_fence *wddmseg_jobs_failed(struct dma_fence *last, int ret)
+{
+	if (last) {
+		dma_fence_wait(last, false);
+		dma_fence_put(last);
+	}
+	return ERR_PTR(ret);
+}
+
 /* A page list (WDDM's MDL) over @dma_address: system memory for the engine. */
 static void wddmseg_pages_loc(const dma_addr_t *dma_address, u64 off, u64 len,
 			      struct wddmseg_job *job, u32 *arena_off,
@@ -251,7 +277,6 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 		struct wddmseg_loc src, dst;
 		struct wddmseg_job job;
 		u32 q = 0, arena = 0, lists, dst_list = 0;
-		struct dma_fence *f;
 
 		n = min_t(pgoff_t, WDDMSEG_MOVE_CHUNK_PAGES, pages - first);
 		lists = (!clear && !(old_tt && new_tt) &&
@@ -315,13 +340,9 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 							   n * sub, eng->dummy_dma);
 		wddmseg_engine_emit(eng, &job, cmd, q);
 
-		f = wddmseg_engine_commit(eng, &job);
-		if (IS_ERR(f)) {
-			ret = PTR_ERR(f);
+		ret = wddmseg_commit_next(eng, &job, &last);
+		if (ret)
 			break;
-		}
-		dma_fence_put(last);
-		last = f;
 	}
 	mutex_unlock(&eng->lock);
 
@@ -613,7 +634,7 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 				       struct drm_gem_object *dst)
 {
 	struct wddmseg_engine *eng = &wdev->engine;
-	struct dma_fence *last = NULL, *f;
+	struct dma_fence *last = NULL;
 	const u32 list_bytes = (WDDMSEG_BLIT_CHUNK / PAGE_SIZE + 1) *
 			       (PAGE_SIZE >> WDDMSEG_HW_PAGE_SHIFT) * 8;
 	u64 done, n;
@@ -653,23 +674,14 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 						d.segment_id, n, eng->seqno + 1);
 		}
 		wddmseg_engine_emit(eng, &job, cmd, q);
-		f = wddmseg_engine_commit(eng, &job);
-		if (IS_ERR(f)) {
-			ret = PTR_ERR(f);
+		ret = wddmseg_commit_next(eng, &job, &last);
+		if (ret)
 			break;
-		}
-		dma_fence_put(last);
-		last = f;
 	}
 	mutex_unlock(&eng->lock);
 
-	if (ret) {
-		if (last) {
-			dma_fence_wait(last, false);
-			dma_fence_put(last);
-		}
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		return wddmseg_jobs_failed(last, ret);
 	return last;
 }
 
@@ -752,7 +764,7 @@ struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
 	struct wddmseg_engine *eng = &wdev->engine;
 	const u32 list_bytes = (WDDMSEG_BLIT_CHUNK / PAGE_SIZE + 1) *
 			       (PAGE_SIZE >> WDDMSEG_HW_PAGE_SHIFT) * 8;
-	struct dma_fence *last = NULL, *f;
+	struct dma_fence *last = NULL;
 	u64 done, n;
 	int ret = 0;
 
@@ -785,23 +797,14 @@ struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
 					to_vram ? mgr->segment_id : 0, n,
 					eng->seqno + 1);
 		wddmseg_engine_emit(eng, &job, cmd, q);
-		f = wddmseg_engine_commit(eng, &job);
-		if (IS_ERR(f)) {
-			ret = PTR_ERR(f);
+		ret = wddmseg_commit_next(eng, &job, &last);
+		if (ret)
 			break;
-		}
-		dma_fence_put(last);
-		last = f;
 	}
 	mutex_unlock(&eng->lock);
 
-	if (ret) {
-		if (last) {
-			dma_fence_wait(last, false);
-			dma_fence_put(last);
-		}
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		return wddmseg_jobs_failed(last, ret);
 	return last;
 }
 

@@ -764,24 +764,17 @@ static void wddmseg_bo_release_notify(struct ttm_buffer_object *tbo)
 			      msecs_to_jiffies(30000));
 }
 
-/* access_memory of system pages mapped by an aperture segment. */
-static int wddmseg_access_tt(struct ttm_buffer_object *tbo,
-			     unsigned long offset, void *buf, int len,
-			     bool write)
+/* Copy @len bytes at @offset of an array of system pages to or from @buf. */
+static int wddmseg_access_pages(struct page **pages, unsigned long offset,
+				void *buf, int len, bool write)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = true };
-	int done = 0, ret;
+	int done = 0;
 
-	ret = ttm_bo_wait_ctx(tbo, &ctx);
-	if (ret)
-		return ret;
-	if (!tbo->ttm || !ttm_tt_is_populated(tbo->ttm))
-		return -EIO;
 	while (done < len) {
 		unsigned long at = offset + done;
 		u32 in = offset_in_page(at);
 		u32 n = min_t(u32, len - done, PAGE_SIZE - in);
-		void *vaddr = kmap_local_page(tbo->ttm->pages[at >> PAGE_SHIFT]);
+		void *vaddr = kmap_local_page(pages[at >> PAGE_SHIFT]);
 
 		if (write)
 			memcpy(vaddr + in, buf + done, n);
@@ -791,6 +784,22 @@ static int wddmseg_access_tt(struct ttm_buffer_object *tbo,
 		done += n;
 	}
 	return done;
+}
+
+/* access_memory of system pages mapped by an aperture segment. */
+static int wddmseg_access_tt(struct ttm_buffer_object *tbo,
+			     unsigned long offset, void *buf, int len,
+			     bool write)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	int ret;
+
+	ret = ttm_bo_wait_ctx(tbo, &ctx);
+	if (ret)
+		return ret;
+	if (!tbo->ttm || !ttm_tt_is_populated(tbo->ttm))
+		return -EIO;
+	return wddmseg_access_pages(tbo->ttm->pages, offset, buf, len, write);
 }
 
 /*
@@ -803,7 +812,7 @@ static int wddmseg_access_perm(struct wddmseg_bo *bo, unsigned long offset,
 {
 	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct wddmseg_perm_copy copy;
-	int done = 0, ret;
+	int ret;
 
 	ret = ttm_bo_wait_ctx(&bo->tbo, &ctx);
 	if (!ret)
@@ -812,20 +821,7 @@ static int wddmseg_access_perm(struct wddmseg_bo *bo, unsigned long offset,
 		return ret;
 	if (write)
 		bo->perm_cpu_dirty = true;
-	while (done < len) {
-		unsigned long at = offset + done;
-		u32 in = offset_in_page(at);
-		u32 n = min_t(u32, len - done, PAGE_SIZE - in);
-		void *vaddr = kmap_local_page(copy.pages[at >> PAGE_SHIFT]);
-
-		if (write)
-			memcpy(vaddr + in, buf + done, n);
-		else
-			memcpy(buf + done, vaddr + in, n);
-		kunmap_local(vaddr);
-		done += n;
-	}
-	return done;
+	return wddmseg_access_pages(copy.pages, offset, buf, len, write);
 }
 
 /*
