@@ -25,8 +25,11 @@
 #   3. runs the KUnit suites once more the way kernel CI does: kunit.py
 #      with the driver's .kunitconfig, --arch=x86_64 (tools/debug/kunit.sh);
 #   4. boots it once more for suspend-to-RAM: tools/vm/pm-check.sh with
-#      --pm-cycles S3 cycles (default 3; 0 skips it) and its pm.vpr case,
-#      the log scanned by tools/debug/scan-log.sh;
+#      --pm-cycles S3 cycles (default 20, as make check; 0 skips it) and
+#      its pm.vpr case, the log scanned by tools/debug/scan-log.sh; then
+#      hibernates it: tools/vm/pm-hibernate.sh with --hib-cycles cycles
+#      (default 5, as make check; 0 skips it) and its cycle whose
+#      vram-file is removed, each a pair of boots, both logs scanned;
 #   5. counts: each KUnit case (tools/debug/ktap.sh), each kselftest case,
 #      the debug checks; every rule of Documentation/gpu/wddmseg.rst must
 #      have a KUnit case; the console log must hold no KASAN, lockdep,
@@ -35,7 +38,7 @@
 #
 # Usage: tools/debug/check-debug.sh [--cycles N] [--no-layouts|--all-layouts]
 #                                   [--timeout SECS] [--mem SIZE]
-#                                   [--pm-cycles N]
+#                                   [--pm-cycles N] [--hib-cycles N]
 #
 # Environment: QEMU=path uses that QEMU (with the wddmseg device) instead
 # of building build/qemu/qemu-system-x86_64.
@@ -53,7 +56,7 @@ BUILD=$REPO/build
 OUT=$BUILD/check-debug
 KDIR=$BUILD/debug/kernel
 VMDIR=$BUILD/debug/vm
-CYCLES=20 LAYOUTS=1 TIMEOUT=1800 MEM=1G PMCYCLES=3
+CYCLES=20 LAYOUTS=1 TIMEOUT=1800 MEM=1G PMCYCLES=20 HIBCYCLES=5
 # Each kselftest program's limit in the guest: a guard against a hang,
 # not a measure. Under KASAN on a busy 2-core host the leak test's 20
 # reloads alone took more than make check's 300 s.
@@ -67,12 +70,14 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--mem) MEM=${2:?}; shift 2 ;;
 	--pm-cycles) PMCYCLES=${2:?}; shift 2 ;;
+	--hib-cycles) HIBCYCLES=${2:?}; shift 2 ;;
 	-h|--help) sed -n '/^# Usage:/,/^# VM.s files/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "check-debug: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
 case "$CYCLES" in ''|*[!0-9]*) echo "check-debug: bad --cycles" >&2; exit 2 ;; esac
 case "$PMCYCLES" in ''|*[!0-9]*) echo "check-debug: bad --pm-cycles" >&2; exit 2 ;; esac
+case "$HIBCYCLES" in ''|*[!0-9]*) echo "check-debug: bad --hib-cycles" >&2; exit 2 ;; esac
 
 cd "$REPO" || exit 2
 rm -rf "$OUT"
@@ -366,5 +371,23 @@ if [ "$PMCYCLES" -gt 0 ]; then
 	count "$OUT/pm.tap"
 	grep -q '^not ok' "$OUT/pm.tap" && sed -n '/^# /p' "$OUT/pm.tap" | tail -n 40
 fi
-log "times: debug kernel build $(sed -n 's/.*build-debug-kernel (\([0-9]*s\)).*/\1/p' "$OUT/build-debug-kernel.tap"), VM ${vmsecs}s, kunit.py ${kpysecs}s, pm VM ${pmsecs}s"
+# --- 5. hibernation under the debug options ----------------------------------
+# make check's tools/vm/pm-hibernate.sh: rows 000 100 110 101, swap on a
+# virtio disk, each cycle a pair of QEMU processes, the last with a
+# vram-file removed between them.
+hibsecs=0
+if [ "$HIBCYCLES" -gt 0 ]; then
+	log "vm: hibernate, $HIBCYCLES cycles + 1 with a lost store (tools/vm/pm-hibernate.sh)"
+	t=$(date +%s)
+	WDDMSEG_KERNEL_DIR=$KDIR WDDMSEG_VM_DIR=$VMDIR \
+		WDDMSEG_SCAN_LOG=$REPO/tools/debug/scan-log.sh \
+		bash tools/vm/pm-hibernate.sh "$HIBCYCLES" >"$OUT/hibernate.tap" 2>&1
+	hibsecs=$(( $(date +%s) - t ))
+	for b in hib1 hib2; do
+		cp "$VMDIR/$b.console.log" "$OUT/$b-console.log" 2>/dev/null || :
+	done
+	count "$OUT/hibernate.tap"
+	grep -q '^not ok' "$OUT/hibernate.tap" && sed -n '/^# /p' "$OUT/hibernate.tap" | tail -n 40
+fi
+log "times: debug kernel build $(sed -n 's/.*build-debug-kernel (\([0-9]*s\)).*/\1/p' "$OUT/build-debug-kernel.tap"), VM ${vmsecs}s, kunit.py ${kpysecs}s, pm VM ${pmsecs}s, hibernate VMs ${hibsecs}s"
 summary

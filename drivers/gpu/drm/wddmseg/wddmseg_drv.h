@@ -356,6 +356,8 @@ enum wddmseg_pm_phase {
  * @restored: bytes brought back into each segment by the resume after it
  * @kept: bytes left in place in each segment by the last suspend: its
  *	flags preserve them
+ * @lost: bytes of each segment that the last hibernation left in place
+ *	and the device's store did not keep (rule pm-hibernate-vram-lost)
  * @phase_us: how long each &enum wddmseg_pm_phase of the last cycle took
  * @cycles: suspend/resume cycles completed
  */
@@ -369,6 +371,7 @@ struct wddmseg_pm {
 	u64 evicted[WDDMSEG_MAX_SEGMENTS];
 	u64 restored[WDDMSEG_MAX_SEGMENTS];
 	u64 kept[WDDMSEG_MAX_SEGMENTS];
+	u64 lost[WDDMSEG_MAX_SEGMENTS];
 	u64 phase_us[WDDMSEG_PM_PHASES];
 	u64 cycles;
 };

@@ -60,13 +60,15 @@
  * without the store cannot keep a flag's promise: its flagged segments
  * are evicted like the others (rule pm-hibernate-volatile, logged at
  * probe). The restore checks that the store did keep the VRAM
- * (PM_HIB.RETAINED) and names rule pm-hibernate-vram-lost otherwise.
+ * (PM_HIB.RETAINED) and names rule pm-hibernate-vram-lost otherwise, per
+ * segment, with the bytes lost (sysfs pm_lost_bytes): the allocations
+ * stay where they were, holding what the device powered on with.
  * Aperture segments hold no content (system pages do); only their page
  * tables are registers, and those are written again at resume.
  *
- * The per-segment files pm_evicted_bytes, pm_restored_bytes and
- * pm_kept_bytes and the device-wide pm_phase_us and pm_cycles of the
- * "wddmseg" sysfs group report the last cycle.
+ * The per-segment files pm_evicted_bytes, pm_restored_bytes,
+ * pm_kept_bytes and pm_lost_bytes and the device-wide pm_phase_us and
+ * pm_cycles of the "wddmseg" sysfs group report the last cycle.
  */
 
 #include <linux/ktime.h>
@@ -454,6 +456,7 @@ static void wddmseg_pm_begin(struct wddmseg_device *wdev, bool hibernate)
 	memset(pm->evicted, 0, sizeof(pm->evicted));
 	memset(pm->restored, 0, sizeof(pm->restored));
 	memset(pm->kept, 0, sizeof(pm->kept));
+	memset(pm->lost, 0, sizeof(pm->lost));
 	memset(pm->phase_us, 0, sizeof(pm->phase_us));
 }
 
@@ -582,18 +585,26 @@ static int wddmseg_pm_resume(struct device *dev)
 static int wddmseg_pm_restore(struct device *dev)
 {
 	struct wddmseg_device *wdev = dev_to_wddmseg(dev);
-	u64 kept = 0;
+	struct wddmseg_pm *pm = &wdev->pm;
+	u64 kept;
 	u32 id, hib;
 
-	mutex_lock(&wdev->pm.lock);
+	mutex_lock(&pm->lock);
 	hib = wddmseg_pm_read_hib(wdev);
-	for (id = 1; id <= wdev->desc.segment_count; id++)
-		if (!wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
-			kept += wdev->pm.kept[id - 1];
-	mutex_unlock(&wdev->pm.lock);
-	if (wdev->pm.hibernate && kept && !(hib & WDDMSEG_PM_HIB_RETAINED))
-		drm_err(&wdev->drm, "pm: rule pm-hibernate-vram-lost: the freeze kept %llu bytes in place, but the device's VRAM store did not keep them across the power cycle (PM_HIB 0x%x): their content is lost\n",
-			kept, hib);
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		kept = pm->kept[id - 1];
+		if (!pm->hibernate || !kept || (hib & WDDMSEG_PM_HIB_RETAINED) ||
+		    wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
+			continue;
+		/*
+		 * Nothing can bring it back: the image does not hold it. Say
+		 * so, per segment, in the log and in pm_lost_bytes.
+		 */
+		pm->lost[id - 1] = kept;
+		drm_err(&wdev->drm, "pm: segment %u: rule pm-hibernate-vram-lost: the freeze kept %llu bytes in place, but the device's VRAM store did not keep them across the power cycle (PM_HIB 0x%x): their content is lost\n",
+			id, kept, hib);
+	}
+	mutex_unlock(&pm->lock);
 	return wddmseg_pm_wake(wdev);
 }
 

@@ -77,6 +77,11 @@ static u64 wddmseg_pm_kept_bytes(struct wddmseg_mgr *mgr)
 	return READ_ONCE(mgr->wdev->pm.kept[mgr->segment_id - 1]);
 }
 
+static u64 wddmseg_pm_lost_bytes(struct wddmseg_mgr *mgr)
+{
+	return READ_ONCE(mgr->wdev->pm.lost[mgr->segment_id - 1]);
+}
+
 #define WDDMSEG_MGR_ATTR(name)						\
 static ssize_t name##_show(struct device *dev,				\
 			   struct device_attribute *attr, char *buf)	\
@@ -95,6 +100,7 @@ WDDMSEG_MGR_ATTR(discard_bytes);
 WDDMSEG_MGR_ATTR(pm_evicted_bytes);
 WDDMSEG_MGR_ATTR(pm_restored_bytes);
 WDDMSEG_MGR_ATTR(pm_kept_bytes);
+WDDMSEG_MGR_ATTR(pm_lost_bytes);
 
 /* Microseconds of each phase of the last cycle (enum wddmseg_pm_phase). */
 static ssize_t pm_phase_us_show(struct device *dev,
@@ -131,6 +137,7 @@ static struct attribute *wddmseg_attrs[] = {
 	&dev_attr_pm_evicted_bytes.attr,
 	&dev_attr_pm_restored_bytes.attr,
 	&dev_attr_pm_kept_bytes.attr,
+	&dev_attr_pm_lost_bytes.attr,
 	&dev_attr_pm_phase_us.attr,
 	&dev_attr_pm_cycles.attr,
 	NULL

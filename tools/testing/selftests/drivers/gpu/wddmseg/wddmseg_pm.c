@@ -33,7 +33,12 @@
  * the device's poison after the restore. On the other devices every
  * segment is evicted, whatever its flags say (the driver's rule
  * pm-hibernate-volatile), and freed VRAM reads zero, a new process's
- * fresh VRAM.
+ * fresh VRAM. WDDMSEG_PM_HIB_LOST lists the devices (BDFs) whose
+ * vram-file the host removes before the second boot: their device powers
+ * on without the store (PM_HIB.RETAINED clear), so what the freeze left
+ * in place reads the poison, the driver reports each such segment's
+ * bytes in pm_lost_bytes (rule pm-hibernate-vram-lost), and what it
+ * evicted comes back intact from the image.
  *
  * Not part of the boot that runs the other kselftests (its binary is
  * wddmseg-pm, not wddmseg_*): tools/vm/pm-check.sh and pm-hibernate.sh run
@@ -57,6 +62,7 @@ struct pm_seg {
 	bool preserved;		/* the allocation h keeps its place */
 	uint64_t keep;		/* hibernation: bytes the device keeps */
 	bool persistent;	/* hibernation: the device has a vram-file */
+	bool lost;		/* hibernation: ... which the host removes */
 	bool res_preserved;	/* res_h keeps its place */
 	bool pin_preserved;	/* pin_h keeps its content in VRAM */
 	uint32_t h;		/* the allocation kept across the cycles */
@@ -143,6 +149,14 @@ static bool hib_persistent(const char *bdf, uint64_t *part)
 		return true;
 	}
 	return false;
+}
+
+/* Hibernation: does the host remove device @bdf's vram-file? */
+static bool hib_lost(const char *bdf)
+{
+	const char *env = getenv("WDDMSEG_PM_HIB_LOST");
+
+	return pm_hibernate() && env && strstr(env, bdf);
 }
 
 /* Bytes at the start of a segment with @flags that hibernation keeps. */
@@ -318,6 +332,7 @@ static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
 		p->id = i + 1;
 		p->keep = pm_hibernate() ? hib_keep(pd->d->exp.bdf, s) : 0;
 		p->persistent = hib_persistent(pd->d->exp.bdf, &(uint64_t){ 0 });
+		p->lost = p->keep && hib_lost(pd->d->exp.bdf);
 		p->seed = 0x9e000000u | (dv << 8) | p->id;
 		p->h = make_pattern(_metadata, pd->fd, p->id, PM_SIZE, 0, p->seed);
 		/* A freed range at the top: what power loss leaves there. */
@@ -414,7 +429,7 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 {
 	const struct layout *l = &pd->d->exp.layout;
 	uint64_t evicted[LAYOUT_MAX_SEGS], restored[LAYOUT_MAX_SEGS];
-	uint64_t kept[LAYOUT_MAX_SEGS], cyc;
+	uint64_t kept[LAYOUT_MAX_SEGS], lost[LAYOUT_MAX_SEGS], cyc;
 	const char *bdf = pd->d->exp.bdf;
 	int fd = pd->fd;
 	unsigned int i;
@@ -425,6 +440,7 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_evicted_bytes", evicted, l->nr_segs));
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_restored_bytes", restored, l->nr_segs));
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_kept_bytes", kept, l->nr_segs));
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_lost_bytes", lost, l->nr_segs));
 
 	/* Every residency event of the cycle, then per segment. */
 	{
@@ -469,6 +485,17 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 		EXPECT_EQ(p->id, (uint32_t)wddmseg_allocation_segment(fd, p->h))
 			TH_LOG("%s cycle %u: %s: back in its segment", bdf, c,
 			       seg_name(p->id));
+		if (p->lost) {
+			EXPECT_LT(0, lost[p->id - 1]);
+			EXPECT_EQ(kept[p->id - 1], lost[p->id - 1])
+				TH_LOG("%s cycle %u: %s: store removed: kept %" PRIu64 ", lost %" PRIu64,
+				       bdf, c, seg_name(p->id), kept[p->id - 1],
+				       lost[p->id - 1]);
+		} else {
+			EXPECT_EQ(0, lost[p->id - 1])
+				TH_LOG("%s cycle %u: %s: %" PRIu64 " bytes reported lost",
+				       bdf, c, seg_name(p->id), lost[p->id - 1]);
+		}
 		if (p->preserved && p->pin_preserved) {
 			EXPECT_EQ(0, ev) TH_LOG("%s cycle %u: %s preserved: copied %" PRIu64 " bytes",
 						bdf, c, seg_name(p->id), ev);
@@ -495,8 +522,9 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 			EXPECT_EQ(GEM_PEEK_WORDS, poison)
 				TH_LOG("%s: %s after hibernation: freed range at 0x%" PRIx64 " is not fresh VRAM (0x%08x)",
 				       bdf, seg_name(p->id), p->probe, words[0]);
-		} else if (p->probe - l->seg[p->id - 1].base + PM_PROBE <=
-			   p->keep || (!pm_hibernate() && p->preserved)) {
+		} else if (!p->lost &&
+			   (p->probe - l->seg[p->id - 1].base + PM_PROBE <=
+			    p->keep || (!pm_hibernate() && p->preserved))) {
 			EXPECT_EQ(0, poison) TH_LOG("%s cycle %u: %s preserved but poisoned",
 						    bdf, c, seg_name(p->id));
 		} else {
@@ -505,8 +533,17 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 				       bdf, c, seg_name(p->id), p->probe, words[0]);
 			check_new_zero(_metadata, pd, p->id, c);
 		}
-		check_pattern(_metadata, fd, p->h, PM_SIZE, p->seed,
-			      seg_name(p->id), c);
+		if (p->lost && p->preserved) {
+			/* Left in place, and the store that held it is gone. */
+			uint64_t bad = word_check(_metadata, fd, p->h, PM_SIZE,
+						  PM_POISON);
+
+			EXPECT_EQ(0, bad) TH_LOG("%s cycle %u: %s: store removed: %" PRIu64 " words not poison",
+						 bdf, c, seg_name(p->id), bad);
+		} else {
+			check_pattern(_metadata, fd, p->h, PM_SIZE, p->seed,
+				      seg_name(p->id), c);
+		}
 		{
 			struct drm_wddmseg_gem_info info = { .handle = p->pin_h };
 			uint64_t bad;
@@ -517,7 +554,8 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 				TH_LOG("%s cycle %u: the pinned allocation moved", bdf, c);
 			EXPECT_TRUE(info.state & WDDMSEG_STATE_PINNED);
 			bad = word_check(_metadata, fd, p->pin_h, PIN_SIZE,
-					 PIN_WORD(p));
+					 p->lost && p->pin_preserved ?
+					 PM_POISON : PIN_WORD(p));
 			EXPECT_EQ(0, bad) TH_LOG("%s cycle %u: %s pinned Overlay: %" PRIu64 " bad words",
 						 bdf, c, seg_name(p->id), bad);
 		}
@@ -539,10 +577,15 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 		pd->inflight = 0;
 	}
 
-	/* The engine blits: the first segment's allocation into system. */
-	dst = blit_to_system(_metadata, fd, pd->seg[0].h, PM_SIZE, true);
-	check_pattern(_metadata, fd, dst, PM_SIZE, pd->seg[0].seed,
-		      "blit after resume", c);
+	/* The engine blits: a segment's allocation (not lost) into system. */
+	for (i = 0; i + 1 < pd->nseg && pd->seg[i].lost; i++)
+		;
+	dst = blit_to_system(_metadata, fd, pd->seg[i].h, PM_SIZE, true);
+	if (pd->seg[i].lost)
+		EXPECT_EQ(0, word_check(_metadata, fd, dst, PM_SIZE, PM_POISON));
+	else
+		check_pattern(_metadata, fd, dst, PM_SIZE, pd->seg[i].seed,
+			      "blit after resume", c);
 	ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
 }
 
