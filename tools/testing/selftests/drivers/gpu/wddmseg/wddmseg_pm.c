@@ -581,11 +581,12 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 	for (i = 0; i + 1 < pd->nseg && pd->seg[i].lost; i++)
 		;
 	dst = blit_to_system(_metadata, fd, pd->seg[i].h, PM_SIZE, true);
-	if (pd->seg[i].lost)
+	if (pd->seg[i].lost) {
 		EXPECT_EQ(0, word_check(_metadata, fd, dst, PM_SIZE, PM_POISON));
-	else
+	} else {
 		check_pattern(_metadata, fd, dst, PM_SIZE, pd->seg[i].seed,
 			      "blit after resume", c);
+	}
 	ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
 }
 
