@@ -210,24 +210,12 @@ QARGS=(
 printf '%q ' "$QEMU" "${QARGS[@]}" >"$QLOG"
 echo >>"$QLOG"
 
-# s3_env_crash CONSOLE: the guest died in a suspend or resume with an
-# Oops or a double fault whose reliable stack frames (those without "?")
-# and RIP name nothing of wddmseg. QEMU 7.2's TCG does that now and then
-# on a resume from S3 (EFLAGS with reserved bits set, a call to address
-# 0; in crng_reseed, in syscore_resume), with no driver code involved.
-s3_env_crash() {
-	local log
-	log=$(tr -d '\r' <"$1" 2>/dev/null) || return 1
-	grep -q 'PM: suspend entry' <<<"$log" || return 1
-	grep -Eq 'Oops|double fault' <<<"$log" || return 1
-	! sed -n '/Oops\|double fault/,$p' <<<"$log" |
-		grep -E '^\[ *[0-9.]+\] +(RIP: |[a-z_][a-z0-9_.]*\+0x)' |
-		grep -q wddmseg
-}
+. "$HERE/s3-crash.sh"
 
 # An S3 boot without a host-side watcher (QMP/ctl) is booted once more
 # when the guest crashed in a resume outside the driver (s3_env_crash);
-# the first attempt's logs are kept as NAME.*.attempt1.
+# the first attempt's logs are kept as NAME.*.attempt1. A boot with a
+# watcher is retried by its script (pm-display.sh), which restarts both.
 attempt=1
 while :; do
 	start=$(date +%s)

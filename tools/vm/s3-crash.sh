@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Sourced by tools/vm/run-vm.sh and tools/vm/pm-display.sh.
+#
+# s3_env_crash CONSOLE: the guest died in a suspend or resume with an
+# Oops or a double fault whose reliable stack frames (those without "?")
+# and RIP name nothing of wddmseg. QEMU 7.2's TCG does that now and then
+# on a resume from S3 (EFLAGS with reserved bits set, a call to address
+# 0; in crng_reseed, in syscore_resume), with no driver code involved.
+# Such a boot is booted once more; a crash with a driver frame never is.
+s3_env_crash() {
+	local log
+	log=$(tr -d '\r' <"$1" 2>/dev/null) || return 1
+	grep -q 'PM: suspend entry' <<<"$log" || return 1
+	grep -Eq 'Oops|double fault' <<<"$log" || return 1
+	! sed -n '/Oops\|double fault/,$p' <<<"$log" |
+		grep -E '^\[ *[0-9.]+\] +(RIP: |[a-z_][a-z0-9_.]*\+0x)' |
+		grep -q wddmseg
+}
