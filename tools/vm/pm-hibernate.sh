@@ -86,7 +86,7 @@ if [ $rc = 0 ]; then echo "ok 1 - $what"; else echo "not ok 1 - $what"; fi
 sed 's/^/#| /' /tmp/t
 for d in 04 05 06; do
 	f=/sys/bus/pci/devices/0000:00:$d.0/wddmseg
-	echo "# 00:$d.0 evicted $(cat $f/pm_evicted_bytes) restored $(cat $f/pm_restored_bytes) kept $(cat $f/pm_kept_bytes) phases(us) $(cat $f/pm_phase_us) cycles $(cat $f/pm_cycles)"
+	echo "# 00:$d.0 evicted $(cat $f/pm_evicted_bytes) restored $(cat $f/pm_restored_bytes) kept $(cat $f/pm_kept_bytes) lost $(cat $f/pm_lost_bytes) phases(us) $(cat $f/pm_phase_us) cycles $(cat $f/pm_cycles)"
 done
 exit $rc
 SCRIPT
