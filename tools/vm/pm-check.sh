@@ -5,8 +5,10 @@
 # ACPI tables) with three wddmseg devices whose segments preserve
 # different things across S3:
 #
-#   00:04.0  segment 1 PreservedDuringStandby, segment 2 not
-#            (VprSupported + EncryptedPagingSupported)
+#   00:04.0  segment 1 PreservedDuringStandby, segment 2 not (both
+#            VprSupported + EncryptedPagingSupported: protected content
+#            is sealed out of both, since neither has
+#            VprPreservedDuringStandby)
 #   00:05.0  no segment flagged, but the adapter has AlwaysPoweredVRAM
 #            (segment 2 VprSupported + VprPreservedDuringStandby)
 #   00:06.0  both segments flagged, but DisableSelfRefreshVRAMInS3
@@ -35,7 +37,7 @@ VMDIR=${WDDMSEG_VM_DIR:-$WDDMSEG_KBUILD/vm}
 mkdir -p "$VMDIR"
 CYCLES=${1:-20}
 APT="0x100000000:-:64M:32M:0x11"
-L4="0:0|0:0:16M:16M:0x484|16M:-:16M:16M:0x50000|$APT"
+L4="0:0|0:0:16M:16M:0x50484|16M:-:16M:16M:0x50000|$APT"
 L5="0x20000:0|0:0:16M:16M:0x404|16M:-:16M:16M:0x30000|$APT"
 L6="0x1000:0|0:0:16M:16M:0x484|16M:-:16M:16M:0x10080|$APT"
 

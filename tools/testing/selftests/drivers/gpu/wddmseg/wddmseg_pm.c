@@ -18,6 +18,9 @@
  * - an ExplicitResidencyNotification allocation in each memory segment got
  *   a residency event for each move PM made (to system memory and back)
  *   and none where its segment preserved it;
+ * - an ExistingSysMem allocation (the process's own pages mapped into an
+ *   aperture) is still mapped there, and the engine reads through the
+ *   aperture the bytes the process wrote before the suspend;
  * - a blit submitted right before the suspend (in flight when the driver
  *   quiesces the engine) completed with the right bytes;
  * - the copy engine blits after the resume.
@@ -48,6 +51,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "wddmseg_gem.h"
@@ -56,6 +60,7 @@
 #define PM_POISON	0xd3adb0a7u
 #define PM_SIZE		(2 * SZ_1M)
 #define PM_PROBE	SZ_64K
+#define PM_EX_SIZE	(4 * SZ_64K)
 
 struct pm_seg {
 	uint32_t id;
@@ -301,6 +306,9 @@ struct pm_dev {
 	struct pm_seg seg[LAYOUT_MAX_SEGS];
 	unsigned int nseg;
 	uint32_t apt_h, sys_h, dv;
+	uint32_t ex_h;		/* ExistingSysMem: ex_buf, in the aperture */
+	void *ex_buf;
+	uint32_t ex_seg;
 	uint32_t inflight;	/* a blit submitted just before the suspend */
 	uint64_t cycles0;
 };
@@ -388,9 +396,28 @@ static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
 						   p->preserved, p->pin_h);
 	}
 	ASSERT_LT(0, pd->nseg) TH_LOG("%s: no memory segment", pd->d->exp.bdf);
-	if (apt_id)
+	if (apt_id) {
+		struct wddmseg_allocation_desc a = { 0 };
+
 		pd->apt_h = make_pattern(_metadata, pd->fd, apt_id, SZ_1M, 0,
 					 0x9e00a000u | dv);
+		/*
+		 * The process's own pages, mapped into the aperture: nothing
+		 * of it is in the device but the aperture's page table.
+		 */
+		pd->ex_buf = mmap(NULL, PM_EX_SIZE, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, pd->ex_buf);
+		pattern_fill(pd->ex_buf, PM_EX_SIZE, 0x9e00c000u + dv);
+		a.size = PM_EX_SIZE;
+		a.flags = WDDMSEG_ALLOC_EXISTING_SYSMEM;
+		a.supported_segments = WDDMSEG_SEGMENT_BIT(apt_id);
+		a.preferred[0] = apt_id;
+		a.user_ptr = pd->ex_buf;
+		ASSERT_EQ(0, wddmseg_create_allocation(pd->fd, &a, &pd->ex_h));
+		ASSERT_EQ(0, wddmseg_wait(pd->fd, pd->ex_h, 10 * NSEC_PER_SEC));
+		pd->ex_seg = apt_id;
+	}
 	pd->sys_h = make_pattern(_metadata, pd->fd, 0, SZ_1M, 0,
 				 0x9e00b000u | dv);
 }
@@ -565,6 +592,23 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 	if (pd->apt_h)
 		check_pattern(_metadata, fd, pd->apt_h, SZ_1M,
 			      0x9e00a000u | pd->dv, "aperture", c);
+	if (pd->ex_h) {
+		/*
+		 * ExistingSysMem: still mapped in the aperture, and the engine
+		 * reads the user's pages through it (the page table was
+		 * written again at resume); a new pattern for the next cycle.
+		 */
+		EXPECT_EQ(pd->ex_seg,
+			  (uint32_t)wddmseg_allocation_segment(fd, pd->ex_h));
+		EXPECT_EQ(0, pattern_check(pd->ex_buf, PM_EX_SIZE,
+					   0x9e00c000u + pd->dv + c - 1, NULL));
+		dst = blit_to_system(_metadata, fd, pd->ex_h, PM_EX_SIZE, true);
+		check_pattern(_metadata, fd, dst, PM_EX_SIZE,
+			      0x9e00c000u + pd->dv + c - 1,
+			      "ExistingSysMem through the aperture", c);
+		ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
+		pattern_fill(pd->ex_buf, PM_EX_SIZE, 0x9e00c000u + pd->dv + c);
+	}
 	check_pattern(_metadata, fd, pd->sys_h, SZ_1M, 0x9e00b000u | pd->dv,
 		      "system", c);
 
