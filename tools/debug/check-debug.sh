@@ -356,22 +356,32 @@ if [ $rc -ne 0 ] || grep -q '^not ok' "$dc"; then
 fi
 grep -hE '^# (cycles|kmemleak scans): ' "$OUT/kselftest.raw" | sed 's/^# /check-debug: guest: /'
 
-# --- 4. suspend-to-RAM under the debug options ---------------------------------
-# The boot of make check's tools/vm/pm-check.sh (three preservation
-# layouts, HardwareProtected kept, sealed and refused), fewer cycles.
+# --- 4./5. suspend-to-RAM and hibernation under the debug options ------------
+# pm_vm NAME SCRIPT CYCLES CONSOLE...: one of make check's PM scripts with
+# the debug kernel and its log scanner; its TAP in $OUT/NAME.tap, the
+# console logs CONSOLE... of $VMDIR copied to $OUT/CONSOLE-console.log.
+pm_vm() {
+	local name=$1 script=$2 cycles=$3 b
+	shift 3
+	WDDMSEG_KERNEL_DIR=$KDIR WDDMSEG_VM_DIR=$VMDIR \
+		WDDMSEG_SCAN_LOG=$REPO/tools/debug/scan-log.sh \
+		bash "tools/vm/$script" "$cycles" >"$OUT/$name.tap" 2>&1
+	for b in "$@"; do
+		cp "$VMDIR/$b.console.log" "$OUT/$b-console.log" 2>/dev/null || :
+	done
+	count "$OUT/$name.tap"
+	grep -q '^not ok' "$OUT/$name.tap" && sed -n '/^# /p' "$OUT/$name.tap" | tail -n 40
+}
+
+# make check's tools/vm/pm-check.sh: three preservation layouts,
+# HardwareProtected kept, sealed and refused.
 pmsecs=0
 if [ "$PMCYCLES" -gt 0 ]; then
 	log "vm: pm, $PMCYCLES S3 cycles (tools/vm/pm-check.sh)"
 	t=$(date +%s)
-	WDDMSEG_KERNEL_DIR=$KDIR WDDMSEG_VM_DIR=$VMDIR \
-		WDDMSEG_SCAN_LOG=$REPO/tools/debug/scan-log.sh \
-		bash tools/vm/pm-check.sh "$PMCYCLES" >"$OUT/pm.tap" 2>&1
+	pm_vm pm pm-check.sh "$PMCYCLES" pm
 	pmsecs=$(( $(date +%s) - t ))
-	cp "$VMDIR/pm.console.log" "$OUT/pm-console.log" 2>/dev/null || :
-	count "$OUT/pm.tap"
-	grep -q '^not ok' "$OUT/pm.tap" && sed -n '/^# /p' "$OUT/pm.tap" | tail -n 40
 fi
-# --- 5. hibernation under the debug options ----------------------------------
 # make check's tools/vm/pm-hibernate.sh: rows 000 100 110 101, swap on a
 # virtio disk, each cycle a pair of QEMU processes, the last with a
 # vram-file removed between them.
@@ -379,15 +389,8 @@ hibsecs=0
 if [ "$HIBCYCLES" -gt 0 ]; then
 	log "vm: hibernate, $HIBCYCLES cycles + 1 with a lost store (tools/vm/pm-hibernate.sh)"
 	t=$(date +%s)
-	WDDMSEG_KERNEL_DIR=$KDIR WDDMSEG_VM_DIR=$VMDIR \
-		WDDMSEG_SCAN_LOG=$REPO/tools/debug/scan-log.sh \
-		bash tools/vm/pm-hibernate.sh "$HIBCYCLES" >"$OUT/hibernate.tap" 2>&1
+	pm_vm hibernate pm-hibernate.sh "$HIBCYCLES" hib1 hib2
 	hibsecs=$(( $(date +%s) - t ))
-	for b in hib1 hib2; do
-		cp "$VMDIR/$b.console.log" "$OUT/$b-console.log" 2>/dev/null || :
-	done
-	count "$OUT/hibernate.tap"
-	grep -q '^not ok' "$OUT/hibernate.tap" && sed -n '/^# /p' "$OUT/hibernate.tap" | tail -n 40
 fi
 log "times: debug kernel build $(sed -n 's/.*build-debug-kernel (\([0-9]*s\)).*/\1/p' "$OUT/build-debug-kernel.tap"), VM ${vmsecs}s, kunit.py ${kpysecs}s, pm VM ${pmsecs}s, hibernate VMs ${hibsecs}s"
 summary
