@@ -7,7 +7,7 @@
  * passes or fails here. `make bench` runs it (tools/bench.sh).
  *
  * Usage: wddmseg-bench [-t SECONDS] [-r REPEATS] [-e MIB] [-v]
- *                      [-m SECONDS] [-S KIB] [-M] [-H MIBPS]
+ *                      [-m SECONDS] [-S KIB] [-M] [-L] [-H MIBPS]
  *                      [-d DRIVER=NODE]...
  *                      [DRIVER...]
  *
@@ -23,6 +23,8 @@
  *   -S       only this migration size, in KiB (one of the table's sizes)
  *   -M       only the migration table (no allocation, eviction or
  *            fragmentation measurements)
+ *   -L       only wddmseg's live-allocation rows: the close of 100,000
+ *            allocations and create+destroy with 1,000 and 100,000 live
  *   -H       host memcpy bandwidth in MiB/s, measured outside the VM
  *            (tools/bench.sh), printed as the physical ceiling
  *
@@ -184,6 +186,7 @@ static double seconds = 5.0;
 static unsigned int repeats = 5;
 static uint64_t evict_mib = 8;
 static bool verbose;
+static bool live_only;		/* -L */
 static double mig_seconds = 1.5;
 static double host_memcpy = NA;
 
@@ -1857,6 +1860,9 @@ static void print_table(void)
 		printf(" %10s", "ratio");
 	printf("\n");
 	for (r = 0; r < R_COUNT; r++) {
+		if (live_only && r != R_CLOSE_BIG && r != R_PLACE_1K &&
+		    r != R_PLACE_100K && r != R_REF)
+			continue;
 		printf("%-42s", row_name[r]);
 		for (i = 0; i < ncols; i++) {
 			struct cell *cl = &cols[i].cell[r];
@@ -1930,7 +1936,7 @@ static void print_table(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-m SECONDS] [-S KIB] [-M] [-H MIBPS] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
+		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-m SECONDS] [-S KIB] [-M] [-L] [-H MIBPS] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
 		prog);
 	exit(2);
 }
@@ -1955,7 +1961,7 @@ int main(int argc, char **argv)
 	unsigned int i, r;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "t:r:e:m:S:MH:d:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "t:r:e:m:S:MLH:d:vh")) != -1) {
 		switch (opt) {
 		case 't':
 			seconds = strtod(optarg, NULL);
@@ -1979,6 +1985,9 @@ int main(int argc, char **argv)
 			break;
 		case 'M':
 			mig_table_only = true;
+			break;
+		case 'L':
+			live_only = true;
 			break;
 		case 'H':
 			host_memcpy = strtod(optarg, NULL);
@@ -2031,6 +2040,19 @@ int main(int argc, char **argv)
 			if (cols[i].fd >= 0 && !strcmp(cols[i].driver, "wddmseg"))
 				bench_migrate(&cols[i]);
 		print_migration();
+		return 0;
+	}
+	if (live_only) {
+		for (i = 0; i < ncols; i++) {
+			struct col *c = &cols[i];
+
+			if (c->fd < 0 || strcmp(c->driver, "wddmseg") ||
+			    bench_find_vram(c))
+				continue;
+			bench_live(c);
+			done(c, R_REF);
+		}
+		print_table();
 		return 0;
 	}
 	bench_alloc_all();
