@@ -16,11 +16,14 @@
 # is non-zero only if the VM or the benchmark could not run.
 #
 # Usage: tools/bench.sh [--no-build] [--seconds S] [--repeats N]
-#                       [--migration [KIB]]
+#                       [--migration [KIB] | --live]
 #   --no-build   use the module, tools, QEMU, kernel and initramfs as built
 #   --migration  only wddmseg's migration table (wddmseg-bench -M; with
 #                KIB, only that size: -S), no suspend benchmark: a
 #                quicker engine-or-CPU comparison (about 2 minutes)
+#   --live       only wddmseg's live-allocation rows (wddmseg-bench -L:
+#                close of 100,000 allocations, create+destroy with 1,000
+#                and 100,000 live), no bochs-drm, no suspend benchmark
 #   --seconds    seconds per measurement, all repeats (default 5)
 #   --repeats    repeats per measurement, the table shows the median
 #                (default 5)
@@ -53,13 +56,14 @@ cd "$REPO"
 . tools/vm/kenv.sh
 VMDIR=$WDDMSEG_KBUILD/vm
 
-BUILD=1 SECS=5 REPEATS=5 MIG=
+BUILD=1 SECS=5 REPEATS=5 MIG= COLS="wddmseg bochs-drm"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--no-build) BUILD=0; shift ;;
 	--migration)
 		MIG=-M; shift
 		case "${1:-}" in [0-9]*) MIG="-M -S $1"; shift ;; esac ;;
+	--live) MIG=-L COLS=wddmseg; shift ;;
 	--seconds) SECS=${2:?}; shift 2 ;;
 	--repeats) REPEATS=${2:?}; shift 2 ;;
 	-h|--help) sed -n '/^# Usage:/,/^#                (default 5)$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -136,7 +140,7 @@ for c in /sys/class/drm/card[0-9]*; do
 	case "\${c##*/}" in *-*) continue ;; esac
 	echo "\${c##*/}: \$(readlink -f \$c/device/driver | sed 's|.*/||') \$(readlink -f \$c/device | sed 's|.*/||')"
 done
-wddmseg-bench -v -t $SECS -r $REPEATS $MIG -H $HOST_MEMCPY wddmseg bochs-drm
+wddmseg-bench -v -t $SECS -r $REPEATS $MIG -H $HOST_MEMCPY $COLS
 EOF
 
 log "booting one VM with -device wddmseg and -device bochs-display (TCG; about 2 minutes)"
@@ -165,7 +169,7 @@ bash tools/vm/run-vm.sh --no-build --name bench --mode script \
 			}'
 } >"$OUT/result.txt" || :
 table='^measurement'
-[ -z "$MIG" ] || table='^migration throughput'
+case "$MIG" in -M*) table='^migration throughput' ;; esac
 if [ $rc -ne 0 ] || ! grep -q "$table" "$OUT/result.txt"; then
 	log "the VM or the benchmark failed (run-vm.sh exit $rc):"
 	cat "$OUT/vm.log" >&2

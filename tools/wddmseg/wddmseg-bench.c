@@ -7,7 +7,7 @@
  * passes or fails here. `make bench` runs it (tools/bench.sh).
  *
  * Usage: wddmseg-bench [-t SECONDS] [-r REPEATS] [-e MIB] [-v]
- *                      [-m SECONDS] [-S KIB] [-M] [-H MIBPS]
+ *                      [-m SECONDS] [-S KIB] [-M] [-L] [-H MIBPS]
  *                      [-d DRIVER=NODE]...
  *                      [DRIVER...]
  *
@@ -23,6 +23,8 @@
  *   -S       only this migration size, in KiB (one of the table's sizes)
  *   -M       only the migration table (no allocation, eviction or
  *            fragmentation measurements)
+ *   -L       only wddmseg's live-allocation rows: the close of 100,000
+ *            allocations and create+destroy with 1,000 and 100,000 live
  *   -H       host memcpy bandwidth in MiB/s, measured outside the VM
  *            (tools/bench.sh), printed as the physical ceiling
  *
@@ -103,6 +105,12 @@
  *                         while that second file holds 1,000, then
  *                         100,000 live allocations: placement cost as the
  *                         number of allocations grows. Pairs per second.
+ *                         "again": after the close, a third file holds
+ *                         1,000 and the rate is measured once more; it
+ *                         brackets the 100,000 figure in time, so that a
+ *                         difference the host's drift made (TCG, a
+ *                         shared host) shows as a difference between the
+ *                         two 1,000 rows.
  *
  *   4 MiB at 90% full     wddmseg only, fragmentation: a second file
  *                         churns the VRAM segment with allocations of
@@ -184,6 +192,7 @@ static double seconds = 5.0;
 static unsigned int repeats = 5;
 static uint64_t evict_mib = 8;
 static bool verbose;
+static bool live_only;		/* -L */
 static double mig_seconds = 1.5;
 static double host_memcpy = NA;
 
@@ -195,7 +204,7 @@ enum row {
 	R_EVICT_SIZE, R_EVICT, R_EVICT_OUT, R_EVICT_IN,
 	R_FLIP_EVICT, R_FLIP_STAY,
 	R_EXIT_BUSY, R_EXIT_IDLE, R_CLOSE_BIG,
-	R_PLACE_1K, R_PLACE_100K,
+	R_PLACE_1K, R_PLACE_100K, R_PLACE_1K_AGAIN,
 	R_FRAG_CONTIG, R_FRAG_BLOCKS,
 	R_REF,
 	R_COUNT,
@@ -219,6 +228,7 @@ static const char * const row_name[R_COUNT] = {
 	[R_CLOSE_BIG]	= "close, 100,000 allocations of 4 KiB [ms]",
 	[R_PLACE_1K]	= "create+destroy, 1,000 live [1/s]",
 	[R_PLACE_100K]	= "create+destroy, 100,000 live [1/s]",
+	[R_PLACE_1K_AGAIN] = "create+destroy, 1,000 live, again [1/s]",
 	[R_FRAG_CONTIG]	= "4 MiB at 90% full: evicted, one range [#]",
 	[R_FRAG_BLOCKS]	= "4 MiB at 90% full: evicted, blocks [#]",
 	[R_REF]		= "reference: userspace memset [MiB/s]",
@@ -847,9 +857,43 @@ static double place_rate(struct col *c, double secs)
 	return n / t;
 }
 
+/* Row @r: the create+destroy rate, repeated, while @fd holds the live ones. */
+static void live_rate(struct col *c, enum row r)
+{
+	struct cell *cl = &c->cell[r];
+	unsigned int k;
+
+	for (k = 0; k < repeats; k++) {
+		ref_sample(c);
+		cl->runs[cl->nruns] = place_rate(c, seconds / repeats);
+		if (cl->runs[cl->nruns] == NA) {
+			na(c, r, "create+destroy failed");
+			break;
+		}
+		cl->nruns++;
+	}
+	done(c, r);
+}
+
+/* Give @fd allocations up to @want; returns how many it has (*@n). */
+static int live_fill(int fd, const struct wddmseg_allocation_desc *a,
+		     unsigned int *n, unsigned int want)
+{
+	uint32_t h;
+	int ret = 0;
+
+	for (; *n < want; (*n)++) {
+		ret = wddmseg_create_allocation(fd, a, &h);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
 /*
  * Placement cost at 1,000 and 100,000 live allocations of a second file,
- * then the close of that file (see the comment at the top).
+ * then the close of that file, then 1,000 live again in a third file (see
+ * the comment at the top).
  */
 static void bench_live(struct col *c)
 {
@@ -860,8 +904,8 @@ static void bench_live(struct col *c)
 	};
 	struct drm_wddmseg_query_adapter qa;
 	struct drm_wddmseg_query_segment qs;
-	unsigned int i, k, n = 0;
-	uint32_t id, h;
+	unsigned int i, n = 0;
+	uint32_t id;
 	double t0;
 	int fd, ret;
 
@@ -875,18 +919,14 @@ static void bench_live(struct col *c)
 		na(c, R_PLACE_1K, "open: %s", strerror(errno));
 		na(c, R_PLACE_100K, "see above");
 		na(c, R_CLOSE_BIG, "see above");
+		na(c, R_PLACE_1K_AGAIN, "see above");
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(live); i++) {
 		enum row r = i ? R_PLACE_100K : R_PLACE_1K;
-		struct cell *cl = &c->cell[r];
 
 		t0 = now();
-		for (; n < live[i]; n++) {
-			ret = wddmseg_create_allocation(fd, &a, &h);
-			if (ret)
-				break;
-		}
+		ret = live_fill(fd, &a, &n, live[i]);
 		if (n < live[i]) {
 			na(c, r, "allocation %u of %u: %s", n, live[i],
 			   strerror(-ret));
@@ -894,16 +934,7 @@ static void bench_live(struct col *c)
 		}
 		info(c, "%u live allocations created in %.1f s", live[i],
 		     now() - t0);
-		for (k = 0; k < repeats; k++) {
-			ref_sample(c);
-			cl->runs[cl->nruns] = place_rate(c, seconds / repeats);
-			if (cl->runs[cl->nruns] == NA) {
-				na(c, r, "create+destroy failed");
-				break;
-			}
-			cl->nruns++;
-		}
-		done(c, r);
+		live_rate(c, r);
 	}
 	t0 = now();
 	close(fd);
@@ -914,6 +945,21 @@ static void bench_live(struct col *c)
 	} else {
 		na(c, R_CLOSE_BIG, "only %u allocations", n);
 	}
+
+	/* The host's drift: the first figure again, after the others. */
+	fd = open(c->node, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		na(c, R_PLACE_1K_AGAIN, "open: %s", strerror(errno));
+		return;
+	}
+	n = 0;
+	ret = live_fill(fd, &a, &n, live[0]);
+	if (n < live[0])
+		na(c, R_PLACE_1K_AGAIN, "allocation %u of %u: %s", n, live[0],
+		   strerror(-ret));
+	else
+		live_rate(c, R_PLACE_1K_AGAIN);
+	close(fd);
 }
 
 /* ---- fragmentation: 4 MiB at 90% full -------------------------------- */
@@ -1857,6 +1903,9 @@ static void print_table(void)
 		printf(" %10s", "ratio");
 	printf("\n");
 	for (r = 0; r < R_COUNT; r++) {
+		if (live_only && (r < R_CLOSE_BIG || r > R_PLACE_1K_AGAIN) &&
+		    r != R_REF)
+			continue;
 		printf("%-42s", row_name[r]);
 		for (i = 0; i < ncols; i++) {
 			struct cell *cl = &cols[i].cell[r];
@@ -1930,7 +1979,7 @@ static void print_table(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-m SECONDS] [-S KIB] [-M] [-H MIBPS] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
+		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-m SECONDS] [-S KIB] [-M] [-L] [-H MIBPS] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
 		prog);
 	exit(2);
 }
@@ -1955,7 +2004,7 @@ int main(int argc, char **argv)
 	unsigned int i, r;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "t:r:e:m:S:MH:d:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "t:r:e:m:S:MLH:d:vh")) != -1) {
 		switch (opt) {
 		case 't':
 			seconds = strtod(optarg, NULL);
@@ -1979,6 +2028,9 @@ int main(int argc, char **argv)
 			break;
 		case 'M':
 			mig_table_only = true;
+			break;
+		case 'L':
+			live_only = true;
 			break;
 		case 'H':
 			host_memcpy = strtod(optarg, NULL);
@@ -2031,6 +2083,19 @@ int main(int argc, char **argv)
 			if (cols[i].fd >= 0 && !strcmp(cols[i].driver, "wddmseg"))
 				bench_migrate(&cols[i]);
 		print_migration();
+		return 0;
+	}
+	if (live_only) {
+		for (i = 0; i < ncols; i++) {
+			struct col *c = &cols[i];
+
+			if (c->fd < 0 || strcmp(c->driver, "wddmseg") ||
+			    bench_find_vram(c))
+				continue;
+			bench_live(c);
+			done(c, R_REF);
+		}
+		print_table();
 		return 0;
 	}
 	bench_alloc_all();

@@ -387,7 +387,8 @@ struct wddmseg_pm {
  * @vram_bar: write-combined mapping of BAR2 (CPU-visible VRAM)
  * @window: mapping of BAR4, the movable VRAM access window
  * @window_lock: serializes users of @window and @window_base
- * @window_base: VRAM offset @window currently shows
+ * @window_base: VRAM offset @window currently shows (U64_MAX: not known,
+ *	after a resume)
  * @apt_lock: serializes select-then-access register sequences (APT, PEEK)
  * @peek_addr: GPU address the debugfs peek file reads
  * @ttm_ready: the TTM device and its managers are initialized
@@ -726,6 +727,7 @@ int wddmseg_perm_get(struct wddmseg_bo *bo, struct ttm_operation_ctx *ctx,
 enum ttm_caching wddmseg_bo_caching(const struct wddmseg_bo *bo);
 
 /* wddmseg_vram.c */
+void wddmseg_vram_regs_lost(struct wddmseg_device *wdev);
 void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
 			     struct ttm_resource *res, struct ttm_tt *ttm);
 void wddmseg_vram_io(struct wddmseg_device *wdev, bool visible, u64 vram_off,

@@ -68,7 +68,12 @@
  * allocations of mixed sizes, then 4 MiB allocations while 4 MiB are free;
  * with one range each (vram_blocks=0) about half of them evicted (13 of
  * 24, 600 evictions, 21 ms each on TCG), made of blocks none (0.25 ms).
- * Placement cost with 1,000 and 100,000 live allocations is printed too.
+ * Placement cost with 1,000 and 100,000 live allocations is printed too,
+ * and the 1,000 figure once more after the 100,000 one, which shows how
+ * far the host drifted in between. The manager's share of a create and
+ * destroy is one drm_mm insertion and removal, O(log n) in the ranges of
+ * the segment (at most 16,384 of 4 KiB in a 64 MiB segment), and a bitmap
+ * test of the range; it does not walk the allocations.
  */
 
 #include <linux/bitmap.h>

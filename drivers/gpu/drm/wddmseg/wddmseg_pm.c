@@ -542,6 +542,8 @@ static int wddmseg_pm_wake(struct wddmseg_device *wdev)
 	 * the managers knew of: every new placement is filled again.
 	 */
 	wddmseg_mgr_forget_zeroed(wdev);
+	/* And where the BAR4 window was: it is back at 0. */
+	wddmseg_vram_regs_lost(wdev);
 	ret = wddmseg_engine_resume(&wdev->engine);
 	wddmseg_pm_rebind_apertures(wdev);
 	wddmseg_pm_restore_pinned(wdev);

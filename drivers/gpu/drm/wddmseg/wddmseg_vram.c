@@ -15,6 +15,21 @@
 #include "wddmseg_drv.h"
 #include "wddmseg_hw.h"
 
+/**
+ * wddmseg_vram_regs_lost - forget where the BAR4 window was moved
+ * @wdev: device whose registers went back to their reset values (a resume
+ *	from a power loss)
+ *
+ * The next access through the window writes WINDOW_BASE, whatever the
+ * driver last wrote there: the device's reset put the window back at 0.
+ */
+void wddmseg_vram_regs_lost(struct wddmseg_device *wdev)
+{
+	mutex_lock(&wdev->window_lock);
+	wdev->window_base = U64_MAX;
+	mutex_unlock(&wdev->window_lock);
+}
+
 /* Aperture page table: point pages of an aperture resource at @ttm or 0. */
 void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
 			     struct ttm_resource *res, struct ttm_tt *ttm)

@@ -23,7 +23,10 @@
  *   aperture the bytes the process wrote before the suspend;
  * - a blit submitted right before the suspend (in flight when the driver
  *   quiesces the engine) completed with the right bytes;
- * - the copy engine blits after the resume.
+ * - the copy engine blits after the resume, and reads an aperture
+ *   allocation right through the aperture page table the resume rebuilt
+ *   (the power loss reset it; the CPU reads the allocation's pages
+ *   directly, so only the engine can tell);
  *
  * With WDDMSEG_PM_MODE=hibernate the cycle is a hibernation instead
  * (echo disk > /sys/power/state, swap on a virtio disk): the write returns
@@ -589,9 +592,19 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 		/* The read may have migrated it. */
 		ASSERT_EQ(0, gem_move_wait(fd, p->h, p->id));
 	}
-	if (pd->apt_h)
+	if (pd->apt_h) {
+		/*
+		 * First what the engine reads through the aperture's page
+		 * table, which the resume wrote again through the APT_*
+		 * registers after they were reset (a CPU read may move it).
+		 */
+		dst = blit_to_system(_metadata, fd, pd->apt_h, SZ_1M, true);
+		check_pattern(_metadata, fd, dst, SZ_1M, 0x9e00a000u | pd->dv,
+			      "aperture, as the engine reads it", c);
+		ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
 		check_pattern(_metadata, fd, pd->apt_h, SZ_1M,
 			      0x9e00a000u | pd->dv, "aperture", c);
+	}
 	if (pd->ex_h) {
 		/*
 		 * ExistingSysMem: still mapped in the aperture, and the engine
