@@ -94,8 +94,10 @@
  * - an ioctl runs (the file operations wrap drm_ioctl()), and while the
  *   last close of a file releases its allocations;
  * - the copy engine has a job whose fence has not signalled (taken by the
- *   commit that makes the pending list non-empty, dropped, from the
- *   interrupt handler too, when it empties);
+ *   commit that makes the pending list non-empty, dropped when the driver
+ *   retires the last one: a waiter, the interrupt, the next submission,
+ *   or at the latest the watchdog, fence_timeout_ms after the last
+ *   submission);
  * - a CRTC is enabled (atomic_enable to atomic_disable); every atomic
  *   commit resumes the device before it pins anything and holds it until
  *   its tail ran, also a nonblocking one. The fbdev console keeps its CRTC
