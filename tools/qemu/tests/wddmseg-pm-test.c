@@ -3,7 +3,8 @@
  *
  * wddmseg qtests: power. The PCI power-management capability (D0 and
  * D3hot, BAR0 not decoded in D3hot, the soft reset of D3hot -> D0; the
- * VRAM keeps in D3hot what it keeps in S3, pm/d3hot/*) and system sleep: the guest enters S3 through q35's ACPI PM1 control
+ * VRAM keeps in D3hot what it keeps in S3: the pm/d3hot cases) and
+ * system sleep: the guest enters S3 through q35's ACPI PM1 control
  * register, QMP system_wakeup wakes it. Every register resets; each
  * memory segment keeps its VRAM only if PreservedDuringStandby (or the
  * adapter's AlwaysPoweredVRAM) says so, the others read
