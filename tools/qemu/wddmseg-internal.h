@@ -252,7 +252,7 @@ struct WddmsegState {
 
     /* Power, not migrated (PMCSR is in config space) */
     Notifier suspend_notifier;  /* the guest entered S3: power goes away */
-    uint32_t power_losses;      /* S3 entries so far (a trace counter) */
+    uint32_t power_losses;      /* S3 entries, D3hot exits (a trace count) */
 
     /* Display controller, not migrated */
     QEMUTimer *vblank_timer;    /* QEMU_CLOCK_VIRTUAL, runs while enabled */

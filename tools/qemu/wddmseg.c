@@ -630,6 +630,7 @@ static const char *wddmseg_reg_name(hwaddr addr)
 
 static void wddmseg_regs_reset(WddmsegState *s);
 static void wddmseg_power_loss(Notifier *n, void *data);
+static void wddmseg_d3hot_exit(WddmsegState *s);
 
 /* PMCSR's PowerState field: 0 (D0) or 3 (D3hot). */
 static unsigned int wddmseg_pm_state(WddmsegState *s)
@@ -966,7 +967,9 @@ static void wddmseg_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
                           "staying in D%u\n", new, old);
         } else {
             trace_wddmseg_pm_state(old, new);
-            if (new == 0) {
+            if (new == 0 && old == 3) {
+                wddmseg_d3hot_exit(s);
+            } else if (new == 0) {
                 wddmseg_regs_reset(s);
             }
         }
@@ -1070,17 +1073,14 @@ static bool wddmseg_pm_preserved_s3(WddmsegState *s, const WddmsegSegment *seg)
 }
 
 /*
- * The guest entered S3 (a suspend notifier: the vCPUs are stopped, the
- * BQL is held): the device loses its power. Work in flight stops, every
- * register resets, and the VRAM of each memory segment that is not
- * preserved becomes WDDMSEG_PM_POISON, so that a driver that forgot to
- * save something reads a pattern it cannot mistake for its data (zeroes
- * could be). The reset of the wake-up (pc_machine_wakeup) resets the
- * registers again and keeps VRAM as it is now.
+ * The VRAM lost its power (S3, or a stay in D3hot): every register resets,
+ * and the VRAM of each memory segment that is not preserved becomes
+ * WDDMSEG_PM_POISON, so that a driver that forgot to save something reads
+ * a pattern it cannot mistake for its data (zeroes could be). Work in
+ * flight stops first. Returns the bytes poisoned.
  */
-static void wddmseg_power_loss(Notifier *n, void *data)
+static uint64_t wddmseg_vram_power_loss(WddmsegState *s)
 {
-    WddmsegState *s = container_of(n, WddmsegState, suspend_notifier);
     uint64_t lost = 0, start, len, off;
     unsigned int i;
 
@@ -1111,7 +1111,37 @@ static void wddmseg_power_loss(Notifier *n, void *data)
         lost += len;
     }
     s->view_valid = false;
+    return lost;
+}
+
+/*
+ * The guest entered S3 (a suspend notifier: the vCPUs are stopped, the
+ * BQL is held): the device loses its power. The reset of the wake-up
+ * (pc_machine_wakeup) resets the registers again and keeps VRAM as it is
+ * now.
+ */
+static void wddmseg_power_loss(Notifier *n, void *data)
+{
+    WddmsegState *s = container_of(n, WddmsegState, suspend_notifier);
+    uint64_t lost = wddmseg_vram_power_loss(s);
+
     trace_wddmseg_pm_power_loss(s->power_losses, lost);
+}
+
+/*
+ * D3hot -> D0 (runtime PM): D3hot is a power state of the VRAM too, with
+ * the semantics of S3. The loss shows when the device comes back, as a
+ * soft reset: what the flags do not preserve reads WDDMSEG_PM_POISON. It
+ * is applied here rather than on the way into D3hot because hibernation's
+ * poweroff also puts the device in D3hot, and there the power then goes
+ * for good: what a vram-file keeps is the hibernate flags' business, not
+ * the standby ones'. In D3hot BAR0 is not decoded (wddmseg_pm_d3()).
+ */
+static void wddmseg_d3hot_exit(WddmsegState *s)
+{
+    uint64_t lost = wddmseg_vram_power_loss(s);
+
+    trace_wddmseg_pm_d3hot_exit(s->power_losses, lost);
 }
 
 static int wddmseg_post_load(void *opaque, int version_id)

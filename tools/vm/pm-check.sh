@@ -24,8 +24,12 @@
 # suspend is refused (rule pm-hardware-protected-evict) while 00:06.0's
 # can be neither kept nor sealed, and without it one S3 cycle keeps
 # 00:05.0's in place (0 bytes copied) and seals 00:04.0's out and back
-# (TRANSFER_ENCRYPTED). The console log must be clean (no Oops, WARN, BUG,
-# lockdep report).
+# (TRANSFER_ENCRYPTED). Then pm.runtime: with a 200 ms autosuspend delay
+# and the console blanked each device reaches runtime_status "suspended"
+# (D3hot, the standby flags deciding what is evicted), and a CPU-mapping
+# fault, a debugfs peek and an ioctl resume it with every byte in place;
+# the console's CRTC and an unsignalled job keep it active. The console
+# log must be clean (no Oops, WARN, BUG, lockdep report).
 #
 # Usage: tools/vm/pm-check.sh [CYCLES]        (after the guest is built)
 # TAP on stdout; exit 1 when a check failed.
@@ -56,14 +60,14 @@ modprobe wddmseg fbdev=1
 grep -q deep /sys/power/mem_sleep
 tap \$? "the guest offers S3 (deep in /sys/power/mem_sleep: \$(cat /sys/power/mem_sleep))"
 WDDMSEG_EXPECT=/etc/wddmseg/expect WDDMSEG_PM_CYCLES=$CYCLES /usr/bin/wddmseg-pm >/tmp/t 2>&1
-tap \$? "wddmseg-pm: $CYCLES S3 cycles, three preservation layouts, HardwareProtected kept, sealed and refused"
+tap \$? "wddmseg-pm: $CYCLES S3 cycles, three preservation layouts, HardwareProtected kept, sealed and refused, runtime PM (D3hot)"
 sed 's/^/#| /' /tmp/t
 WDDMSEG_EXPECT=/etc/wddmseg/expect /usr/bin/wddmseg_query >/tmp/t 2>&1
 tap \$? "wddmseg_query on the PM layouts: DisableSelfRefreshVRAMInS3 and AlwaysPoweredVRAM honoured"
 sed 's/^/#| /' /tmp/t
 for d in 04 05 06; do
 	f=/sys/bus/pci/devices/0000:00:\$d.0/wddmseg
-	echo "# 00:\$d.0 evicted \$(cat \$f/pm_evicted_bytes) restored \$(cat \$f/pm_restored_bytes) kept \$(cat \$f/pm_kept_bytes) phases(us) \$(cat \$f/pm_phase_us) cycles \$(cat \$f/pm_cycles)"
+	echo "# 00:\$d.0 evicted \$(cat \$f/pm_evicted_bytes) restored \$(cat \$f/pm_restored_bytes) kept \$(cat \$f/pm_kept_bytes) phases(us) \$(cat \$f/pm_phase_us) cycles \$(cat \$f/pm_cycles) runtime cycles \$(cat \$f/pm_runtime_cycles)"
 done
 EOF
 

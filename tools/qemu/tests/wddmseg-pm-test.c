@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * wddmseg qtests: power. The PCI power-management capability (D0 and
- * D3hot, BAR0 not decoded in D3hot, the soft reset of D3hot -> D0) and
+ * D3hot, BAR0 not decoded in D3hot, the soft reset of D3hot -> D0; the
+ * VRAM keeps in D3hot what it keeps in S3: the pm/d3hot cases) and
  * system sleep: the guest enters S3 through q35's ACPI PM1 control
  * register, QMP system_wakeup wakes it. Every register resets; each
  * memory segment keeps its VRAM only if PreservedDuringStandby (or the
@@ -227,21 +228,34 @@ static const PmCase pm_cases[] = {
       false, false },
 };
 
-static void test_pm_s3(const void *data)
+/*
+ * A power cycle of case c: S3, or (d3hot) D0 -> D3hot -> D0 through
+ * PMCSR, which runtime PM uses and which keeps what S3 keeps.
+ */
+static void pm_cycle_case(const PmCase *c, bool d3hot)
 {
-    const PmCase *c = data;
     WDev *d = wdev_start(c->devopts, 0, NULL);
-    g_autofree char *when = g_strdup_printf("after S3 (%s)", c->name);
+    const char *what = d3hot ? "D3hot" : "S3";
+    g_autofree char *when = g_strdup_printf("after %s (%s)", what, c->name);
     uint64_t vis = MiB;
+    uint8_t cap = pm_cap(d);
 
     fill(d, 1, 0, true);
     fill(d, 2, vis, false);
     program_regs(d);
-    check_seg(d, 1, 0, true, true, "before S3");
-    check_seg(d, 2, vis, false, true, "before S3");
+    check_seg(d, 1, 0, true, true, "before the power cycle");
+    check_seg(d, 2, vis, false, true, "before the power cycle");
 
-    s3_cycle(d);
-    check_eq(power(d, pm_cap(d)), 0, "%s: PMCSR is D0", when);
+    if (d3hot) {
+        set_power(d, cap, 3);
+        check_eq(rd(d, WDDMSEG_REG_ID), 0xffffffff,
+                 "%s: BAR0 not decoded in D3hot", c->name);
+        set_power(d, cap, 0);
+        wdev_command(d, true);  /* as s3_cycle() leaves it: bus master */
+    } else {
+        s3_cycle(d);
+    }
+    check_eq(power(d, cap), 0, "%s: PMCSR is D0", when);
     check_regs_reset(d, when);
     check_seg(d, 1, 0, true, c->keep1, when);
     check_seg(d, 2, vis, false, c->keep2, when);
@@ -255,6 +269,16 @@ static void test_pm_s3(const void *data)
     check_eq(win_rd(d, 0x2ffc), 0x77777777, "%s: a FILL after the wake-up ran",
              when);
     wdev_stop(d);
+}
+
+static void test_pm_s3(const void *data)
+{
+    pm_cycle_case(data, false);
+}
+
+static void test_pm_d3hot(const void *data)
+{
+    pm_cycle_case(data, true);
 }
 
 /* A system reset is not a power loss: VRAM survives it (as RAM does). */
@@ -353,7 +377,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < G_N_ELEMENTS(pm_cases); i++) {
         g_autofree char *name = g_strdup_printf("pm/s3/%s", pm_cases[i].name);
 
+        g_autofree char *d3 = g_strdup_printf("pm/d3hot/%s",
+                                              pm_cases[i].name);
+
         wq_add_data(name, &pm_cases[i], test_pm_s3);
+        wq_add_data(d3, &pm_cases[i], test_pm_d3hot);
     }
     wq_add("pm/system-reset", test_pm_reset_keeps_vram);
     wq_add("pm/hibernate/vram-file", test_pm_hibernate);

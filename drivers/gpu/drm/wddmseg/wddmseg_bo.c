@@ -596,7 +596,7 @@ static vm_fault_t wddmseg_perm_fault(struct vm_fault *vmf)
 	return VM_FAULT_NOPAGE;
 }
 
-static vm_fault_t wddmseg_gem_fault(struct vm_fault *vmf)
+static vm_fault_t wddmseg_gem_fault_map(struct vm_fault *vmf)
 {
 	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
 	struct drm_device *drm = tbo->base.dev;
@@ -627,6 +627,24 @@ static vm_fault_t wddmseg_gem_fault(struct vm_fault *vmf)
 		return ret;
 
 	dma_resv_unlock(tbo->base.resv);
+	return ret;
+}
+
+/*
+ * A runtime-suspended device unmapped what stays in VRAM (D3hot does not
+ * decode the BARs): the fault resumes it first, before any lock, and
+ * holds it in D0 while it maps (DOC: Runtime power management).
+ */
+static vm_fault_t wddmseg_gem_fault(struct vm_fault *vmf)
+{
+	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
+	struct wddmseg_device *wdev = to_wddmseg(tbo->base.dev);
+	vm_fault_t ret;
+
+	if (wddmseg_pm_get(wdev))
+		return VM_FAULT_SIGBUS;
+	ret = wddmseg_gem_fault_map(vmf);
+	wddmseg_pm_put(wdev);
 	return ret;
 }
 
@@ -673,11 +691,28 @@ static int wddmseg_gem_vm_access(struct vm_area_struct *vma,
 	return ttm_bo_vm_access(vma, addr, buf, len, write);
 }
 
+/* Read/WritePhysical and the placement are engine jobs: the device in D0. */
+static int wddmseg_gem_vm_access_pm(struct vm_area_struct *vma,
+				    unsigned long addr, void *buf, int len,
+				    int write)
+{
+	struct ttm_buffer_object *tbo = vma->vm_private_data;
+	struct wddmseg_device *wdev = to_wddmseg(tbo->base.dev);
+	int ret;
+
+	ret = wddmseg_pm_get(wdev);
+	if (ret)
+		return ret;
+	ret = wddmseg_gem_vm_access(vma, addr, buf, len, write);
+	wddmseg_pm_put(wdev);
+	return ret;
+}
+
 static const struct vm_operations_struct wddmseg_gem_vm_ops = {
 	.fault = wddmseg_gem_fault,
 	.open = ttm_bo_vm_open,
 	.close = ttm_bo_vm_close,
-	.access = wddmseg_gem_vm_access,
+	.access = wddmseg_gem_vm_access_pm,
 };
 
 /* Pin accounting follows the pin count's 0 <-> 1 transitions. */

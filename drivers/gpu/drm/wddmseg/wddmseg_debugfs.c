@@ -7,6 +7,7 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/io.h>
+#include <linux/pm_runtime.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -110,6 +111,11 @@ static int wddmseg_peek_show(struct seq_file *m, void *unused)
 
 	if (!drm_dev_enter(&wdev->drm, &idx))
 		return -ENODEV;
+	/* Registers: the device in D0 (runtime PM). */
+	if (wddmseg_pm_get(wdev)) {
+		drm_dev_exit(idx);
+		return -EIO;
+	}
 	mutex_lock(&wdev->apt_lock);
 	seq_printf(m, "0x%llx:", addr);
 	for (i = 0; i < WDDMSEG_PEEK_WORDS; i++, addr += 4) {
@@ -125,6 +131,7 @@ static int wddmseg_peek_show(struct seq_file *m, void *unused)
 	}
 	seq_putc(m, '\n');
 	mutex_unlock(&wdev->apt_lock);
+	wddmseg_pm_put(wdev);
 	drm_dev_exit(idx);
 	return 0;
 }
@@ -136,11 +143,22 @@ static int wddmseg_engine_show(struct seq_file *m, void *unused)
 	struct wddmseg_engine *eng = &wdev->engine;
 	int idx;
 
-	seq_printf(m, "ready: %d\nsubmitted seqno: %llu\nresets: %llu\n",
+	/* A runtime-suspended device is left alone: no registers to read. */
+	seq_printf(m, "ready: %d\nsubmitted seqno: %llu\nresets: %llu\nruntime suspended: %d\n",
 		   READ_ONCE(eng->ready), READ_ONCE(eng->seqno),
-		   READ_ONCE(eng->resets));
-	if (!eng->ready || !drm_dev_enter(&wdev->drm, &idx))
+		   READ_ONCE(eng->resets),
+		   pm_runtime_suspended(wdev->drm.dev));
+	if (!drm_dev_enter(&wdev->drm, &idx))
 		return 0;
+	if (pm_runtime_get_if_in_use(wdev->drm.dev) <= 0) {
+		drm_dev_exit(idx);
+		return 0;
+	}
+	if (!eng->ready) {
+		wddmseg_pm_put(wdev);
+		drm_dev_exit(idx);
+		return 0;
+	}
 	seq_printf(m, "completed seqno: %llu\n",
 		   le64_to_cpu(READ_ONCE(*eng->writeback)));
 	seq_printf(m, "head: 0x%x\ntail: 0x%x\nstatus: 0x%x\nfault code: %u at 0x%x\n",
@@ -149,6 +167,7 @@ static int wddmseg_engine_show(struct seq_file *m, void *unused)
 		   readl(wdev->mmio + WDDMSEG_REG_RING_STATUS),
 		   readl(wdev->mmio + WDDMSEG_REG_FAULT_CODE),
 		   readl(wdev->mmio + WDDMSEG_REG_FAULT_HEAD));
+	wddmseg_pm_put(wdev);
 	drm_dev_exit(idx);
 	return 0;
 }
@@ -162,7 +181,7 @@ static ssize_t wddmseg_inject_write(struct file *file, const char __user *ubuf,
 				    size_t len, loff_t *pos)
 {
 	struct wddmseg_device *wdev = file_inode(file)->i_private;
-	bool again = false;
+	bool again = false, ready;
 	char buf[16] = {};
 	u32 what;
 	int idx;
@@ -182,11 +201,19 @@ static ssize_t wddmseg_inject_write(struct file *file, const char __user *ubuf,
 	} else {
 		return -EINVAL;
 	}
-	if (!wdev->engine.ready || !drm_dev_enter(&wdev->drm, &idx))
+	if (!drm_dev_enter(&wdev->drm, &idx))
 		return -ENODEV;
-	wddmseg_engine_inject(&wdev->engine, what, again);
+	/* The engine stops in runtime suspend: resume it first. */
+	if (wddmseg_pm_get(wdev)) {
+		drm_dev_exit(idx);
+		return -EIO;
+	}
+	ready = wdev->engine.ready;
+	if (ready)
+		wddmseg_engine_inject(&wdev->engine, what, again);
+	wddmseg_pm_put(wdev);
 	drm_dev_exit(idx);
-	return len;
+	return ready ? len : -ENODEV;
 }
 
 static const struct file_operations wddmseg_inject_fops = {

@@ -11,6 +11,7 @@
 #include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/pm_runtime.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -47,10 +48,82 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 };
 
-/* DEFINE_DRM_GEM_FOPS(), with the fdinfo shim before 6.5. */
+/*
+ * Runtime PM: an ioctl holds the device in D0 from its entry to its
+ * return, resuming it first if it was suspended (DOC: Runtime power
+ * management). So does the last close of a file, which frees allocations
+ * (aperture page tables) and may restore the fbdev console.
+ */
+static long wddmseg_ioctl(struct file *filp, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct drm_file *file = filp->private_data;
+	struct wddmseg_device *wdev = to_wddmseg(file->minor->dev);
+	long ret;
+
+	ret = wddmseg_pm_get(wdev);
+	if (ret)
+		return ret;
+	ret = drm_ioctl(filp, cmd, arg);
+	wddmseg_pm_put(wdev);
+	return ret;
+}
+
+#ifdef CONFIG_COMPAT
+static long wddmseg_compat_ioctl(struct file *filp, unsigned int cmd,
+				 unsigned long arg)
+{
+	struct drm_file *file = filp->private_data;
+	struct wddmseg_device *wdev = to_wddmseg(file->minor->dev);
+	long ret;
+
+	ret = wddmseg_pm_get(wdev);
+	if (ret)
+		return ret;
+	ret = drm_compat_ioctl(filp, cmd, arg);
+	wddmseg_pm_put(wdev);
+	return ret;
+}
+#else
+#define wddmseg_compat_ioctl NULL
+#endif
+
+static int wddmseg_release(struct inode *inode, struct file *filp)
+{
+	struct drm_file *file = filp->private_data;
+	struct wddmseg_device *wdev = to_wddmseg(file->minor->dev);
+	struct device *dev = get_device(wdev->drm.dev);
+	bool held;
+	int ret;
+
+	/* drm_release() may drop the last reference on wdev. */
+	held = !wddmseg_pm_get(wdev);
+	ret = drm_release(inode, filp);
+	if (held) {
+		pm_runtime_mark_last_busy(dev);
+		pm_runtime_put_autosuspend(dev);
+	}
+	put_device(dev);
+	return ret;
+}
+
+/*
+ * DEFINE_DRM_GEM_FOPS() with the runtime PM wrappers above, and the fdinfo
+ * shim before 6.5; FOP_UNSIGNED_OFFSET since 6.12.
+ */
 static const struct file_operations wddmseg_fops = {
 	.owner = THIS_MODULE,
-	DRM_GEM_FOPS,
+	.open = drm_open,
+	.release = wddmseg_release,
+	.unlocked_ioctl = wddmseg_ioctl,
+	.compat_ioctl = wddmseg_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+#ifdef FOP_UNSIGNED_OFFSET
+	.fop_flags = FOP_UNSIGNED_OFFSET,
+#endif
 	WDDMSEG_FDINFO_FOPS
 };
 
@@ -284,6 +357,7 @@ static int wddmseg_pci_probe(struct pci_dev *pdev,
 	if (ret)
 		return ret;
 	wddmseg_kms_register(wdev);
+	wddmseg_pm_runtime_start(wdev);
 	return 0;
 }
 
@@ -291,6 +365,7 @@ static void wddmseg_pci_remove(struct pci_dev *pdev)
 {
 	struct wddmseg_device *wdev = pci_get_drvdata(pdev);
 
+	wddmseg_pm_runtime_stop(wdev);
 	drm_dev_unplug(&wdev->drm);
 	/* Scanout off and framebuffers unpinned while the engine still runs. */
 	wddmseg_kms_fini(wdev);
@@ -316,7 +391,7 @@ static struct pci_driver wddmseg_pci_driver = {
 	.probe = wddmseg_pci_probe,
 	.remove = wddmseg_pci_remove,
 	.shutdown = wddmseg_pci_shutdown,
-	.driver.pm = pm_sleep_ptr(&wddmseg_pm_ops),
+	.driver.pm = pm_ptr(&wddmseg_pm_ops),
 };
 module_pci_driver(wddmseg_pci_driver);
 

@@ -201,6 +201,9 @@ struct wddmseg_file {
  * @pending: submitted fences, oldest first
  * @fence_irq: FENCE is unmasked in IRQ_MASK (only while a fence has
  *	signalling enabled or @irq_waiters is not 0); under @fence_lock
+ * @pm_busy: @pending is not empty and holds a runtime PM reference on
+ *	the device (no runtime suspend with work in flight); under
+ *	@fence_lock
  * @irq_waiters: sleepers on @space_wq, which need the interrupt; under
  *	@fence_lock
  * @space_wq: woken when jobs complete
@@ -232,6 +235,7 @@ struct wddmseg_engine {
 	spinlock_t fence_lock;	/* pending list, free offsets, fences */
 	struct list_head pending;
 	bool fence_irq;
+	bool pm_busy;
 	u32 irq_waiters;
 	wait_queue_head_t space_wq;
 	struct delayed_work watchdog;
@@ -360,6 +364,9 @@ enum wddmseg_pm_phase {
  *	and the device's store did not keep (rule pm-hibernate-vram-lost)
  * @phase_us: how long each &enum wddmseg_pm_phase of the last cycle took
  * @cycles: suspend/resume cycles completed
+ * @runtime_cycles: runtime suspend/resume cycles completed
+ * @sleep_ref: the notifier holds a runtime PM reference across a system
+ *	sleep (taken at its PREPARE, dropped at its POST)
  */
 struct wddmseg_pm {
 	struct notifier_block nb;
@@ -374,6 +381,8 @@ struct wddmseg_pm {
 	u64 lost[WDDMSEG_MAX_SEGMENTS];
 	u64 phase_us[WDDMSEG_PM_PHASES];
 	u64 cycles;
+	u64 runtime_cycles;
+	bool sleep_ref;
 };
 
 /**
@@ -774,6 +783,10 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 /* wddmseg_pm.c */
 extern const struct dev_pm_ops wddmseg_pm_ops;
 int wddmseg_pm_init(struct wddmseg_device *wdev);
+void wddmseg_pm_runtime_start(struct wddmseg_device *wdev);
+void wddmseg_pm_runtime_stop(struct wddmseg_device *wdev);
+int wddmseg_pm_get(struct wddmseg_device *wdev);
+void wddmseg_pm_put(struct wddmseg_device *wdev);
 
 /* wddmseg_params.c */
 /* Kinds of move with their own engine-or-CPU threshold (cpu_move_max_kb). */
@@ -790,6 +803,7 @@ extern unsigned int wddmseg_keep_sysmem_mb;
 extern unsigned int wddmseg_fence_timeout_ms;
 extern unsigned int wddmseg_fence_spin_us;
 extern bool wddmseg_fbdev;
+extern int wddmseg_autosuspend_ms;
 extern bool wddmseg_vram_blocks;
 
 /* wddmseg_bo.c */

@@ -21,6 +21,7 @@
 #include <linux/io.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/pm_runtime.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -217,6 +218,34 @@ static void wddmseg_engine_irq_waiter(struct wddmseg_engine *eng, bool add)
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
 }
 
+/*
+ * Runtime PM: while jobs are in flight the engine holds a reference on the
+ * device, taken by the commit that makes @pending non-empty (the committer
+ * holds one of its own, so the device is active) and dropped, with the
+ * autosuspend timer restarted, when the last job signals. Under
+ * @fence_lock; the put is asynchronous, safe in the interrupt handler.
+ */
+static void wddmseg_engine_pm_busy(struct wddmseg_engine *eng)
+{
+	lockdep_assert_held(&eng->fence_lock);
+	if (eng->pm_busy)
+		return;
+	eng->pm_busy = true;
+	pm_runtime_get_noresume(eng->wdev->drm.dev);
+}
+
+static void wddmseg_engine_pm_idle(struct wddmseg_engine *eng)
+{
+	struct device *dev = eng->wdev->drm.dev;
+
+	lockdep_assert_held(&eng->fence_lock);
+	if (!eng->pm_busy || !list_empty(&eng->pending))
+		return;
+	eng->pm_busy = false;
+	pm_runtime_mark_last_busy(dev);
+	pm_runtime_put_autosuspend(dev);
+}
+
 /* Signal finished fences and free their ring and arena space. */
 static void wddmseg_engine_retire(struct wddmseg_engine *eng)
 {
@@ -238,6 +267,7 @@ static void wddmseg_engine_retire(struct wddmseg_engine *eng)
 		progress = true;
 	}
 	wddmseg_engine_drop_irq(eng);
+	wddmseg_engine_pm_idle(eng);
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
 
 	if (progress)
@@ -462,6 +492,7 @@ struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 
 	spin_lock_irqsave(&eng->fence_lock, flags);
 	dma_fence_get(&f->base);
+	wddmseg_engine_pm_busy(eng);
 	list_add_tail(&f->link, &eng->pending);
 	eng->ring_tail = f->ring_end;
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
@@ -513,6 +544,7 @@ static void wddmseg_engine_fail_pending(struct wddmseg_engine *eng, int error,
 	eng->ring_tail = 0;
 	eng->arena_free = 0;
 	eng->arena_tail = 0;
+	wddmseg_engine_pm_idle(eng);
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
 
 	list_for_each_entry_safe(f, tmp, &failed, link) {

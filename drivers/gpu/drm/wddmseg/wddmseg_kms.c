@@ -34,6 +34,7 @@
 #include <linux/iopoll.h>
 #include <linux/kstrtox.h>
 #include <linux/module.h>
+#include <linux/pm_runtime.h>
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
@@ -443,9 +444,15 @@ static void wddmseg_crtc_send_event(struct drm_crtc *crtc,
 	spin_unlock_irqrestore(&crtc->dev->event_lock, flags);
 }
 
+/*
+ * Runtime PM: an enabled CRTC holds the device in D0 (it scans out of
+ * VRAM). The commit that enables it holds a reference already (see
+ * wddmseg_atomic_commit()), so the device is active here.
+ */
 static void wddmseg_crtc_atomic_enable(struct drm_crtc *crtc,
 				       struct drm_atomic_state *state)
 {
+	pm_runtime_get_noresume(crtc->dev->dev);
 	/* The configuration goes out in atomic_flush, right after. */
 	drm_crtc_vblank_on(crtc);
 }
@@ -478,6 +485,7 @@ off:
 		wddmseg_crtc_send_event(crtc, crtc->state->event);
 		crtc->state->event = NULL;
 	}
+	wddmseg_pm_put(wdev);
 }
 
 /* The cursor registers from the cursor plane's state (pinned, clipped). */
@@ -812,9 +820,15 @@ static ssize_t wddmseg_inject_refusal_write(struct file *file,
 		    !wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
 			break;
 
-	ret = drm_modeset_lock_single_interruptible(&crtc->mutex);
+	/* Registers: the device in D0 (runtime PM). */
+	ret = wddmseg_pm_get(wdev);
 	if (ret)
 		return ret;
+	ret = drm_modeset_lock_single_interruptible(&crtc->mutex);
+	if (ret) {
+		wddmseg_pm_put(wdev);
+		return ret;
+	}
 	spin_lock_irqsave(&wdev->kms.lock, flags);
 	if (crtc->state->active ||
 	    readl(mmio + WDDMSEG_REG_SCANOUT_STATUS) &
@@ -834,6 +848,7 @@ static ssize_t wddmseg_inject_refusal_write(struct file *file,
 	}
 	spin_unlock_irqrestore(&wdev->kms.lock, flags);
 	drm_modeset_unlock(&crtc->mutex);
+	wddmseg_pm_put(wdev);
 	return ret ? ret : len;
 }
 
@@ -1006,6 +1021,29 @@ static void wddmseg_commit_tail(struct drm_atomic_state *old)
 		drm_err(drm, "scanout: the device did not latch a cursor update (status 0x%x)\n",
 			status);
 	drm_atomic_helper_cleanup_planes(drm, old);
+	/* The reference wddmseg_atomic_commit() took for this commit. */
+	wddmseg_pm_put(wdev);
+}
+
+/*
+ * Runtime PM: a commit (from an ioctl, the fbdev console, a blank or
+ * unblank written to sysfs) resumes the device before it pins anything
+ * and holds it in D0 until its tail ran, also when that tail runs later
+ * in a worker (nonblocking).
+ */
+static int wddmseg_atomic_commit(struct drm_device *drm,
+				 struct drm_atomic_state *state, bool nonblock)
+{
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+	int ret;
+
+	ret = wddmseg_pm_get(wdev);
+	if (ret)
+		return ret;
+	ret = drm_atomic_helper_commit(drm, state, nonblock);
+	if (ret)
+		wddmseg_pm_put(wdev);
+	return ret;
 }
 
 static const struct drm_mode_config_helper_funcs wddmseg_mode_config_helpers = {
@@ -1015,7 +1053,7 @@ static const struct drm_mode_config_helper_funcs wddmseg_mode_config_helpers = {
 static const struct drm_mode_config_funcs wddmseg_mode_config_funcs = {
 	.fb_create = wddmseg_fb_create,
 	.atomic_check = drm_atomic_helper_check,
-	.atomic_commit = drm_atomic_helper_commit,
+	.atomic_commit = wddmseg_atomic_commit,
 };
 
 /* Whether the device has a display the driver can use; logs why not. */

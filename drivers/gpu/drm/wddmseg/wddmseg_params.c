@@ -42,6 +42,16 @@ module_param_named(fence_spin_us, wddmseg_fence_spin_us, uint, 0644);
 MODULE_PARM_DESC(fence_spin_us,
 		 "Microseconds a waiter polls a paging fence's writeback before sleeping until the interrupt (default 500, 0: never)");
 
+/*
+ * Runtime PM (DOC: Runtime power management): the autosuspend delay the
+ * device starts with; user space changes it in the PCI device's
+ * power/autosuspend_delay_ms. Negative: never suspended at run time.
+ */
+int wddmseg_autosuspend_ms = 5000;
+module_param_named(autosuspend_ms, wddmseg_autosuspend_ms, int, 0444);
+MODULE_PARM_DESC(autosuspend_ms,
+		 "Milliseconds the device stays in D0 after its last use before it is runtime-suspended to D3hot (default 5000; negative: always on; power/autosuspend_delay_ms changes it per device)");
+
 bool wddmseg_fbdev = true;
 module_param_named(fbdev, wddmseg_fbdev, bool, 0444);
 MODULE_PARM_DESC(fbdev, "fbdev emulation on the scanout (console on the display; pins a framebuffer in a DirectFlip segment while shown) [default=on]");

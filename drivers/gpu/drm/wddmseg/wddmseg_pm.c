@@ -67,14 +67,70 @@
  * tables are registers, and those are written again at resume.
  *
  * The per-segment files pm_evicted_bytes, pm_restored_bytes,
- * pm_kept_bytes and pm_lost_bytes and the device-wide pm_phase_us and
- * pm_cycles of the "wddmseg" sysfs group report the last cycle.
+ * pm_kept_bytes and pm_lost_bytes and the device-wide pm_phase_us of the
+ * "wddmseg" sysfs group report the last cycle, system or runtime;
+ * pm_cycles and pm_runtime_cycles count the completed ones.
+ */
+
+/**
+ * DOC: Runtime power management
+ *
+ * A device nobody uses goes to D3hot after the autosuspend delay (module
+ * parameter autosuspend_ms, the initial value of the PCI device's
+ * power/autosuspend_delay_ms, which changes it per device; negative: the
+ * device stays in D0). power/control is "auto" once the driver probed.
+ *
+ * D3hot keeps what standby keeps (the QEMU device: the segments that are
+ * not preserved in S3 read WDDMSEG_PM_POISON when it comes back). The
+ * runtime suspend is the system suspend's quiesce in one pass: evict what
+ * the segments' flags and the caps say will be lost, save pinned content
+ * with the CPU, let the copy engine finish and stop it. The same rules
+ * refuse it (pm-hardware-protected-pinned, pm-no-memory, ...); a refused
+ * runtime suspend returns -EBUSY and the device stays in D0 until its
+ * next use restarts the timer. The runtime resume is the system resume's:
+ * ring, interrupt mask, aperture page tables and window programmed again,
+ * pinned content written back, evicted allocations made resident again.
+ *
+ * The device is busy, and holds a runtime PM reference, while
+ *
+ * - an ioctl runs (the file operations wrap drm_ioctl()), and while the
+ *   last close of a file releases its allocations;
+ * - the copy engine has a job whose fence has not signalled (taken by the
+ *   commit that makes the pending list non-empty, dropped when the driver
+ *   retires the last one: a waiter, the interrupt, the next submission,
+ *   or at the latest the watchdog, fence_timeout_ms after the last
+ *   submission);
+ * - a CRTC is enabled (atomic_enable to atomic_disable); every atomic
+ *   commit resumes the device before it pins anything and holds it until
+ *   its tail ran, also a nonblocking one. The fbdev console keeps its CRTC
+ *   on: with fbdev=1 a device suspends only while the console is blanked;
+ * - a CPU fault on a mapping, or a ptrace access, is served;
+ * - a debugfs file that touches registers runs (peek, inject,
+ *   wddmseg_inject_refusal; engine reads registers only when the device
+ *   is in use already).
+ *
+ * An open file or a CPU mapping alone does not keep the device in D0: the
+ * runtime suspend unmaps every CPU mapping of an allocation that stays in
+ * VRAM (D3hot does not decode the BARs; the evicted ones were unmapped by
+ * their move), and the next access faults, which resumes the device
+ * before it takes any lock and maps the page again. Reading the sysfs
+ * files does not resume the device.
+ *
+ * A system sleep resumes a runtime-suspended device in the PM notifier,
+ * before the early eviction, and holds it until the sleep is over: a
+ * system cycle always starts from D0, with nothing on the moved list.
+ *
+ * What the fbdev console draws while it is blanked and the device is
+ * suspended goes into its pinned framebuffer's VRAM while the device is
+ * in D3hot; when that segment loses its VRAM, the content saved at the
+ * suspend is written back over it at the resume.
  */
 
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>
 #include <linux/pci.h>
+#include <linux/pm_runtime.h>
 #include <linux/slab.h>
 #include <linux/suspend.h>
 
@@ -460,6 +516,16 @@ static void wddmseg_pm_begin(struct wddmseg_device *wdev, bool hibernate)
 	memset(pm->phase_us, 0, sizeof(pm->phase_us));
 }
 
+/* Drop the reference the notifier took for a system sleep, if it did. */
+static void wddmseg_pm_sleep_put(struct wddmseg_device *wdev)
+{
+	if (!wdev->pm.sleep_ref)
+		return;
+	wdev->pm.sleep_ref = false;
+	pm_runtime_mark_last_busy(wdev->drm.dev);
+	pm_runtime_put_autosuspend(wdev->drm.dev);
+}
+
 static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
 			     void *unused)
 {
@@ -472,6 +538,18 @@ static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
 	switch (action) {
 	case PM_SUSPEND_PREPARE:
 	case PM_HIBERNATION_PREPARE:
+		/*
+		 * A runtime-suspended device wakes first: the system cycle
+		 * starts from D0 and its own evictions, with nothing left
+		 * on the moved list by the runtime suspend.
+		 */
+		ret = pm_runtime_resume_and_get(wdev->drm.dev);
+		if (ret < 0) {
+			drm_err(&wdev->drm, "pm: rule pm-runtime-resume: the runtime-suspended device did not resume for the system sleep (%d)\n",
+				ret);
+			return notifier_from_errno(ret);
+		}
+		pm->sleep_ref = true;
 		mutex_lock(&pm->lock);
 		wddmseg_pm_begin(wdev, action == PM_HIBERNATION_PREPARE);
 		ret = wddmseg_pm_evict(wdev, false);
@@ -479,6 +557,8 @@ static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
 		if (ret)
 			wddmseg_pm_restore_evicted(wdev);
 		mutex_unlock(&pm->lock);
+		if (ret)
+			wddmseg_pm_sleep_put(wdev);
 		return notifier_from_errno(ret);
 	case PM_POST_SUSPEND:
 	case PM_POST_HIBERNATION:
@@ -487,6 +567,7 @@ static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
 		wddmseg_pm_restore_pinned(wdev);
 		wddmseg_pm_restore_evicted(wdev);
 		mutex_unlock(&pm->lock);
+		wddmseg_pm_sleep_put(wdev);
 		return NOTIFY_DONE;
 	}
 	return NOTIFY_DONE;
@@ -529,14 +610,18 @@ static int wddmseg_pm_quiesce(struct wddmseg_device *wdev, bool hibernate,
 	return ret;
 }
 
-/* The resume, thaw and restore callbacks. */
-static int wddmseg_pm_wake(struct wddmseg_device *wdev)
+/*
+ * Back from a power loss (system or runtime), under the PM lock: the
+ * registers are at their reset values, what the suspend moved or saved
+ * comes back.
+ */
+static int wddmseg_pm_wake_locked(struct wddmseg_device *wdev)
 {
 	struct wddmseg_pm *pm = &wdev->pm;
 	ktime_t t0 = ktime_get();
 	int ret;
 
-	mutex_lock(&pm->lock);
+	lockdep_assert_held(&pm->lock);
 	/*
 	 * VRAM that lost power holds the device's poison, not the zeroes
 	 * the managers knew of: every new placement is filled again.
@@ -551,11 +636,126 @@ static int wddmseg_pm_wake(struct wddmseg_device *wdev)
 	t0 = ktime_get();
 	wddmseg_pm_restore_evicted(wdev);
 	pm->phase_us[WDDMSEG_PM_RESTORE] = wddmseg_pm_us_since(t0);
+	return ret;
+}
+
+/* The resume, thaw and restore callbacks. */
+static int wddmseg_pm_wake(struct wddmseg_device *wdev)
+{
+	struct wddmseg_pm *pm = &wdev->pm;
+	int ret;
+
+	mutex_lock(&pm->lock);
+	ret = wddmseg_pm_wake_locked(wdev);
 	pm->cycles++;
 	mutex_unlock(&pm->lock);
 
 	drm_mode_config_helper_resume(&wdev->drm);
 	return ret;
+}
+
+/*
+ * CPU mappings of what stays in VRAM go: the device in D3hot does not
+ * decode its BARs. The next fault resumes the device (wddmseg_gem_fault
+ * takes a runtime PM reference before anything else) and maps it again.
+ * What was evicted was unmapped by its move.
+ */
+static void wddmseg_pm_unmap_vram(struct wddmseg_device *wdev)
+{
+	struct wddmseg_bo *bo;
+	u32 id;
+	u64 pos;
+
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		if (wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
+			continue;
+		pos = 0;
+		while ((bo = wddmseg_pm_next(wdev->mgr[id - 1], &pos))) {
+			ttm_bo_unmap_virtual(&bo->tbo);
+			drm_gem_object_put(&bo->tbo.base);
+		}
+	}
+}
+
+/*
+ * Runtime suspend: nothing holds the device busy (no ioctl, no job in
+ * flight, no CRTC on, no fault being served). The same quiesce as a
+ * standby, in one pass: the PCI core puts the device in D3hot after this,
+ * and in D3hot the VRAM keeps what it keeps in S3. A refusal (a rule of
+ * DOC: Power management) returns -EBUSY: the device stays in D0, and the
+ * next use restarts the autosuspend timer.
+ */
+static int wddmseg_pm_runtime_suspend(struct device *dev)
+{
+	struct wddmseg_device *wdev = dev_to_wddmseg(dev);
+	struct wddmseg_pm *pm = &wdev->pm;
+	ktime_t t0 = ktime_get();
+	int ret;
+
+	mutex_lock(&pm->lock);
+	wddmseg_pm_begin(wdev, false);
+	ret = wddmseg_pm_evict(wdev, true);
+	if (!ret) {
+		ret = wddmseg_engine_suspend(&wdev->engine);
+		if (ret)
+			drm_err(&wdev->drm, "pm: rule pm-engine-busy: the copy engine did not go idle for a runtime suspend (%d)\n",
+				ret);
+	}
+	if (ret) {
+		wddmseg_pm_restore_pinned(wdev);
+		wddmseg_pm_restore_evicted(wdev);
+	} else {
+		wddmseg_pm_unmap_vram(wdev);
+	}
+	pm->phase_us[WDDMSEG_PM_SUSPEND] = wddmseg_pm_us_since(t0);
+	mutex_unlock(&pm->lock);
+	if (ret) {
+		drm_dbg_driver(&wdev->drm, "pm: runtime suspend refused (%d), staying in D0\n",
+			       ret);
+		pm_runtime_mark_last_busy(dev);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/* Runtime resume: the PCI core brought the device back to D0. */
+static int wddmseg_pm_runtime_resume(struct device *dev)
+{
+	struct wddmseg_device *wdev = dev_to_wddmseg(dev);
+	struct wddmseg_pm *pm = &wdev->pm;
+	int ret;
+
+	mutex_lock(&pm->lock);
+	ret = wddmseg_pm_wake_locked(wdev);
+	pm->runtime_cycles++;
+	mutex_unlock(&pm->lock);
+	return ret;
+}
+
+/**
+ * wddmseg_pm_get - hold the device in D0, resuming it if needed
+ * @wdev: device
+ *
+ * Return: 0, or a negative errno (nothing held then).
+ */
+int wddmseg_pm_get(struct wddmseg_device *wdev)
+{
+	int ret = pm_runtime_resume_and_get(wdev->drm.dev);
+
+	if (ret < 0)
+		drm_dbg_driver(&wdev->drm, "pm: runtime resume failed (%d)\n",
+			       ret);
+	return ret < 0 ? ret : 0;
+}
+
+/**
+ * wddmseg_pm_put - end a use of the device; the autosuspend timer restarts
+ * @wdev: device
+ */
+void wddmseg_pm_put(struct wddmseg_device *wdev)
+{
+	pm_runtime_mark_last_busy(wdev->drm.dev);
+	pm_runtime_put_autosuspend(wdev->drm.dev);
 }
 
 static int wddmseg_pm_suspend(struct device *dev)
@@ -617,7 +817,45 @@ const struct dev_pm_ops wddmseg_pm_ops = {
 	.thaw = wddmseg_pm_resume,
 	.poweroff = wddmseg_pm_poweroff,
 	.restore = wddmseg_pm_restore,
+	.runtime_suspend = wddmseg_pm_runtime_suspend,
+	.runtime_resume = wddmseg_pm_runtime_resume,
 };
+
+/**
+ * wddmseg_pm_runtime_start - allow runtime suspend, at the end of probe
+ * @wdev: registered device
+ *
+ * The PCI core probes with the device active and a usage reference of its
+ * own, and forbids runtime PM until the driver allows it: set the
+ * autosuspend delay (module parameter autosuspend_ms; negative keeps the
+ * device in D0), allow, and drop the probe's reference.
+ */
+void wddmseg_pm_runtime_start(struct wddmseg_device *wdev)
+{
+	struct device *dev = wdev->drm.dev;
+
+	pm_runtime_set_autosuspend_delay(dev, wddmseg_autosuspend_ms);
+	pm_runtime_use_autosuspend(dev);
+	pm_runtime_mark_last_busy(dev);
+	pm_runtime_allow(dev);
+	pm_runtime_put_autosuspend(dev);
+}
+
+/**
+ * wddmseg_pm_runtime_stop - undo wddmseg_pm_runtime_start(), at remove
+ * @wdev: device; the PCI core resumed it before calling remove
+ *
+ * Takes back the probe's reference (the PCI core drops it after remove)
+ * and forbids runtime PM again, as the PCI core had it before the probe.
+ */
+void wddmseg_pm_runtime_stop(struct wddmseg_device *wdev)
+{
+	struct device *dev = wdev->drm.dev;
+
+	pm_runtime_get_noresume(dev);
+	pm_runtime_forbid(dev);
+	pm_runtime_dont_use_autosuspend(dev);
+}
 
 static void wddmseg_pm_fini(void *data)
 {

@@ -126,6 +126,16 @@ static ssize_t pm_cycles_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(pm_cycles);
 
+/* Runtime suspend/resume cycles (D3hot and back) completed. */
+static ssize_t pm_runtime_cycles_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	struct wddmseg_device *wdev = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(wdev->pm.runtime_cycles));
+}
+static DEVICE_ATTR_RO(pm_runtime_cycles);
+
 static struct attribute *wddmseg_attrs[] = {
 	&dev_attr_usage_bytes.attr,
 	&dev_attr_commit_limit.attr,
@@ -140,6 +150,7 @@ static struct attribute *wddmseg_attrs[] = {
 	&dev_attr_pm_lost_bytes.attr,
 	&dev_attr_pm_phase_us.attr,
 	&dev_attr_pm_cycles.attr,
+	&dev_attr_pm_runtime_cycles.attr,
 	NULL
 };
 

@@ -680,6 +680,304 @@ TEST_F_TIMEOUT(pm, cycles, 900)
 }
 
 /*
+ * Runtime PM (pm.runtime): /sys/bus/pci/devices/BDF/power/@name of @d,
+ * read into @buf without its newline, or written with @val.
+ */
+static int rpm_file(const struct gem_dev *d, const char *name, char *buf,
+		    size_t len, const char *val)
+{
+	char path[160];
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/power/%s",
+		 d->exp.bdf, name);
+	if (val)
+		return file_write(path, val);
+	ret = file_read(path, buf, len);
+	if (!ret)
+		buf[strcspn(buf, "\n")] = 0;
+	return ret;
+}
+
+/* Poll runtime_status until it reads @want or @secs pass. */
+static bool rpm_wait(const struct gem_dev *d, const char *want, double secs,
+		     char *last, size_t len)
+{
+	double end = now_seconds() + secs;
+
+	do {
+		if (!rpm_file(d, "runtime_status", last, len, NULL) &&
+		    !strcmp(last, want))
+			return true;
+		usleep(50 * 1000);
+	} while (now_seconds() < end);
+	return false;
+}
+
+/* The fbdev "blank" file of @d's framebuffer console, if it has one. */
+static bool rpm_fb_blank(const struct gem_dev *d, char *path, size_t len)
+{
+	char link[160], target[256];
+	unsigned int i;
+	ssize_t n;
+
+	for (i = 0; i < 8; i++) {
+		snprintf(link, sizeof(link), "/sys/class/graphics/fb%u/device", i);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (!strstr(target, d->exp.bdf))
+			continue;
+		snprintf(path, len, "/sys/class/graphics/fb%u/blank", i);
+		return true;
+	}
+	return false;
+}
+
+/* One memory segment's allocation in pm.runtime. */
+struct rpm_seg {
+	uint32_t id;
+	bool preserved;
+	uint32_t h, seed;
+	uint64_t probe;		/* GPU address of a freed range, or 0 */
+};
+
+#define RPM_SUSPEND_SECS	120.0
+
+/*
+ * Runtime PM on one device: idle, it goes to D3hot with the standby
+ * semantics of its segments; an ioctl, a fault on a CPU mapping and a
+ * debugfs read bring it back; an enabled CRTC and a job in flight keep it
+ * in D0.
+ */
+static void rpm_dev(struct __test_metadata *_metadata, const struct gem_dev *d,
+		    unsigned int dv)
+{
+	const struct layout *l = &d->exp.layout;
+	uint64_t evicted[LAYOUT_MAX_SEGS], kept[LAYOUT_MAX_SEGS];
+	uint64_t cyc0, cyc;
+	struct rpm_seg seg[LAYOUT_MAX_SEGS];
+	char delay0[32], st[32], blank[96], dbg[64];
+	bool fb = rpm_fb_blank(d, blank, sizeof(blank));
+	uint32_t *map = NULL;
+	uint32_t map_seed = 0, dst;
+	unsigned int i, n = 0;
+	int fd, ffd;
+
+	ASSERT_EQ(0, rpm_file(d, "autosuspend_delay_ms", delay0,
+			      sizeof(delay0), NULL));
+	ASSERT_EQ(0, rpm_file(d, "control", st, sizeof(st), NULL));
+	ASSERT_STREQ("auto", st) TH_LOG("%s: the driver allows runtime PM",
+					d->exp.bdf);
+	/* The module parameter is the delay each device starts with. */
+	{
+		char param[32];
+
+		ASSERT_EQ(0, file_read(PARAM_DIR "/autosuspend_ms", param,
+				       sizeof(param)));
+		EXPECT_EQ(strtol(param, NULL, 0), strtol(delay0, NULL, 0))
+			TH_LOG("%s: power/autosuspend_delay_ms %s, module parameter autosuspend_ms %s",
+			       d->exp.bdf, delay0, param);
+	}
+	ASSERT_EQ(0, rpm_file(d, "autosuspend_delay_ms", NULL, 0, "200"));
+	gem_debugfs_dir(d, dbg, sizeof(dbg));
+
+	/*
+	 * The fbdev console's CRTC is on: the device stays in D0. Blanked
+	 * before the node is opened: fbdev leaves the display alone while
+	 * there is a DRM master.
+	 */
+	if (fb) {
+		sleep(2);
+		ASSERT_EQ(0, rpm_file(d, "runtime_status", st, sizeof(st), NULL));
+		EXPECT_STREQ("active", st)
+			TH_LOG("%s: an enabled CRTC (fbdev console) holds the device in D0",
+			       d->exp.bdf);
+		ASSERT_EQ(0, file_write(blank, "4"));
+	}
+	fd = gem_open(_metadata, d->card);
+
+	for (i = 0; i < l->nr_segs; i++) {
+		const struct layout_seg *ls = &l->seg[i];
+		struct rpm_seg *p;
+
+		if (wddmseg_segment_is_aperture(ls->flags) ||
+		    ls->size < 4 * PM_SIZE)
+			continue;
+		p = &seg[n++];
+		p->id = i + 1;
+		p->preserved = preserved_s3(l->caps, ls->flags);
+		p->seed = 0x7e000000u | (dv << 8) | p->id;
+		p->h = make_pattern(_metadata, fd, p->id, PM_SIZE, 0, p->seed);
+		p->probe = 0;
+		if (!p->preserved) {
+			struct drm_wddmseg_gem_info info = { 0 };
+
+			info.handle =
+				make_pattern(_metadata, fd, p->id, PM_PROBE,
+					     WDDMSEG_ALLOC_FROM_END_OF_SEGMENT,
+					     p->seed ^ 0xffff);
+			ASSERT_EQ(0, wddmseg_query_allocation(fd, info.handle,
+							      &info));
+			p->probe = ls->base + info.offset;
+			ASSERT_EQ(0, wddmseg_destroy_allocation(fd, info.handle));
+		}
+		/* A CPU mapping of the first CPU-visible one. */
+		if (!map && wddmseg_segment_cpu_visible(ls->flags)) {
+			void *m;
+
+			map_seed = p->seed;
+			ASSERT_EQ(0, wddmseg_lock(fd, p->h, PM_SIZE, &m));
+			map = m;
+			ASSERT_EQ(pattern_word(map_seed, 0), map[0]);
+		}
+	}
+	ASSERT_LT(0, n) TH_LOG("%s: no memory segment", d->exp.bdf);
+	ASSERT_EQ(0, pm_sysfs(d, "pm_runtime_cycles", &cyc0, 1));
+
+	/* 1. Idle: the device suspends, the flags decide what is copied. */
+	if (!rpm_wait(d, "suspended", RPM_SUSPEND_SECS, st, sizeof(st))) {
+		char usage[32] = "?";
+
+		rpm_file(d, "runtime_usage", usage, sizeof(usage), NULL);
+		ASSERT_TRUE(false)
+			TH_LOG("%s: idle for %.0f s with a 200 ms autosuspend delay, runtime_status still \"%s\" (runtime_usage %s)",
+			       d->exp.bdf, RPM_SUSPEND_SECS, st, usage);
+	}
+	ASSERT_EQ(0, pm_sysfs(d, "pm_evicted_bytes", evicted, l->nr_segs));
+	ASSERT_EQ(0, pm_sysfs(d, "pm_kept_bytes", kept, l->nr_segs));
+	for (i = 0; i < n; i++) {
+		struct rpm_seg *p = &seg[i];
+
+		if (p->preserved) {
+			EXPECT_EQ(0, evicted[p->id - 1])
+				TH_LOG("%s: %s preserves its VRAM in D3hot: nothing to copy",
+				       d->exp.bdf, seg_name(p->id));
+			EXPECT_LE(PM_SIZE, kept[p->id - 1])
+				TH_LOG("%s: %s kept in place", d->exp.bdf,
+				       seg_name(p->id));
+		} else {
+			EXPECT_LE(PM_SIZE, evicted[p->id - 1])
+				TH_LOG("%s: %s loses its VRAM in D3hot: evicted",
+				       d->exp.bdf, seg_name(p->id));
+		}
+	}
+	ASSERT_EQ(0, rpm_file(d, "runtime_status", st, sizeof(st), NULL));
+	EXPECT_STREQ("suspended", st)
+		TH_LOG("%s: reading the driver's sysfs files does not resume it",
+		       d->exp.bdf);
+
+	/* 2. A fault on the CPU mapping resumes it; the bytes are there. */
+	ASSERT_NE(NULL, map);
+	EXPECT_EQ(pattern_word(map_seed, 1), map[1]);
+	ASSERT_EQ(0, pm_sysfs(d, "pm_runtime_cycles", &cyc, 1));
+	EXPECT_LT(cyc0, cyc)
+		TH_LOG("%s: touching a CPU mapping of VRAM resumed the device",
+		       d->exp.bdf);
+	cyc0 = cyc;
+
+	/* 3. Suspended again: the freed VRAM it lost reads the poison. */
+	ASSERT_TRUE(rpm_wait(d, "suspended", RPM_SUSPEND_SECS, st, sizeof(st)));
+	for (i = 0; i < n; i++) {
+		uint32_t words[GEM_PEEK_WORDS];
+		unsigned int faults, k, poison = 0;
+
+		/* Every segment kept its VRAM: a peek anywhere resumes. */
+		if (i == n - 1 && !seg[i].probe)
+			ASSERT_EQ(0, gem_peek(dbg, l->seg[seg[i].id - 1].base,
+					      words, &faults));
+		if (!seg[i].probe)
+			continue;
+		ASSERT_EQ(0, gem_peek(dbg, seg[i].probe, words, &faults));
+		for (k = 0; k < GEM_PEEK_WORDS; k++)
+			poison += words[k] == PM_POISON;
+		EXPECT_EQ(GEM_PEEK_WORDS, poison)
+			TH_LOG("%s: %s: freed VRAM after D3hot reads 0x%08x, not the poison",
+			       d->exp.bdf, seg_name(seg[i].id), words[0]);
+	}
+	ASSERT_EQ(0, pm_sysfs(d, "pm_runtime_cycles", &cyc, 1));
+	EXPECT_LT(cyc0, cyc) TH_LOG("%s: the debugfs peek resumed the device",
+				    d->exp.bdf);
+
+	/* 4. An ioctl resumes it: every byte back in its segment, blits. */
+	ASSERT_TRUE(rpm_wait(d, "suspended", RPM_SUSPEND_SECS, st, sizeof(st)));
+	ASSERT_EQ(0, pm_sysfs(d, "pm_runtime_cycles", &cyc0, 1));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(seg[i].id, wddmseg_allocation_segment(fd, seg[i].h))
+			TH_LOG("%s: back in its segment after the resume",
+			       d->exp.bdf);
+		check_pattern(_metadata, fd, seg[i].h, PM_SIZE, seg[i].seed,
+			      "runtime resume", 0);
+	}
+	ASSERT_EQ(0, pm_sysfs(d, "pm_runtime_cycles", &cyc, 1));
+	EXPECT_LT(cyc0, cyc) TH_LOG("%s: an ioctl resumed the device",
+				    d->exp.bdf);
+	dst = blit_to_system(_metadata, fd, seg[n - 1].h, PM_SIZE, true);
+	check_pattern(_metadata, fd, dst, PM_SIZE, seg[n - 1].seed,
+		      "a blit after the runtime resume", 0);
+	ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
+
+	/*
+	 * 5. A job in flight holds the device in D0: an injected hang keeps
+	 * it unsignalled until the watchdog (fence_timeout_ms) replays it.
+	 */
+	ASSERT_EQ(0, rpm_file(d, "autosuspend_delay_ms", NULL, 0, "500"));
+	{
+		char inject[96];
+
+		snprintf(inject, sizeof(inject), "%s/inject", dbg);
+		ASSERT_EQ(0, file_write(inject, "hang"));
+	}
+	ASSERT_EQ(0, wddmseg_create_allocation_in(fd, PM_SIZE,
+			WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND, 0, &dst));
+	ffd = -1;
+	ASSERT_EQ(0, wddmseg_copy(fd, seg[0].h, 0, dst, 0, PM_SIZE, &ffd));
+	if (ffd >= 0)
+		close(ffd);
+	sleep(2);
+	ASSERT_EQ(0, rpm_file(d, "runtime_status", st, sizeof(st), NULL));
+	EXPECT_STREQ("active", st)
+		TH_LOG("%s: 2 s after a hung job was submitted (autosuspend delay 500 ms)",
+		       d->exp.bdf);
+	ASSERT_EQ(0, wddmseg_wait(fd, dst, 60 * NSEC_PER_SEC));
+	check_pattern(_metadata, fd, dst, PM_SIZE, seg[0].seed,
+		      "the hung job, replayed", 0);
+	ASSERT_EQ(0, wddmseg_destroy_allocation(fd, dst));
+
+	wddmseg_unlock(map, PM_SIZE);
+	for (i = 0; i < n; i++)
+		wddmseg_destroy_allocation(fd, seg[i].h);
+	close(fd);
+	if (fb) {
+		ASSERT_EQ(0, file_write(blank, "0"));
+		sleep(2);
+		ASSERT_EQ(0, rpm_file(d, "runtime_status", st, sizeof(st), NULL));
+		EXPECT_STREQ("active", st)
+			TH_LOG("%s: the console's CRTC is on again", d->exp.bdf);
+	}
+	ASSERT_EQ(0, rpm_file(d, "autosuspend_delay_ms", NULL, 0, delay0));
+}
+
+/*
+ * Runtime PM: each device, idle with a 200 ms autosuspend delay, reaches
+ * runtime_status "suspended" (D3hot), having evicted what its segments
+ * lose in D3hot (standby semantics) and copied nothing out of the others;
+ * a fault on a CPU mapping, a debugfs peek and an ioctl resume it, with
+ * every byte in place and the engine blitting; the VRAM it lost reads the
+ * poison. The fbdev console's CRTC and an unsignalled job keep it active.
+ */
+TEST_F_TIMEOUT(pm, runtime, 900)
+{
+	unsigned int dv;
+
+	if (pm_mode("pressure") || pm_hibernate())
+		SKIP(return, "pm.runtime runs in the S3 boot");
+	for (dv = 0; dv < self->env.nr_devs; dv++)
+		rpm_dev(_metadata, &self->env.dev[dv], dv);
+}
+
+/*
  * Fill @mb MiB of the second segment of @d with engine-filled 2 MiB
  * allocations (word: @base + index) into @h; returns how many.
  */
