@@ -54,8 +54,10 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
  * management). So does the last close of a file, which frees allocations
  * (aperture page tables) and may restore the fbdev console.
  */
-static long wddmseg_ioctl(struct file *filp, unsigned int cmd,
-			  unsigned long arg)
+static long wddmseg_ioctl_held(struct file *filp, unsigned int cmd,
+			       unsigned long arg,
+			       long (*ioctl)(struct file *, unsigned int,
+					     unsigned long))
 {
 	struct drm_file *file = filp->private_data;
 	struct wddmseg_device *wdev = to_wddmseg(file->minor->dev);
@@ -64,25 +66,22 @@ static long wddmseg_ioctl(struct file *filp, unsigned int cmd,
 	ret = wddmseg_pm_get(wdev);
 	if (ret)
 		return ret;
-	ret = drm_ioctl(filp, cmd, arg);
+	ret = ioctl(filp, cmd, arg);
 	wddmseg_pm_put(wdev);
 	return ret;
+}
+
+static long wddmseg_ioctl(struct file *filp, unsigned int cmd,
+			  unsigned long arg)
+{
+	return wddmseg_ioctl_held(filp, cmd, arg, drm_ioctl);
 }
 
 #ifdef CONFIG_COMPAT
 static long wddmseg_compat_ioctl(struct file *filp, unsigned int cmd,
 				 unsigned long arg)
 {
-	struct drm_file *file = filp->private_data;
-	struct wddmseg_device *wdev = to_wddmseg(file->minor->dev);
-	long ret;
-
-	ret = wddmseg_pm_get(wdev);
-	if (ret)
-		return ret;
-	ret = drm_compat_ioctl(filp, cmd, arg);
-	wddmseg_pm_put(wdev);
-	return ret;
+	return wddmseg_ioctl_held(filp, cmd, arg, drm_compat_ioctl);
 }
 #else
 #define wddmseg_compat_ioctl NULL

@@ -573,6 +573,28 @@ static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
 	return NOTIFY_DONE;
 }
 
+/*
+ * After the eviction (@ret its result): stop the copy engine once it
+ * finished its jobs. On any failure bring back what the cycle moved out,
+ * so that a refused suspend loses nothing. @what completes the log line.
+ */
+static int wddmseg_pm_stop_engine(struct wddmseg_device *wdev, int ret,
+				  const char *what)
+{
+	lockdep_assert_held(&wdev->pm.lock);
+	if (!ret) {
+		ret = wddmseg_engine_suspend(&wdev->engine);
+		if (ret)
+			drm_err(&wdev->drm, "pm: rule pm-engine-busy: the copy engine did not go idle%s (%d)\n",
+				what, ret);
+	}
+	if (ret) {
+		wddmseg_pm_restore_pinned(wdev);
+		wddmseg_pm_restore_evicted(wdev);
+	}
+	return ret;
+}
+
 /* The suspend and freeze callbacks; @evict: false for poweroff. */
 static int wddmseg_pm_quiesce(struct wddmseg_device *wdev, bool hibernate,
 			      bool evict)
@@ -592,16 +614,7 @@ static int wddmseg_pm_quiesce(struct wddmseg_device *wdev, bool hibernate,
 			wddmseg_pm_begin(wdev, hibernate);
 		ret = wddmseg_pm_evict(wdev, true);
 	}
-	if (!ret) {
-		ret = wddmseg_engine_suspend(&wdev->engine);
-		if (ret)
-			drm_err(&wdev->drm, "pm: rule pm-engine-busy: the copy engine did not go idle (%d)\n",
-				ret);
-	}
-	if (ret) {
-		wddmseg_pm_restore_pinned(wdev);
-		wddmseg_pm_restore_evicted(wdev);
-	}
+	ret = wddmseg_pm_stop_engine(wdev, ret, "");
 	if (evict)
 		pm->phase_us[WDDMSEG_PM_SUSPEND] = wddmseg_pm_us_since(t0);
 	mutex_unlock(&pm->lock);
@@ -695,18 +708,9 @@ static int wddmseg_pm_runtime_suspend(struct device *dev)
 	mutex_lock(&pm->lock);
 	wddmseg_pm_begin(wdev, false);
 	ret = wddmseg_pm_evict(wdev, true);
-	if (!ret) {
-		ret = wddmseg_engine_suspend(&wdev->engine);
-		if (ret)
-			drm_err(&wdev->drm, "pm: rule pm-engine-busy: the copy engine did not go idle for a runtime suspend (%d)\n",
-				ret);
-	}
-	if (ret) {
-		wddmseg_pm_restore_pinned(wdev);
-		wddmseg_pm_restore_evicted(wdev);
-	} else {
+	ret = wddmseg_pm_stop_engine(wdev, ret, " for a runtime suspend");
+	if (!ret)
 		wddmseg_pm_unmap_vram(wdev);
-	}
 	pm->phase_us[WDDMSEG_PM_SUSPEND] = wddmseg_pm_us_since(t0);
 	mutex_unlock(&pm->lock);
 	if (ret) {
