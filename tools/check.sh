@@ -236,8 +236,9 @@ check_kernel() {
 	bash tools/vm/pm-check.sh >"$kout/pm.tap" 2>&1
 	count "$kout/pm.tap" "$tag"
 	# Hibernation: 5 cycles of an image written to a virtio swap disk and
-	# restored by a second QEMU process (tools/vm/pm-hibernate.sh).
-	log "$tag: vm: pm (hibernation, 5 cycles)"
+	# restored by a second QEMU process, then one whose VRAM store the
+	# host removes in between (tools/vm/pm-hibernate.sh).
+	log "$tag: vm: pm (hibernation, 5 cycles + 1 with a lost store)"
 	bash tools/vm/pm-hibernate.sh 5 >"$kout/hibernate.tap" 2>&1
 	count "$kout/hibernate.tap" "$tag"
 	# A suspend under memory pressure: refused when the copy cannot fit,
