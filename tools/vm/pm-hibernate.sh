@@ -133,9 +133,18 @@ for c in $(seq 1 $((CYCLES + 1))); do
 	con1=$VMDIR/hib1.console.log
 	tr -d '\r' <"$con1" | grep -Eq 'PM: .*(Image saving done|Wrote [0-9]+ kbytes)' &&
 		tr -d '\r' <"$con1" | grep -q 'reboot: Power down'
-	tap $? "cycle $c: boot 1 wrote the hibernation image and powered off"
+	ok1=$?
+	tap $ok1 "cycle $c: boot 1 wrote the hibernation image and powered off"
 	bash "${WDDMSEG_SCAN_LOG:-$REPO/tools/vm/scan-log.sh}" "$con1" >"$VMDIR/hib1.scan" 2>&1
-	tap $? "cycle $c: boot 1 console log clean"
+	scan1=$?
+	tap $scan1 "cycle $c: boot 1 console log clean"
+	if [ $ok1 != 0 ] || [ $scan1 != 0 ]; then
+		# The next cycle overwrites the logs: keep this one's.
+		cp "$con1" "$VMDIR/hib1.console.log.cycle$c" 2>/dev/null
+		sed 's/^/# /' "$VMDIR/hib1.log" "$VMDIR/hib1.scan"
+		echo "# boot 1's console: $VMDIR/hib1.console.log.cycle$c; its last lines:"
+		tr -d '\r' <"$con1" | tail -n 40 | sed 's/^/# /'
+	fi
 	[ "$c" -le "$CYCLES" ] || rm -f "$VRAM6"
 
 	bash "$REPO/tools/vm/run-vm.sh" --no-build --name hib2 --mode script \
@@ -149,7 +158,10 @@ for c in $(seq 1 $((CYCLES + 1))); do
 	tap $? "cycle $c: boot 2 restored the image; $(sed -n 's/^\(not \)\{0,1\}ok 1 - //p' "$VMDIR/hib2.tap.ok")"
 	grep -v '^\(not \)\{0,1\}ok 1 - ' "$VMDIR/hib2.tap.ok"
 	tap $rc "cycle $c: boot 2 finished, console log clean (run-vm.sh exit $rc)"
-	[ $rc = 0 ] || sed 's/^/# /' "$VMDIR/hib2.log"
+	if [ $rc != 0 ]; then
+		cp "$VMDIR/hib2.console.log" "$VMDIR/hib2.console.log.cycle$c" 2>/dev/null
+		sed 's/^/# /' "$VMDIR/hib2.log"
+	fi
 done
 rm -f "$SWAP" "$VRAM4" "$VRAM6"
 exit $fail
