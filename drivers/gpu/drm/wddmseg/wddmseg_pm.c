@@ -135,6 +135,7 @@
 #include <linux/suspend.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_fb_helper.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_modeset_helper.h>
 #include <drm/drm_print.h>
@@ -526,6 +527,25 @@ static void wddmseg_pm_sleep_put(struct wddmseg_device *wdev)
 	pm_runtime_put_autosuspend(wdev->drm.dev);
 }
 
+/*
+ * Hibernation preallocates its image's memory right after the freezer,
+ * taking nearly all free pages, before any device callback runs. The
+ * fbdev console draws each kernel message into its framebuffer through a
+ * mapping made for that draw (a VRAM ioremap needs page table pages):
+ * that allocation fails there, and DRM's fbdev helper WARNs about the
+ * failed damage blit. So the console sleeps from PM_HIBERNATION_PREPARE
+ * (its last queued draw done) until PM_POST_HIBERNATION; the serial
+ * console still prints. @suspend: true to stop it, false to wake it.
+ */
+static void wddmseg_pm_console(struct wddmseg_device *wdev, bool suspend)
+{
+	struct drm_fb_helper *fb_helper = wdev->drm.fb_helper;
+
+	drm_fb_helper_set_suspend_unlocked(fb_helper, suspend);
+	if (suspend && fb_helper)
+		flush_work(&fb_helper->damage_work);
+}
+
 static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
 			     void *unused)
 {
@@ -550,6 +570,8 @@ static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
 			return notifier_from_errno(ret);
 		}
 		pm->sleep_ref = true;
+		if (action == PM_HIBERNATION_PREPARE)
+			wddmseg_pm_console(wdev, true);
 		mutex_lock(&pm->lock);
 		wddmseg_pm_begin(wdev, action == PM_HIBERNATION_PREPARE);
 		ret = wddmseg_pm_evict(wdev, false);
@@ -557,8 +579,10 @@ static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
 		if (ret)
 			wddmseg_pm_restore_evicted(wdev);
 		mutex_unlock(&pm->lock);
-		if (ret)
+		if (ret) {
+			wddmseg_pm_console(wdev, false);
 			wddmseg_pm_sleep_put(wdev);
+		}
 		return notifier_from_errno(ret);
 	case PM_POST_SUSPEND:
 	case PM_POST_HIBERNATION:
@@ -567,6 +591,7 @@ static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
 		wddmseg_pm_restore_pinned(wdev);
 		wddmseg_pm_restore_evicted(wdev);
 		mutex_unlock(&pm->lock);
+		wddmseg_pm_console(wdev, false);
 		wddmseg_pm_sleep_put(wdev);
 		return NOTIFY_DONE;
 	}
