@@ -25,7 +25,10 @@
  *    the freezer, while memory can still be reclaimed): every unpinned
  *    allocation in a memory segment that does not preserve it is evicted
  *    into system memory, through the copy engine (HardwareProtected
- *    content sealed by TRANSFER_ENCRYPTED).
+ *    content sealed by TRANSFER_ENCRYPTED). For a hibernation the fbdev
+ *    console also stops drawing here, until PM_POST_HIBERNATION: the
+ *    image's memory is preallocated before the freeze callback, and a
+ *    draw's mapping would not get the page it needs then.
  * 2. The suspend (freeze) callback: the display is suspended with the
  *    atomic helpers (which unpins the scanout and suspends the fbdev
  *    console), what was made resident since step 1 is evicted the same
