@@ -526,8 +526,7 @@ static void wddmseg_pm_sleep_put(struct wddmseg_device *wdev)
 	if (!wdev->pm.sleep_ref)
 		return;
 	wdev->pm.sleep_ref = false;
-	pm_runtime_mark_last_busy(wdev->drm.dev);
-	pm_runtime_put_autosuspend(wdev->drm.dev);
+	wddmseg_pm_put(wdev);
 }
 
 /*
