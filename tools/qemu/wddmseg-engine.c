@@ -3,11 +3,12 @@
  *
  * wddmseg: the copy engine (paging node 0)
  *
- * A ring of commands in guest memory. The doorbell (RING_TAIL) only
- * schedules a bottom half; the bottom half runs a bounded batch
- * (WDDMSEG_BATCH_CMDS commands or x-batch-bytes bytes moved) and
- * reschedules itself while work remains, so neither the vCPU nor the main
- * loop waits for a long copy. Each command is read once into
+ * A ring of commands in guest memory, run by the device's own thread, as
+ * a DMA engine runs beside the CPUs. The doorbell (RING_TAIL) only wakes
+ * the thread; the thread runs bounded batches (WDDMSEG_BATCH_CMDS commands
+ * or x-batch-bytes bytes moved) under the BQL, dropping it between them,
+ * so neither the vCPU nor the main loop waits for a long copy
+ * (wddmseg_engine_thread()). Each command is read once into
  * s->cmd, validated, and executed in pieces: a memory location resolves to
  * runs of contiguous VRAM (a host pointer) or contiguous system memory
  * (merged 4 KiB pages of an aperture table or a page list), and each piece
@@ -31,6 +32,8 @@
 #include "qemu/host-utils.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "qemu/timer.h"
 #include "qemu/units.h"
 #include "hw/pci/pci.h"
 #include "sysemu/dma.h"
@@ -43,7 +46,7 @@
 #define WDDMSEG_RING_MIN        (4 * KiB)
 #define WDDMSEG_RING_MAX        (1 * MiB)
 
-/* One bottom-half run: at most this many commands, x-batch-bytes moved. */
+/* One batch: at most this many commands, x-batch-bytes moved. */
 #define WDDMSEG_BATCH_CMDS      64
 /*
  * Pieces of a copy between VRAM and RAM at least this long run without
@@ -53,6 +56,9 @@
 
 /* wddmseg_copy(): the engine was reset while a piece ran without the BQL. */
 #define WDDMSEG_COPY_STALE      UINT32_MAX
+
+/* The smallest polling window of the engine's thread that is not none. */
+#define WDDMSEG_POLL_MIN_NS     (4 * SCALE_US)
 
 /* What one MAP/UNMAP page table entry counts against x-batch-bytes. */
 #define WDDMSEG_APT_ENTRY_COST  64
@@ -284,11 +290,15 @@ static bool wddmseg_engine_runnable(WddmsegState *s)
            s->ring_head != s->ring_tail && runstate_is_running();
 }
 
-/* Run the engine soon (never inside the register write that asks). */
+/*
+ * Run the engine soon (never inside the register write that asks): wake
+ * its thread, or let its polling see the new work.
+ */
 static void wddmseg_engine_kick(WddmsegState *s)
 {
     if (wddmseg_engine_runnable(s)) {
-        qemu_bh_schedule(s->bh);
+        qatomic_inc(&s->engine_kicks);
+        qemu_event_set(&s->engine_event);
     }
 }
 
@@ -317,7 +327,6 @@ static void wddmseg_engine_fault(WddmsegState *s, uint32_t code,
 /* RING_CTRL.RESET, and part of device reset. */
 void wddmseg_engine_reset(WddmsegState *s)
 {
-    qemu_bh_cancel(s->bh);
     s->engine_gen++;
     trace_wddmseg_engine_reset(s->engine_gen);
     s->ring_ctrl = 0;
@@ -570,10 +579,9 @@ static uint32_t wddmseg_move(WddmsegState *s, const WddmsegSpan *src,
 /*
  * memcpy() without the BQL, as a DMA engine runs beside the CPUs: with
  * the lock held, every vCPU that touches MMIO (the guest's HPET
- * clocksource, its timers, a doorbell) waits for the whole piece, and the
- * mutex handoff at the end of a bottom half often goes back to the main
- * loop, so a vCPU could wait for a whole 64 MiB move (seen in the guest
- * as 1-11 ms doorbell writes). The caller mapped both sides (VRAM, or
+ * clocksource, its timers, a doorbell) waits for the whole piece, so a
+ * vCPU could wait for a whole 64 MiB move (seen in the guest as 1-11 ms
+ * doorbell writes). The caller mapped both sides (VRAM, or
  * plain RAM: wddmseg_span_map()), so the window touches no device and the
  * reentrancy guard can be lowered for it. A VM stop and unrealize wait
  * for the window (wddmseg_vm_state_change(), wddmseg_exit()), and no
@@ -1329,8 +1337,8 @@ static void wddmseg_cmd_trace(WddmsegState *s)
 }
 
 /*
- * The bottom half: at most WDDMSEG_BATCH_CMDS commands and x-batch-bytes
- * moved, then reschedule while work remains.
+ * One batch, with the BQL: at most WDDMSEG_BATCH_CMDS commands and
+ * x-batch-bytes moved; the thread runs the next one while work remains.
  */
 static void wddmseg_engine_batch(WddmsegState *s)
 {
@@ -1383,14 +1391,120 @@ static void wddmseg_engine_batch(WddmsegState *s)
     wddmseg_engine_kick(s);
 }
 
-void wddmseg_engine_run(void *opaque)
+/*
+ * A batch as the device's own work: the reentrancy guard is raised, so
+ * that a command whose DMA targets the device's own BARs is refused as it
+ * would be from a bottom half created with qemu_bh_new_guarded().
+ */
+static void wddmseg_engine_batch_guarded(WddmsegState *s)
+{
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
+
+    guard->engaged_in_io = true;
+    wddmseg_engine_batch(s);
+    guard->engaged_in_io = engaged;
+}
+
+/*
+ * Whether work was kicked since @seen, polling without the BQL for the
+ * thread's current window: a driver that waits for a paging fence submits
+ * its next job within tens of microseconds, and a thread still polling
+ * takes it at once, where a sleeping one must be woken up first.
+ */
+static bool wddmseg_engine_poll(WddmsegState *s, uint32_t seen, int64_t t0)
+{
+    int64_t end = t0 + s->engine_poll_ns;
+
+    while (qatomic_read(&s->engine_kicks) == seen) {
+        if (qatomic_read(&s->engine_quit) ||
+            qemu_clock_get_ns(QEMU_CLOCK_REALTIME) >= end) {
+            return false;
+        }
+        cpu_relax();
+    }
+    return true;
+}
+
+/*
+ * Adapt the polling window to the idle time @idle_ns that ended with the
+ * last kick, as QEMU's AioContext polling does: a gap longer than the
+ * window but within x-engine-poll-us grows it, a gap past x-engine-poll-us
+ * (polling could not have caught it) shrinks it, so that a workload whose
+ * doorbells do not come back to back costs no polling.
+ */
+static void wddmseg_engine_poll_adapt(WddmsegState *s, int64_t idle_ns)
+{
+    int64_t max = (int64_t)s->engine_poll_us * SCALE_US;
+
+    if (idle_ns <= s->engine_poll_ns) {
+        return;
+    }
+    if (idle_ns <= max) {
+        s->engine_poll_ns = MIN(max, MAX(s->engine_poll_ns * 2,
+                                         WDDMSEG_POLL_MIN_NS));
+    } else {
+        s->engine_poll_ns /= 2;
+        if (s->engine_poll_ns < WDDMSEG_POLL_MIN_NS) {
+            s->engine_poll_ns = 0;
+        }
+    }
+}
+
+/*
+ * The engine's thread: runs batches under the BQL while the engine is
+ * runnable, dropping the BQL between them so that vCPUs and the main loop
+ * get it, then polls for new work for a while (wddmseg_engine_poll()) and
+ * sleeps until wddmseg_engine_kick(). wddmseg_engine_stop() ends it.
+ */
+void *wddmseg_engine_thread(void *opaque)
 {
     WddmsegState *s = opaque;
+    bool ran = false;
+    uint32_t seen;
+    int64_t idle;
 
-    /* The BQL may be dropped meanwhile: keep the device alive. */
-    object_ref(OBJECT(s));
-    wddmseg_engine_batch(s);
-    object_unref(OBJECT(s));
+    rcu_register_thread();
+    while (!qatomic_read(&s->engine_quit)) {
+        qemu_event_reset(&s->engine_event);
+        seen = qatomic_read(&s->engine_kicks);
+        qemu_mutex_lock_iothread();
+        while (!qatomic_read(&s->engine_quit) &&
+               wddmseg_engine_runnable(s)) {
+            wddmseg_engine_batch_guarded(s);
+            ran = true;
+            qemu_mutex_unlock_iothread();
+            qemu_mutex_lock_iothread();
+        }
+        qemu_mutex_unlock_iothread();
+        if (!ran) {
+            /* Nothing ran (a stopped VM, a disabled ring): just sleep. */
+            qemu_event_wait(&s->engine_event);
+            continue;
+        }
+        ran = false;
+        idle = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+        if (!wddmseg_engine_poll(s, seen, idle)) {
+            qemu_event_wait(&s->engine_event);
+        }
+        wddmseg_engine_poll_adapt(s,
+            qemu_clock_get_ns(QEMU_CLOCK_REALTIME) - idle);
+    }
+    rcu_unregister_thread();
+    return NULL;
+}
+
+/*
+ * End the engine's thread (unrealize). The caller holds the BQL, which the
+ * thread may be waiting for: it is dropped while the thread ends.
+ */
+void wddmseg_engine_stop(WddmsegState *s)
+{
+    qatomic_set(&s->engine_quit, true);
+    qemu_event_set(&s->engine_event);
+    qemu_mutex_unlock_iothread();
+    qemu_thread_join(&s->engine_thread);
+    qemu_mutex_lock_iothread();
 }
 
 void wddmseg_vm_state_change(void *opaque, bool running,

@@ -228,7 +228,12 @@ struct WddmsegState {
 
     /* Copy engine, not migrated */
     uint8_t *vram_ptr;          /* host pointer of vram */
-    QEMUBH *bh;                 /* runs wddmseg_engine_run() */
+    QemuThread engine_thread;   /* wddmseg_engine_thread() */
+    QemuEvent engine_event;     /* set by wddmseg_engine_kick() */
+    uint32_t engine_kicks;      /* counts wddmseg_engine_kick() */
+    bool engine_quit;           /* the thread ends (unrealize) */
+    uint32_t engine_poll_us;    /* x-engine-poll-us: the longest window */
+    int64_t engine_poll_ns;     /* the thread's current polling window */
     VMChangeStateEntry *vmstate_change;
     uint8_t *bounce;            /* WDDMSEG_BOUNCE_SIZE + 8 bytes */
     WddmsegListCache cache[2];  /* source and destination page lists */
@@ -289,7 +294,8 @@ uint32_t wddmseg_span(WddmsegState *s, const WddmsegLoc *loc, uint64_t pos,
 void wddmseg_engine_reset(WddmsegState *s);
 void wddmseg_apt_drop_copy(WddmsegState *s, uint32_t entry);
 void wddmseg_apt_drop_copies(WddmsegState *s);
-void wddmseg_engine_run(void *opaque);
+void *wddmseg_engine_thread(void *opaque);
+void wddmseg_engine_stop(WddmsegState *s);
 void wddmseg_vm_state_change(void *opaque, bool running, RunState state);
 bool wddmseg_ring_valid(WddmsegState *s, const char **why);
 bool wddmseg_ring_read(WddmsegState *s, hwaddr addr, uint32_t *val);

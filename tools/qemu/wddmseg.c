@@ -79,6 +79,13 @@
 /* Default of x-batch-bytes. */
 #define WDDMSEG_DEFAULT_BATCH_BYTES (16 * MiB)
 
+/*
+ * Default of x-engine-poll-us: how long the engine's thread looks for new
+ * work before it sleeps (wddmseg_engine_poll()).
+ */
+#define WDDMSEG_DEFAULT_ENGINE_POLL_US 100
+#define WDDMSEG_MAX_ENGINE_POLL_US     10000
+
 /* Defaults of the size properties (see the rst). */
 #define WDDMSEG_DEFAULT_VIS_SIZE            (64 * MiB)
 #define WDDMSEG_DEFAULT_INVIS_SIZE          (64 * MiB)
@@ -821,6 +828,11 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "x-batch-bytes must be in [4 KiB, 1 GiB]");
         return;
     }
+    if (s->engine_poll_us > WDDMSEG_MAX_ENGINE_POLL_US) {
+        error_setg(errp, "x-engine-poll-us must be at most %u",
+                   WDDMSEG_MAX_ENGINE_POLL_US);
+        return;
+    }
     if (!s->max_width || s->max_width > WDDMSEG_SCANOUT_LIMIT ||
         !s->max_height || s->max_height > WDDMSEG_SCANOUT_LIMIT) {
         error_setg(errp, "max-width and max-height must be in [1, %u]",
@@ -931,10 +943,12 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
     /* The TRANSFER_ENCRYPTED key, for the life of the device. */
     qemu_guest_getrandom_nofail(s->key, sizeof(s->key));
 
-    s->bh = qemu_bh_new_guarded(wddmseg_engine_run, s,
-                                &DEVICE(s)->mem_reentrancy_guard);
     s->bounce = g_malloc(WDDMSEG_BOUNCE_SIZE + 8);
     qemu_cond_init(&s->copy_cond);
+    qemu_event_init(&s->engine_event, false);
+    s->engine_poll_ns = (int64_t)s->engine_poll_us * SCALE_US;
+    qemu_thread_create(&s->engine_thread, "wddmseg-engine",
+                       wddmseg_engine_thread, s, QEMU_THREAD_JOINABLE);
     s->vmstate_change = qemu_add_vm_change_state_handler(
         wddmseg_vm_state_change, s);
 
@@ -981,16 +995,15 @@ static void wddmseg_exit(PCIDevice *pdev)
 {
     WddmsegState *s = WDDMSEG(pdev);
 
+    /* First: a batch may still be running (it ends before the thread). */
+    wddmseg_engine_stop(s);
     notifier_remove(&s->suspend_notifier);
     graphic_console_close(s->con);
     g_free(s->shadow);
     s->shadow = NULL;
     timer_free(s->vblank_timer);
     qemu_del_vm_change_state_handler(s->vmstate_change);
-    while (s->copy_unlocked) {  /* a piece running without the BQL */
-        qemu_cond_wait_iothread(&s->copy_cond);
-    }
-    qemu_bh_delete(s->bh);
+    qemu_event_destroy(&s->engine_event);
     qemu_cond_destroy(&s->copy_cond);
     g_free(s->bounce);
     s->bounce = NULL;
@@ -1365,6 +1378,8 @@ static Property wddmseg_properties[] = {
     DEFINE_PROP_STRING("layout", WddmsegState, layout_str),
     DEFINE_PROP_SIZE("x-batch-bytes", WddmsegState, batch_bytes,
                      WDDMSEG_DEFAULT_BATCH_BYTES),
+    DEFINE_PROP_UINT32("x-engine-poll-us", WddmsegState, engine_poll_us,
+                       WDDMSEG_DEFAULT_ENGINE_POLL_US),
     DEFINE_PROP_UINT32("max-width", WddmsegState, max_width,
                        WDDMSEG_DEFAULT_MAX_WIDTH),
     DEFINE_PROP_UINT32("max-height", WddmsegState, max_height,
@@ -1407,8 +1422,11 @@ static void wddmseg_class_init(ObjectClass *klass, void *data)
         "Descriptor table and caps, replacing the default layout: "
         "CAPS:NODE{|BASE:CPU:SIZE:COMMIT:FLAGS[:NBANKS[:END{/END}]]}");
     object_class_property_set_description(klass, "x-batch-bytes",
-        "Bytes the copy engine moves per bottom-half run, 4K..1G (a test "
-        "hook: smaller runs make a long copy span several)");
+        "Bytes the copy engine moves per batch, 4K..1G (a test "
+        "hook: smaller batches make a long copy span several)");
+    object_class_property_set_description(klass, "x-engine-poll-us",
+        "Longest time in microseconds the engine's thread looks for a new "
+        "doorbell before it sleeps, 0..10000 (the window adapts below it)");
     object_class_property_set_description(klass, "max-width",
         "Widest scanout in pixels, 1..16384 (SCANOUT_MAX_WIDTH)");
     object_class_property_set_description(klass, "max-height",

@@ -3,7 +3,7 @@
  *
  * wddmseg qtests: encrypted paging (TRANSFER_ENCRYPTED, version 1.4):
  * round trips, nonces, stream offsets, page list offsets that split the
- * key stream's words, long commands over several bottom-half runs, every
+ * key stream's words, long commands over several batches, every
  * fault, and the key across a system reset. (The key across a migration
  * is in wddmseg-system-test.c.)
  *
@@ -12,7 +12,7 @@
  * MiB), 4 an aperture. The key is random, so the checks compare round
  * trips with the plaintext, and ciphertexts with the plaintext and each
  * other, never with fixed ciphertext. x-batch-bytes=1M: an encrypted
- * transfer moves 256 KiB per bottom-half run (WDDMSEG_CRYPT_COST 4).
+ * transfer moves 256 KiB per batch (WDDMSEG_CRYPT_COST 4).
  */
 
 #include "qemu/osdep.h"
@@ -205,7 +205,7 @@ static void test_round_trips(void)
 
     /*
      * A 1 MiB round trip through contiguous pages: 64 KiB pieces (the
-     * bounce buffer), 256 KiB a bottom-half run, so the command resumes
+     * bounce buffer), 256 KiB a batch, so the command resumes
      * three times.
      */
     qpci_io_writeq(d->dev, d->bar4, MiB - 8, 0x1a57c0de1a57c0deULL);

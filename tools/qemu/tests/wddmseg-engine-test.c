@@ -6,10 +6,10 @@
  * FLUSH_APERTURE and non-coherent apertures, NOP padding and
  * wrap-around), VRAM page-list locations, every fault and the recovery
  * from it, injected faults and hangs, pausing, INTx and MSI-X, long
- * transfers over several bottom-half runs.
+ * transfers over several batches.
  *
  * Rings, page lists and system pages live in guest RAM (wddmseg-qtest.h
- * has the map), written over qtest. The engine runs in a bottom half
+ * has the map), written over qtest. The engine runs in its own thread
  * after the doorbell: the checks poll RING_STATUS until it is idle or
  * faulted (run()), never rely on timing. What must be seen before the
  * engine runs is seen with the VM stopped over QMP: the engine runs only
@@ -1036,7 +1036,7 @@ static void test_msix(void)
 /* ---- long transfers ------------------------------------------------------ */
 
 /*
- * x-batch-bytes=1M: the bottom half moves at most 1 MiB per run, so 8
+ * x-batch-bytes=1M: the engine moves at most 1 MiB per batch, so 8
  * MiB take 8 runs at least, while register reads keep answering.
  */
 static void test_long(void)

@@ -139,7 +139,10 @@ void wdev_command(WDev *d, bool master);
 /* Lines of the guest error log / captured stderr that match regex. */
 unsigned int wdev_log_count(WDev *d, const char *regex);
 unsigned int wdev_err_count(WDev *d, const char *regex);
-/* Enough qtest round trips that a scheduled bottom half has run. */
+/*
+ * A few qtest round trips: time for the engine's thread to run what it
+ * may run, before a check that something did not run.
+ */
 void wdev_settle(WDev *d);
 
 /* BAR0 registers. */

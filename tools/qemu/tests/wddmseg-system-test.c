@@ -312,7 +312,7 @@ static void test_migration(void)
 
 /*
  * The key migrates: a 16 MiB ENCRYPT out of a protected segment is stopped
- * halfway (x-batch-bytes=4K: 1 KiB a bottom-half run), migrated, resumed
+ * halfway (x-batch-bytes=4K: 1 KiB a batch), migrated, resumed
  * on the destination (so the last words of the command, mode, nonce and
  * stream offset, migrated too), and decrypted there. A device that did
  * not come from the source (its own key) cannot decrypt that ciphertext.

@@ -56,9 +56,9 @@
  *    copies them into the ring (wddmseg_engine_emit()) and ends the job
  *    with a FENCE command in wddmseg_engine_commit(), which writes the new
  *    tail to RING_TAIL: the doorbell.
- * 6. The device (``tools/qemu/``) runs the commands in a bottom half, off
- *    the vCPU, writes the job's seqno to the writeback slot and raises
- *    IRQ_FENCE.
+ * 6. The device (``tools/qemu/``) runs the commands in a thread of its
+ *    own, off the vCPU, writes the job's seqno to the writeback slot and
+ *    raises IRQ_FENCE.
  * 7. Back in the move callback, TTM gets the job's fence
  *    (ttm_bo_move_accel_cleanup(), or wddmseg_bo_cleanup_from_pages() for
  *    moves out of pages) and the ioctl returns: the move is pipelined.
