@@ -1089,6 +1089,48 @@ static void test_long(void)
     wdev_stop(d);
 }
 
+/*
+ * x-engine-poll-us: above 10000 QEMU refuses to start; with 0 the engine's
+ * thread never polls and every doorbell must wake it, with 10000 it polls
+ * its longest window. Either way each job runs: 32 doorbells, one FENCE
+ * each, waited for one by one, then a burst of 32 FENCEs on one doorbell.
+ */
+static void test_poll(void)
+{
+    static const char *const ok[] = {
+        ",x-engine-poll-us=0", ",x-engine-poll-us=10000",
+    };
+    g_autofree char *err = NULL;
+    int status = wq_spawn("-device wddmseg,addr=0x4,x-engine-poll-us=10001",
+                          30, &err);
+    bool said = strstr(err, "x-engine-poll-us must be at most 10000") != NULL;
+
+    if (status != 1 || !said) {
+        g_test_message("exit %d: %s", status, err);
+    }
+    check_true(status == 1 && said, "x-engine-poll-us=10001 rejected");
+    for (size_t i = 0; i < G_N_ELEMENTS(ok); i++) {
+        WDev *d = engine_start(ok[i], 0);
+
+        ring_enable(d, WQ_RING, 0x1000);
+        for (int n = 0; n < 32; n++) {
+            c_fence(d, 0);
+            if (!(run(d) & WDDMSEG_RING_STATUS_IDLE)) {
+                break;  /* the checks below say what is wrong */
+            }
+        }
+        check_idle(d, ok[i]);
+        check_eq(seqno(d), d->seq, "%s: 32 FENCEs, a doorbell each", ok[i]);
+        for (int n = 0; n < 32; n++) {
+            c_fence(d, 0);
+        }
+        run(d);
+        check_idle(d, ok[i]);
+        check_eq(seqno(d), d->seq, "%s: 32 FENCEs on one doorbell", ok[i]);
+        wdev_stop(d);
+    }
+}
+
 int main(int argc, char **argv)
 {
     wq_init(&argc, &argv);
@@ -1106,5 +1148,6 @@ int main(int argc, char **argv)
     wq_add("engine/intx", test_intx);
     wq_add("engine/msix", test_msix);
     wq_add("engine/long", test_long);
+    wq_add("engine/poll", test_poll);
     return wq_run();
 }
