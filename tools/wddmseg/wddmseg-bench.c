@@ -1158,7 +1158,8 @@ static void bench_wddmseg(struct col *c)
 #define MIG_REPEATS		5
 
 static const uint64_t mig_sizes[] = {
-	4096, 16384, 65536, 131072, 262144, 1048576, 16 << 20, 64 << 20,
+	4096, 8192, 16384, 32768, 65536, 131072, 262144, 1048576, 16 << 20,
+	64 << 20,
 };
 #define MIG_NSIZES	ARRAY_SIZE(mig_sizes)
 static uint64_t mig_only;	/* -S: bytes, 0 for every size */
