@@ -1388,7 +1388,6 @@ static void wddmseg_engine_batch(WddmsegState *s)
                        (s->ring_size - 1);
         s->cmd_active = false;
     }
-    wddmseg_engine_kick(s);
 }
 
 /*
@@ -1460,12 +1459,13 @@ static void wddmseg_engine_poll_adapt(WddmsegState *s, int64_t idle_ns)
 void *wddmseg_engine_thread(void *opaque)
 {
     WddmsegState *s = opaque;
-    bool ran = false;
     uint32_t seen;
-    int64_t idle;
+    int64_t idle_start;
 
     rcu_register_thread();
     while (!qatomic_read(&s->engine_quit)) {
+        bool ran = false;
+
         qemu_event_reset(&s->engine_event);
         seen = qatomic_read(&s->engine_kicks);
         qemu_mutex_lock_iothread();
@@ -1482,13 +1482,12 @@ void *wddmseg_engine_thread(void *opaque)
             qemu_event_wait(&s->engine_event);
             continue;
         }
-        ran = false;
-        idle = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
-        if (!wddmseg_engine_poll(s, seen, idle)) {
+        idle_start = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+        if (!wddmseg_engine_poll(s, seen, idle_start)) {
             qemu_event_wait(&s->engine_event);
         }
         wddmseg_engine_poll_adapt(s,
-            qemu_clock_get_ns(QEMU_CLOCK_REALTIME) - idle);
+            qemu_clock_get_ns(QEMU_CLOCK_REALTIME) - idle_start);
     }
     rcu_unregister_thread();
     return NULL;

@@ -80,8 +80,8 @@
 #define WDDMSEG_DEFAULT_BATCH_BYTES (16 * MiB)
 
 /*
- * Default of x-engine-poll-us: how long the engine's thread looks for new
- * work before it sleeps (wddmseg_engine_poll()).
+ * Default and limit of x-engine-poll-us: the longest the engine's thread
+ * looks for new work before it sleeps (wddmseg_engine_poll_adapt()).
  */
 #define WDDMSEG_DEFAULT_ENGINE_POLL_US 100
 #define WDDMSEG_MAX_ENGINE_POLL_US     10000
