@@ -1100,15 +1100,10 @@ static void test_poll(void)
     static const char *const ok[] = {
         ",x-engine-poll-us=0", ",x-engine-poll-us=10000",
     };
-    g_autofree char *err = NULL;
-    int status = wq_spawn("-device wddmseg,addr=0x4,x-engine-poll-us=10001",
-                          30, &err);
-    bool said = strstr(err, "x-engine-poll-us must be at most 10000") != NULL;
 
-    if (status != 1 || !said) {
-        g_test_message("exit %d: %s", status, err);
-    }
-    check_true(status == 1 && said, "x-engine-poll-us=10001 rejected");
+    check_true(wq_refused("-device wddmseg,addr=0x4,x-engine-poll-us=10001",
+                          "x-engine-poll-us must be at most 10000"),
+               "x-engine-poll-us=10001 rejected");
     for (size_t i = 0; i < G_N_ELEMENTS(ok); i++) {
         WDev *d = engine_start(ok[i], 0);
 

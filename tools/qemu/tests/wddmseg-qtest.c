@@ -597,6 +597,18 @@ int wq_spawn(const char *args, int timeout_s, char **err)
     return wq_spawn_full(args, true, timeout_s, err);
 }
 
+bool wq_refused(const char *args, const char *regex)
+{
+    g_autofree char *err = NULL;
+    int status = wq_spawn(args, 30, &err);
+    bool said = g_regex_match_simple(regex, err, 0, 0);
+
+    if (status != 1 || !said) {
+        g_test_message("exit %d: %s", status, err);
+    }
+    return status == 1 && said;
+}
+
 int wq_spawn_full(const char *args, bool quit_qmp, int timeout_s, char **err)
 {
     static const char quit[] = "{\"execute\": \"qmp_capabilities\"}\n"

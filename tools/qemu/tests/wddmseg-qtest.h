@@ -262,6 +262,11 @@ void vm_cont(WDev *d);
  * had to be killed after timeout_s) and its stderr in *err.
  */
 int wq_spawn(const char *args, int timeout_s, char **err);
+/*
+ * QEMU started with args refuses to start: exit status 1 and a message
+ * matching regex on stderr (what it printed goes to the test log if not).
+ */
+bool wq_refused(const char *args, const char *regex);
 /* Same; without quit_qmp, no QMP: QEMU must exit by itself. */
 int wq_spawn_full(const char *args, bool quit_qmp, int timeout_s, char **err);
 
