@@ -32,6 +32,9 @@ mkdir -p "$OUT"
 pass=0 fail=0 skip=0
 t0=$(date +%s)
 KERNEL_LINES=()
+# Every failed check, "[TAG/stage] not ok ...": the summary repeats them, so
+# that the last lines of a long log (all a CI report may keep) name them.
+FAILED=()
 
 log() { echo "check: $*"; }
 
@@ -53,6 +56,9 @@ count() {
 	skip=$((skip + s))
 	fail=$((fail + f))
 	[ -z "$res" ] || sed "s|^|[$tag$(basename "$1" .tap)] |" <<<"$res"
+	[ "$f" -eq 0 ] || mapfile -t -O ${#FAILED[@]} FAILED < <(
+		grep -E '^(# )*not ok [0-9]+' <<<"$res" | cut -c 1-200 |
+		sed "s|^|[$tag$(basename "$1" .tap)] |")
 }
 
 # stage DIR TAG NAME COMMAND...: run a build step, logs in DIR; a failure
@@ -81,6 +87,9 @@ totals() { # totals PASS FAIL SKIP
 summary() {
 	local l
 	log "done in $(( $(date +%s) - t0 ))s"
+	for l in ${FAILED[@]+"${FAILED[@]}"}; do
+		log "FAILED $l"
+	done
 	for l in ${KERNEL_LINES[@]+"${KERNEL_LINES[@]}"}; do
 		log "$l"
 	done
