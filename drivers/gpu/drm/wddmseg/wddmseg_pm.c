@@ -343,29 +343,76 @@ static int wddmseg_pm_wait_engine(struct wddmseg_device *wdev)
 	return -ETIMEDOUT;
 }
 
-/* Bytes the coming sleep would destroy: what wddmseg_pm_evict() copies. */
-static u64 wddmseg_pm_need(struct wddmseg_device *wdev, bool late)
+/**
+ * typedef wddmseg_pm_visit_t - what wddmseg_pm_walk() does with one allocation
+ * @wdev: the device
+ * @bo: the allocation, with a GEM reference (and reserved, if asked)
+ * @id: its segment
+ * @arg: the walk's argument
+ *
+ * Returns 0 to go on, anything else to end the walk with it.
+ */
+typedef int (*wddmseg_pm_visit_t)(struct wddmseg_device *wdev,
+				  struct wddmseg_bo *bo, u32 id, void *arg);
+
+/*
+ * Call @visit for every allocation of every memory segment (@apertures
+ * false) or of every aperture segment (@apertures true), in segment order,
+ * until one returns non-zero, which is returned. With @reserve, each
+ * allocation is reserved around the call and skipped when it left the
+ * segment or is being destroyed in the meantime.
+ */
+static int wddmseg_pm_walk(struct wddmseg_device *wdev, bool apertures,
+			   bool reserve, wddmseg_pm_visit_t visit, void *arg)
 {
 	struct wddmseg_bo *bo;
-	u64 pos, need = 0;
+	int ret = 0;
 	u32 id;
+	u64 pos;
 
-	for (id = 1; id <= wdev->desc.segment_count; id++) {
-		if (wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
+	for (id = 1; id <= wdev->desc.segment_count && !ret; id++) {
+		if (wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]) !=
+		    apertures)
 			continue;
 		pos = 0;
-		while ((bo = wddmseg_pm_next(wdev->mgr[id - 1], &pos))) {
-			if (!ttm_bo_reserve(&bo->tbo, false, false, NULL)) {
+		while (!ret && (bo = wddmseg_pm_next(wdev->mgr[id - 1], &pos))) {
+			if (!reserve) {
+				ret = visit(wdev, bo, id, arg);
+			} else if (!ttm_bo_reserve(&bo->tbo, false, false, NULL)) {
 				if (wddmseg_res_segment(wdev, bo->tbo.resource) == id &&
-				    !bo->tbo.deleted && (late || !bo->tbo.pin_count) &&
-				    !wddmseg_pm_preserved(wdev, id, bo))
-					need += bo->tbo.base.size;
+				    !bo->tbo.deleted)
+					ret = visit(wdev, bo, id, arg);
 				ttm_bo_unreserve(&bo->tbo);
 			}
 			drm_gem_object_put(&bo->tbo.base);
 		}
 	}
-	return need;
+	return ret;
+}
+
+struct wddmseg_pm_need {
+	bool late;
+	u64 bytes;
+};
+
+static int wddmseg_pm_need_bo(struct wddmseg_device *wdev,
+			      struct wddmseg_bo *bo, u32 id, void *arg)
+{
+	struct wddmseg_pm_need *need = arg;
+
+	if ((need->late || !bo->tbo.pin_count) &&
+	    !wddmseg_pm_preserved(wdev, id, bo))
+		need->bytes += bo->tbo.base.size;
+	return 0;
+}
+
+/* Bytes the coming sleep would destroy: what wddmseg_pm_evict() copies. */
+static u64 wddmseg_pm_need(struct wddmseg_device *wdev, bool late)
+{
+	struct wddmseg_pm_need need = { .late = late };
+
+	wddmseg_pm_walk(wdev, false, true, wddmseg_pm_need_bo, &need);
+	return need.bytes;
 }
 
 /*
@@ -390,62 +437,43 @@ static int wddmseg_pm_check_room(struct wddmseg_device *wdev, u64 need)
 	return -ENOMEM;
 }
 
+static int wddmseg_pm_evict_visit(struct wddmseg_device *wdev,
+				  struct wddmseg_bo *bo, u32 id, void *late)
+{
+	return wddmseg_pm_evict_bo(wdev, bo, id, *(bool *)late);
+}
+
 /* Evict (or save) everything the coming sleep would destroy. */
 static int wddmseg_pm_evict(struct wddmseg_device *wdev, bool late)
 {
 	struct wddmseg_pm *pm = &wdev->pm;
-	struct wddmseg_bo *bo;
 	int ret;
-	u32 id;
-	u64 pos;
 
 	lockdep_assert_held(&pm->lock);
 	ret = wddmseg_pm_check_room(wdev, wddmseg_pm_need(wdev, late));
-	for (id = 1; id <= wdev->desc.segment_count && !ret; id++) {
-		if (wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
-			continue;
-		/* The kept bytes are counted again by each pass. */
-		pm->kept[id - 1] = 0;
-		pos = 0;
-		while (!ret && (bo = wddmseg_pm_next(wdev->mgr[id - 1], &pos))) {
-			ret = ttm_bo_reserve(&bo->tbo, false, false, NULL);
-			if (!ret) {
-				if (wddmseg_res_segment(wdev, bo->tbo.resource) == id &&
-				    !bo->tbo.deleted)
-					ret = wddmseg_pm_evict_bo(wdev, bo, id, late);
-				ttm_bo_unreserve(&bo->tbo);
-			}
-			drm_gem_object_put(&bo->tbo.base);
-		}
-	}
+	if (ret)
+		return ret;
+	/* The kept bytes are counted again by each pass. */
+	memset(pm->kept, 0, sizeof(pm->kept));
+	ret = wddmseg_pm_walk(wdev, false, true, wddmseg_pm_evict_visit, &late);
 	/* The copies are pipelined: the phase ends when they are done. */
 	if (!ret)
 		ret = wddmseg_pm_wait_engine(wdev);
 	return ret;
 }
 
+static int wddmseg_pm_rebind_bo(struct wddmseg_device *wdev,
+				struct wddmseg_bo *bo, u32 id, void *arg)
+{
+	if (bo->tbo.ttm && ttm_tt_is_populated(bo->tbo.ttm))
+		wddmseg_vram_apt_update(wdev, bo->tbo.resource, bo->tbo.ttm);
+	return 0;
+}
+
 /* Write every bound range of every aperture into its page table again. */
 static void wddmseg_pm_rebind_apertures(struct wddmseg_device *wdev)
 {
-	struct wddmseg_bo *bo;
-	u32 id;
-	u64 pos;
-
-	for (id = 1; id <= wdev->desc.segment_count; id++) {
-		if (!wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
-			continue;
-		pos = 0;
-		while ((bo = wddmseg_pm_next(wdev->mgr[id - 1], &pos))) {
-			if (!ttm_bo_reserve(&bo->tbo, false, false, NULL)) {
-				if (wddmseg_res_segment(wdev, bo->tbo.resource) == id &&
-				    bo->tbo.ttm && ttm_tt_is_populated(bo->tbo.ttm))
-					wddmseg_vram_apt_update(wdev, bo->tbo.resource,
-								bo->tbo.ttm);
-				ttm_bo_unreserve(&bo->tbo);
-			}
-			drm_gem_object_put(&bo->tbo.base);
-		}
-	}
+	wddmseg_pm_walk(wdev, true, true, wddmseg_pm_rebind_bo, NULL);
 }
 
 /* Write saved pinned content back (the allocations never moved). */
@@ -694,6 +722,13 @@ static int wddmseg_pm_wake(struct wddmseg_device *wdev)
 	return ret;
 }
 
+static int wddmseg_pm_unmap_bo(struct wddmseg_device *wdev,
+			       struct wddmseg_bo *bo, u32 id, void *arg)
+{
+	ttm_bo_unmap_virtual(&bo->tbo);
+	return 0;
+}
+
 /*
  * CPU mappings of what stays in VRAM go: the device in D3hot does not
  * decode its BARs. The next fault resumes the device (wddmseg_gem_fault
@@ -702,19 +737,7 @@ static int wddmseg_pm_wake(struct wddmseg_device *wdev)
  */
 static void wddmseg_pm_unmap_vram(struct wddmseg_device *wdev)
 {
-	struct wddmseg_bo *bo;
-	u32 id;
-	u64 pos;
-
-	for (id = 1; id <= wdev->desc.segment_count; id++) {
-		if (wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
-			continue;
-		pos = 0;
-		while ((bo = wddmseg_pm_next(wdev->mgr[id - 1], &pos))) {
-			ttm_bo_unmap_virtual(&bo->tbo);
-			drm_gem_object_put(&bo->tbo.base);
-		}
-	}
+	wddmseg_pm_walk(wdev, false, false, wddmseg_pm_unmap_bo, NULL);
 }
 
 /*
