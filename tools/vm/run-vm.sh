@@ -185,8 +185,8 @@ rm -f "$DLOG"
 # resumes from S3: the first resume of a boot comes back with reserved
 # EFLAGS bits set (a kernel-mode #DB from a stray TF, a double fault on a
 # pushf), with no wddmseg device in the VM at all. Measured with 5 S3
-# cycles per boot, no device, 6.12 guest: 5 of 27 boots crashed with -cpu
-# max, 2 of 26 with la57=off, 0 of 60 with thread=single. S3 boots run
+# cycles per boot, no device, 6.12 guest: 5 of 28 boots crashed with -cpu
+# max, 2 of 27 with la57=off, 0 of 60 with thread=single. S3 boots run
 # both vCPUs in one TCG thread.
 ACCEL=tcg
 if [ $S3 = 1 ]; then
