@@ -1337,7 +1337,12 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 
 	for (k = 0; k < MIG_REPEATS; k++) {
 		for (i = 0; i < MIG_NMODES; i++) {
-			/* each repeat starts with another mode: no order bias */
+			/*
+			 * Each repeat starts with another mode, so no mode
+			 * always runs first. What runs before a mode is not
+			 * balanced: in 5 repeats of 3 modes, engine-or-CPU
+			 * follows the CPU mode 3 times.
+			 */
 			e = (k + i) % MIG_NMODES;
 			note = mig_note[p][s][e];
 			if (!switchable && e != MIG_AUTO)
