@@ -46,7 +46,8 @@ log() { echo "check: $*"; }
 # qtests: each check is a nested "# ok N - ..." line, glib's own line of
 # a passing test case ("ok 1 /x86_64/wddmseg/...") does not count again.
 count() {
-	local res p f s tag=${2:+$2/}
+	local res p f s pfx
+	pfx="[${2:+$2/}$(basename "$1" .tap)] "
 	res=$(grep -E '^(# )*(not )?ok [0-9]+' "$1" |
 		grep -Ev '^ok [0-9]+ (selftests: |/x86_64/wddmseg/)')
 	p=$(grep -Ec '^(# )*ok [0-9]+' <<<"$res")
@@ -55,10 +56,10 @@ count() {
 	pass=$((pass + p - s))
 	skip=$((skip + s))
 	fail=$((fail + f))
-	[ -z "$res" ] || sed "s|^|[$tag$(basename "$1" .tap)] |" <<<"$res"
+	[ -z "$res" ] || sed "s|^|$pfx|" <<<"$res"
 	[ "$f" -eq 0 ] || mapfile -t -O ${#FAILED[@]} FAILED < <(
 		grep -E '^(# )*not ok [0-9]+' <<<"$res" | cut -c 1-200 |
-		sed "s|^|[$tag$(basename "$1" .tap)] |")
+		sed "s|^|$pfx|")
 }
 
 # stage DIR TAG NAME COMMAND...: run a build step, logs in DIR; a failure

@@ -12,12 +12,12 @@
 # not seen to do there. Such a boot is booted once more; a crash with a
 # driver frame never is.
 s3_env_crash() {
-	local log
+	local log crash
 	log=$(tr -d '\r' <"$1" 2>/dev/null) || return 1
 	grep -q 'PM: suspend entry' <<<"$log" || return 1
-	grep -Eq 'Oops|double fault|WARNING: .* exc_debug_kernel' <<<"$log" ||
-		return 1
-	! sed -n '/Oops\|double fault\|WARNING: .* exc_debug_kernel/,$p' <<<"$log" |
-		grep -E '^\[ *[0-9.]+\] +(RIP: |[a-z_][a-z0-9_.]*\+0x)' |
+	# the log from the first crash line on
+	crash=$(sed -En '/Oops|double fault|WARNING: .* exc_debug_kernel/,$p' <<<"$log")
+	[ -n "$crash" ] || return 1
+	! grep -E '^\[ *[0-9.]+\] +(RIP: |[a-z_][a-z0-9_.]*\+0x)' <<<"$crash" |
 		grep -q wddmseg
 }
