@@ -11,7 +11,10 @@
 # then wddmseg's migration throughput with the copy engine and with the
 # CPU fallback (VRAM <-> system, aperture, VRAM; 4 KiB..64 MiB), next to
 # the host's memcpy bandwidth, measured here before the VM boots by a
-# small C program (64 MiB buffers, warmed up, best of 10).
+# small C program (64 MiB buffers, warmed up, best of 10), and again
+# whenever the guest asks, next to the 64 MiB cells: wddmseg-bench -C
+# writes "memcpy" on its /dev/ttyS2, tools/vm/host-memcpy-ctl.py answers
+# from run-vm.sh's --ctl socket with the program's figure.
 # Prints the table; numbers only, nothing passes or fails. The exit status
 # is non-zero only if the VM or the benchmark could not run.
 #
@@ -140,16 +143,21 @@ for c in /sys/class/drm/card[0-9]*; do
 	case "\${c##*/}" in *-*) continue ;; esac
 	echo "\${c##*/}: \$(readlink -f \$c/device/driver | sed 's|.*/||') \$(readlink -f \$c/device | sed 's|.*/||')"
 done
-wddmseg-bench -v -t $SECS -r $REPEATS $MIG -H $HOST_MEMCPY $COLS
+wddmseg-bench -v -t $SECS -r $REPEATS $MIG -H $HOST_MEMCPY -C /dev/ttyS2 $COLS
 EOF
 
 log "booting one VM with -device wddmseg and -device bochs-display (TCG; about 2 minutes)"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rc=0
-bash tools/vm/run-vm.sh --no-build --name bench --mode script \
+python3 tools/vm/host-memcpy-ctl.py "$VMDIR/bench.ctl" "$OUT/host-memcpy" 300 \
+	>"$OUT/ctl.log" 2>&1 &
+ctl=$!
+bash tools/vm/run-vm.sh --no-build --name bench --mode script --ctl \
 	--script "$OUT/guest.sh" --timeout 900 -- \
 	-device wddmseg,addr=0x4 -device bochs-display,addr=0x5,vgamem=16M \
 	>"$OUT/vm.log" 2>&1 || rc=$?
+kill $ctl 2>/dev/null || :
+wait $ctl 2>/dev/null || :
 {
 	tr -d '\r' <"$VMDIR/bench.tap" 2>/dev/null
 	echo "host: $(nproc) CPUs, load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"

@@ -8,7 +8,7 @@
  *
  * Usage: wddmseg-bench [-t SECONDS] [-r REPEATS] [-e MIB] [-v]
  *                      [-m SECONDS] [-S KIB] [-M] [-L] [-H MIBPS]
- *                      [-d DRIVER=NODE]...
+ *                      [-C TTY] [-d DRIVER=NODE]...
  *                      [DRIVER...]
  *
  *   DRIVER   DRM driver names, one table column each (default: wddmseg
@@ -27,6 +27,10 @@
  *            allocations and create+destroy with 1,000 and 100,000 live
  *   -H       host memcpy bandwidth in MiB/s, measured outside the VM
  *            (tools/bench.sh), printed as the physical ceiling
+ *   -C       a serial port whose other end answers a line "memcpy" with
+ *            the host's memcpy bandwidth now, in MiB/s (tools/bench.sh:
+ *            tools/vm/host-memcpy-ctl.py on run-vm.sh's --ctl socket):
+ *            the ceiling is then also sampled next to the 64 MiB cells
  *
  * Before anything is timed, 80% of MemAvailable is mapped, written and
  * unmapped: QEMU gives guest RAM host pages on first touch, and without
@@ -152,10 +156,15 @@
  * driver's cpu_move_max_kb thresholds: what users get), the engine alone
  * (cpu_move_max_kb=0,0,0) and the CPU copy fallback (use_engine=0); the
  * parameters are restored afterwards. Rows also show engine-or-CPU over
- * each of the others, and the 64 MiB figures are compared with the
- * host's memcpy bandwidth (-H) and the guest's userspace memcpy of
- * 64 MiB. A size that does not fit a segment shows n/a. The content is
- * checked after each size.
+ * each of the others: the median of the 5 ratios of runs made one after
+ * the other in the same repeat, not the ratio of the medians, so that a
+ * drift of the host between repeats cancels out. The 64 MiB figures are
+ * compared with the host's memcpy bandwidth (-H) and the guest's
+ * userspace memcpy of 64 MiB; with -C, also with the host's memcpy
+ * sampled before each repeat of the 64 MiB cells and after the last one
+ * (the VM idle meanwhile): each engine-or-CPU run against the faster of
+ * the two samples around it, median of the 5 ratios. A size that does
+ * not fit a segment shows n/a. The content is checked after each size.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -175,6 +184,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -195,6 +205,8 @@ static bool verbose;
 static bool live_only;		/* -L */
 static double mig_seconds = 1.5;
 static double host_memcpy = NA;
+static const char *ctl_path;	/* -C */
+static int ctl_fd = -1;
 
 static const uint64_t sizes[] = { 4096, 65536, 1048576 };
 
@@ -1186,6 +1198,10 @@ static char saved_cpu_move[32];	/* cpu_move_max_kb as loaded, or "" */
 
 /* [path][size][mode], MiB/s or NA; why n/a */
 static double mig[MIG_NPATHS][MIG_NSIZES][MIG_NMODES];
+/* every run in the order of the repeats, NA if it failed */
+static double mig_runs[MIG_NPATHS][MIG_NSIZES][MIG_NMODES][MIG_REPEATS];
+/* -C: host memcpy before each repeat of the 64 MiB cells, and after */
+static double mig_host[MIG_NPATHS][MIG_REPEATS + 1];
 static char mig_note[MIG_NPATHS][MIG_NSIZES][MIG_NMODES][96];
 static bool mig_ran;
 static char mig_info[6][200];
@@ -1266,6 +1282,78 @@ out:
 }
 
 /*
+ * -C: the host's memcpy bandwidth now, in MiB/s, or NA. The host copies
+ * while this waits in poll(): the vCPUs idle and the engine has nothing
+ * queued, so the sample sees the host as the next run will.
+ */
+static double host_memcpy_now(void)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	char line[64], ch, *end;
+	size_t n = 0;
+	double v;
+
+	if (ctl_fd < 0)
+		return NA;
+	pfd.fd = ctl_fd;
+	if (write(ctl_fd, "memcpy\n", 7) != 7)
+		goto fail;
+	for (;;) {
+		if (poll(&pfd, 1, 30000) != 1 || read(ctl_fd, &ch, 1) != 1)
+			goto fail;
+		if (ch == '\n')
+			break;
+		if (ch != '\r' && n < sizeof(line) - 1)
+			line[n++] = ch;
+	}
+	line[n] = '\0';
+	v = strtod(line, &end);
+	if (end != line && v > 0)
+		return v;
+fail:
+	minfo("host memcpy over %s: no answer, not sampled again", ctl_path);
+	close(ctl_fd);
+	ctl_fd = -1;
+	return NA;
+}
+
+/* -C: the control port, raw (no echo, no line editing), or exit. */
+static void ctl_open(void)
+{
+	struct termios t;
+
+	ctl_fd = open(ctl_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (ctl_fd < 0 || tcgetattr(ctl_fd, &t)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, ctl_path, strerror(errno));
+		exit(2);
+	}
+	cfmakeraw(&t);
+	if (tcsetattr(ctl_fd, TCSANOW, &t) || tcflush(ctl_fd, TCIOFLUSH)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, ctl_path, strerror(errno));
+		exit(2);
+	}
+}
+
+/*
+ * Median over the repeats of @a[k] / @b[k], runs of the same repeat (one
+ * after the other, so the host's drift between repeats cancels out); NA
+ * if a run is missing.
+ */
+static double mig_paired(const double *a, const double *b)
+{
+	double r[MIG_REPEATS];
+	unsigned int k;
+
+	for (k = 0; k < MIG_REPEATS; k++) {
+		if (a[k] == NA || b[k] == NA || b[k] <= 0)
+			return NA;
+		r[k] = a[k] / b[k];
+	}
+	qsort(r, MIG_REPEATS, sizeof(double), cmp_double);
+	return r[MIG_REPEATS / 2];
+}
+
+/*
  * One timed run: round trips of @h between @a and @b for @secs, after one
  * untimed round trip (the first touch of pages and VRAM is slow in QEMU,
  * and the mode may just have changed).
@@ -1331,11 +1419,14 @@ static int mig_set_mode(unsigned int e, char *note, size_t nlen)
 static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 		      unsigned int s, uint32_t a, uint32_t b, bool switchable)
 {
-	double runs[MIG_NMODES][MIG_REPEATS];
-	unsigned int k, i, e, got[MIG_NMODES] = { 0 };
+	double runs[MIG_REPEATS], *run;
+	bool last = s == MIG_NSIZES - 1;
+	unsigned int k, i, e;
 	char *note;
 
 	for (k = 0; k < MIG_REPEATS; k++) {
+		if (last)
+			mig_host[p][k] = host_memcpy_now();
 		for (i = 0; i < MIG_NMODES; i++) {
 			/*
 			 * Each repeat starts with another mode, so no mode
@@ -1345,6 +1436,8 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 			 */
 			e = (k + i) % MIG_NMODES;
 			note = mig_note[p][s][e];
+			run = &mig_runs[p][s][e][k];
+			*run = NA;
 			if (!switchable && e != MIG_AUTO)
 				continue;
 			if (e == MIG_ENGINE && !saved_cpu_move[0]) {
@@ -1356,24 +1449,29 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 			if (switchable &&
 			    mig_set_mode(e, note, sizeof(mig_note[0][0][0])))
 				continue;
-			runs[e][got[e]] = mig_run(c, h, mig_sizes[s], a, b,
-						  mig_seconds / MIG_REPEATS,
-						  note, sizeof(mig_note[0][0][0]));
-			if (runs[e][got[e]] != NA)
-				got[e]++;
+			*run = mig_run(c, h, mig_sizes[s], a, b,
+				       mig_seconds / MIG_REPEATS, note,
+				       sizeof(mig_note[0][0][0]));
 		}
 	}
+	if (last)
+		mig_host[p][MIG_REPEATS] = host_memcpy_now();
 	for (e = 0; e < MIG_NMODES; e++) {
-		if (got[e] < MIG_REPEATS)	/* a run failed: see its note */
+		for (k = 0; k < MIG_REPEATS; k++) {
+			runs[k] = mig_runs[p][s][e][k];
+			if (runs[k] == NA)	/* failed: see its note */
+				break;
+		}
+		if (k < MIG_REPEATS)
 			continue;
-		qsort(runs[e], MIG_REPEATS, sizeof(double), cmp_double);
-		mig[p][s][e] = runs[e][MIG_REPEATS / 2];
+		qsort(runs, MIG_REPEATS, sizeof(double), cmp_double);
+		mig[p][s][e] = runs[MIG_REPEATS / 2];
 		if (verbose) {
-			printf("%s: migration %s %" PRIu64 " KiB %s: %.1f MiB/s (runs",
+			printf("%s: migration %s %" PRIu64 " KiB %s: %.1f MiB/s (runs in order",
 			       prog, mig_path_name[p], mig_sizes[s] >> 10,
 			       mig_mode_name[e], mig[p][s][e]);
 			for (k = 0; k < MIG_REPEATS; k++)
-				printf(" %.0f", runs[e][k]);
+				printf(" %.0f", mig_runs[p][s][e][k]);
 			printf(")\n");
 		}
 	}
@@ -1385,13 +1483,20 @@ static void bench_migrate(struct col *c)
 	struct drm_wddmseg_query_segment qs;
 	uint32_t vis = 0, inv = 0, apt = 0, id, other[MIG_NPATHS];
 	char saved[16] = "";
-	unsigned int p, s, e;
+	unsigned int p, s, e, k;
 	int ret;
 
-	for (p = 0; p < MIG_NPATHS; p++)
-		for (s = 0; s < MIG_NSIZES; s++)
-			for (e = 0; e < MIG_NMODES; e++)
+	for (p = 0; p < MIG_NPATHS; p++) {
+		for (s = 0; s < MIG_NSIZES; s++) {
+			for (e = 0; e < MIG_NMODES; e++) {
 				mig[p][s][e] = NA;
+				for (k = 0; k < MIG_REPEATS; k++)
+					mig_runs[p][s][e][k] = NA;
+			}
+		}
+		for (k = 0; k <= MIG_REPEATS; k++)
+			mig_host[p][k] = NA;
+	}
 	mig_ran = true;
 	guest_memcpy_sample();
 	if (wddmseg_query_adapter(c->fd, &qa))
@@ -1506,9 +1611,12 @@ static void print_migration(void)
 	       "engine-or-CPU", "engine only", "CPU", "/engine", "/CPU");
 	for (p = 0; p < MIG_NPATHS; p++) {
 		for (s = 0; s < MIG_NSIZES; s++) {
+			double (*runs)[MIG_REPEATS] = mig_runs[p][s];
 			double au = mig[p][s][MIG_AUTO],
 			       en = mig[p][s][MIG_ENGINE],
-			       cpu = mig[p][s][MIG_CPU];
+			       cpu = mig[p][s][MIG_CPU],
+			       q1 = mig_paired(runs[MIG_AUTO], runs[MIG_ENGINE]),
+			       q2 = mig_paired(runs[MIG_AUTO], runs[MIG_CPU]);
 			char sz[24];
 
 			if (mig_sizes[s] >= 1048576)
@@ -1520,19 +1628,20 @@ static void print_migration(void)
 			fmt_mibs(a, sizeof(a), au);
 			fmt_mibs(b, sizeof(b), en);
 			fmt_mibs(d, sizeof(d), cpu);
-			if (au != NA && en != NA && en > 0)
-				snprintf(r1, sizeof(r1), "%.2f", au / en);
+			if (q1 != NA)
+				snprintf(r1, sizeof(r1), "%.2f", q1);
 			else
 				snprintf(r1, sizeof(r1), "n/a");
-			if (au != NA && cpu != NA && cpu > 0)
-				snprintf(r2, sizeof(r2), "%.2f", au / cpu);
+			if (q2 != NA)
+				snprintf(r2, sizeof(r2), "%.2f", q2);
 			else
 				snprintf(r2, sizeof(r2), "n/a");
 			printf("%-30s %8s %14s %12s %12s %9s %9s\n",
 			       mig_path_name[p], sz, a, b, d, r1, r2);
 		}
 	}
-	printf("(/engine, /CPU: engine-or-CPU against each alone)\n");
+	printf("(/engine, /CPU: engine-or-CPU against each alone, median of the %d ratios of runs in the same repeat)\n",
+	       MIG_REPEATS);
 	for (s = 0; s < MIG_NSIZES * MIG_NPATHS * MIG_NMODES; s++) {
 		unsigned int pp = s / (MIG_NSIZES * MIG_NMODES),
 			     ss = s / MIG_NMODES % MIG_NSIZES;
@@ -1553,6 +1662,26 @@ static void print_migration(void)
 		if (au != NA && host_memcpy != NA && host_memcpy > 0)
 			printf("engine-or-CPU 64 MiB %s / host memcpy: %.3f\n",
 			       mig_path_name[p], au / host_memcpy);
+	}
+	for (p = 0; p < MIG_NPATHS; p++) {
+		double ceil[MIG_REPEATS], q;
+		const double *h = mig_host[p];
+		unsigned int k;
+
+		if (h[0] == NA)
+			continue;
+		printf("host memcpy before each repeat of the 64 MiB %s cells and after [MiB/s]:",
+		       mig_path_name[p]);
+		for (k = 0; k <= MIG_REPEATS; k++)
+			printf(h[k] == NA ? " n/a" : " %.0f", h[k]);
+		printf("\n");
+		for (k = 0; k < MIG_REPEATS; k++)
+			ceil[k] = h[k] == NA || h[k + 1] == NA ? NA :
+				  h[k] > h[k + 1] ? h[k] : h[k + 1];
+		q = mig_paired(mig_runs[p][MIG_NSIZES - 1][MIG_AUTO], ceil);
+		if (q != NA)
+			printf("engine-or-CPU 64 MiB %s / host memcpy next to it: %.3f\n",
+			       mig_path_name[p], q);
 	}
 	for (s = 0; s < mig_ninfo; s++)
 		printf("  %s\n", mig_info[s]);
@@ -1985,7 +2114,7 @@ static void print_table(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-m SECONDS] [-S KIB] [-M] [-L] [-H MIBPS] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
+		"usage: %s [-t SECONDS] [-r REPEATS] [-e MIB] [-m SECONDS] [-S KIB] [-M] [-L] [-H MIBPS] [-C TTY] [-v] [-d DRIVER=NODE]... [DRIVER...]\n",
 		prog);
 	exit(2);
 }
@@ -2010,7 +2139,7 @@ int main(int argc, char **argv)
 	unsigned int i, r;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "t:r:e:m:S:MLH:d:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "t:r:e:m:S:MLH:C:d:vh")) != -1) {
 		switch (opt) {
 		case 't':
 			seconds = strtod(optarg, NULL);
@@ -2041,6 +2170,9 @@ int main(int argc, char **argv)
 		case 'H':
 			host_memcpy = strtod(optarg, NULL);
 			break;
+		case 'C':
+			ctl_path = optarg;
+			break;
 		case 'd': {
 			char *eq = strchr(optarg, '=');
 			struct col *c;
@@ -2061,6 +2193,8 @@ int main(int argc, char **argv)
 	}
 	if (seconds <= 0 || !repeats || repeats > MAX_REPEATS || !evict_mib)
 		usage();
+	if (ctl_path)
+		ctl_open();
 	for (; optind < argc; optind++)
 		add_col(argv[optind]);
 	if (!ncols) {
