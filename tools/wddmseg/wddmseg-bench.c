@@ -18,7 +18,7 @@
  *   -r       repeats of each measurement; the table shows the median
  *            (default 5); -v prints every repeat
  *   -e       wddmseg eviction buffer size in MiB (default 8)
- *   -m       seconds per migration throughput cell, over 5 runs
+ *   -m       seconds per migration throughput cell, over 6 runs
  *            (default 1.5; 0 skips the migration table)
  *   -S       only this migration size, in KiB (one of the table's sizes)
  *   -M       only the migration table (no allocation, eviction or
@@ -148,22 +148,22 @@
  * CpuVisible segment) and system memory (EVICT), the aperture, and the
  * other (invisible) VRAM segment; each move is the ioctl plus GEM_WAIT, so
  * the engine's pipelined copy is inside the time. MiB moved per second,
- * both directions counted, median of 5 runs, each after one untimed
+ * both directions counted, median of 6 runs, each after one untimed
  * warm-up round trip. Every cell is measured in three modes in the same
- * boot, the runs of the modes alternating (each repeat starting with
- * another mode) so that all see the same host (its speed drifts under
- * TCG): engine-or-CPU (use_engine=1 with the
+ * boot, the runs of the modes alternating (the 6 repeats run the modes in
+ * the 6 possible orders) so that all see the same host (its speed drifts
+ * under TCG): engine-or-CPU (use_engine=1 with the
  * driver's cpu_move_max_kb thresholds: what users get), the engine alone
  * (cpu_move_max_kb=0,0,0) and the CPU copy fallback (use_engine=0); the
  * parameters are restored afterwards. Rows also show engine-or-CPU over
- * each of the others: the median of the 5 ratios of runs made one after
+ * each of the others: the median of the 6 ratios of runs made one after
  * the other in the same repeat, not the ratio of the medians, so that a
  * drift of the host between repeats cancels out. The 64 MiB figures are
  * compared with the host's memcpy bandwidth (-H) and the guest's
  * userspace memcpy of 64 MiB; with -C, also with the host's memcpy
  * sampled before each repeat of the 64 MiB cells and after the last one
  * (the VM idle meanwhile): each engine-or-CPU run against the faster of
- * the two samples around it, median of the 5 ratios. A size that does
+ * the two samples around it, median of the 6 ratios. A size that does
  * not fit a segment shows n/a. The content is checked after each size.
  */
 #define _GNU_SOURCE
@@ -302,6 +302,16 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * The median of @n values (sorted in place); of an even count, the mean
+ * of the middle two.
+ */
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Record a finished measurement: the median of its runs. */
@@ -1167,7 +1177,7 @@ static void bench_wddmseg(struct col *c)
 
 #define USE_ENGINE_PARAM	"/sys/module/wddmseg/parameters/use_engine"
 #define CPU_MOVE_PARAM	"/sys/module/wddmseg/parameters/cpu_move_max_kb"
-#define MIG_REPEATS		5
+#define MIG_REPEATS		6
 
 static const uint64_t mig_sizes[] = {
 	4096, 8192, 16384, 32768, 65536, 131072, 262144, 1048576, 16 << 20,
@@ -1349,8 +1359,7 @@ static double mig_paired(const double *a, const double *b)
 			return NA;
 		r[k] = a[k] / b[k];
 	}
-	qsort(r, MIG_REPEATS, sizeof(double), cmp_double);
-	return r[MIG_REPEATS / 2];
+	return median(r, MIG_REPEATS);
 }
 
 /*
@@ -1409,6 +1418,19 @@ static int mig_set_mode(unsigned int e, char *note, size_t nlen)
 }
 
 /*
+ * The order of the modes in each repeat: all 6 orders of 3, so that every
+ * mode runs first, second and third twice, and follows each other mode
+ * twice (a Williams design): neither the drift of the host within a
+ * repeat nor what the mode before leaves behind (the engine's thread
+ * still polling, caches) favours a mode.
+ */
+static const unsigned char mig_order[MIG_REPEATS][MIG_NMODES] = {
+	{ MIG_CPU, MIG_AUTO, MIG_ENGINE }, { MIG_AUTO, MIG_ENGINE, MIG_CPU },
+	{ MIG_ENGINE, MIG_CPU, MIG_AUTO }, { MIG_CPU, MIG_ENGINE, MIG_AUTO },
+	{ MIG_AUTO, MIG_CPU, MIG_ENGINE }, { MIG_ENGINE, MIG_AUTO, MIG_CPU },
+};
+
+/*
  * The cells of one path and size: MIG_REPEATS runs in each mode, the
  * modes alternating (the parameters are switched between runs), so that
  * all see the same host; each cell is the median of its runs. Without
@@ -1428,13 +1450,7 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 		if (last)
 			mig_host[p][k] = host_memcpy_now();
 		for (i = 0; i < MIG_NMODES; i++) {
-			/*
-			 * Each repeat starts with another mode, so no mode
-			 * always runs first. What runs before a mode is not
-			 * balanced: in 5 repeats of 3 modes, engine-or-CPU
-			 * follows the CPU mode 3 times.
-			 */
-			e = (k + i) % MIG_NMODES;
+			e = mig_order[k][i];
 			note = mig_note[p][s][e];
 			run = &mig_runs[p][s][e][k];
 			*run = NA;
@@ -1464,8 +1480,7 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 		}
 		if (k < MIG_REPEATS)
 			continue;
-		qsort(runs, MIG_REPEATS, sizeof(double), cmp_double);
-		mig[p][s][e] = runs[MIG_REPEATS / 2];
+		mig[p][s][e] = median(runs, MIG_REPEATS);
 		if (verbose) {
 			printf("%s: migration %s %" PRIu64 " KiB %s: %.1f MiB/s (runs in order",
 			       prog, mig_path_name[p], mig_sizes[s] >> 10,
