@@ -1605,6 +1605,28 @@ static void bench_migrate(struct col *c)
 		param_write(CPU_MOVE_PARAM, saved_cpu_move);
 }
 
+/*
+ * Who copies a move of path @p and size @s for engine-or-CPU: the CPU up
+ * to the path's cpu_move_max_kb (the moves measured here are of an idle
+ * allocation), the engine above it.
+ */
+static const char *mig_copier(unsigned int p, unsigned int s)
+{
+	unsigned long kb[MIG_NPATHS] = { 0 };
+	char *end = saved_cpu_move;
+	unsigned int i;
+
+	if (!saved_cpu_move[0])
+		return "engine";
+	for (i = 0; i < MIG_NPATHS; i++) {
+		kb[i] = strtoul(end, &end, 10);
+		if (*end != ',')
+			break;
+		end++;
+	}
+	return mig_sizes[s] >> 10 <= kb[p] ? "CPU" : "engine";
+}
+
 static void fmt_mibs(char *buf, size_t len, double v)
 {
 	if (v == NA)
@@ -1622,8 +1644,9 @@ static void print_migration(void)
 		return;
 	printf("\nmigration throughput, wddmseg (move + GEM_WAIT, both directions, median of %d) [MiB/s]\n",
 	       MIG_REPEATS);
-	printf("%-30s %8s %14s %12s %12s %9s %9s\n", "path", "size",
-	       "engine-or-CPU", "engine only", "CPU", "/engine", "/CPU");
+	printf("%-30s %8s %14s %7s %12s %12s %9s %9s\n", "path", "size",
+	       "engine-or-CPU", "copies", "engine only", "CPU", "/engine",
+	       "/CPU");
 	for (p = 0; p < MIG_NPATHS; p++) {
 		for (s = 0; s < MIG_NSIZES; s++) {
 			double (*runs)[MIG_REPEATS] = mig_runs[p][s];
@@ -1651,11 +1674,13 @@ static void print_migration(void)
 				snprintf(r2, sizeof(r2), "%.2f", q2);
 			else
 				snprintf(r2, sizeof(r2), "n/a");
-			printf("%-30s %8s %14s %12s %12s %9s %9s\n",
-			       mig_path_name[p], sz, a, b, d, r1, r2);
+			printf("%-30s %8s %14s %7s %12s %12s %9s %9s\n",
+			       mig_path_name[p], sz, a, mig_copier(p, s), b, d,
+			       r1, r2);
 		}
 	}
-	printf("(/engine, /CPU: engine-or-CPU against each alone, median of the %d ratios of runs in the same repeat)\n",
+	printf("(/engine, /CPU: engine-or-CPU against each alone, median of the %d ratios of runs in the same repeat;\n"
+	       " copies: what copies for engine-or-CPU, by cpu_move_max_kb: where it is the CPU, it runs the CPU path's code)\n",
 	       MIG_REPEATS);
 	for (s = 0; s < MIG_NSIZES * MIG_NPATHS * MIG_NMODES; s++) {
 		unsigned int pp = s / (MIG_NSIZES * MIG_NMODES),
