@@ -143,3 +143,41 @@ void wddmseg_vram_page_io(struct wddmseg_device *wdev,
 			(wddmseg_mgr_res_run(res, i, &run) << PAGE_SHIFT),
 			buf, PAGE_SIZE, to_res);
 }
+
+/**
+ * wddmseg_vram_page_copy - copy page @i of an allocation between resources
+ * @wdev: device
+ * @tbo: buffer object whose ttm_tt backs whichever side is not VRAM
+ * @from: source resource
+ * @to: destination resource
+ * @i: page index in both
+ * @bounce: PAGE_SIZE bytes, used when both sides are VRAM
+ *
+ * Between system pages (plain or bound to an aperture) and VRAM the page
+ * is copied once, from or to the kernel's mapping of the system page, in
+ * BAR2 or the BAR4 window. VRAM to VRAM goes through @bounce: two BAR4
+ * windows cannot be mapped at once.
+ */
+void wddmseg_vram_page_copy(struct wddmseg_device *wdev,
+			    struct ttm_buffer_object *tbo,
+			    struct ttm_resource *from, struct ttm_resource *to,
+			    pgoff_t i, void *bounce)
+{
+	struct wddmseg_mgr *fm = wddmseg_mgr_res(wdev, from);
+	struct wddmseg_mgr *tm = wddmseg_mgr_res(wdev, to);
+	bool from_tt = !fm || fm->manager.use_tt;
+	bool to_tt = !tm || tm->manager.use_tt;
+	void *vaddr;
+
+	if (from_tt == to_tt) {
+		wddmseg_vram_page_io(wdev, tbo, from, i, bounce, false);
+		wddmseg_vram_page_io(wdev, tbo, to, i, bounce, true);
+		return;
+	}
+	vaddr = kmap_local_page(tbo->ttm->pages[i]);
+	if (from_tt)
+		wddmseg_vram_page_io(wdev, tbo, to, i, vaddr, true);
+	else
+		wddmseg_vram_page_io(wdev, tbo, from, i, vaddr, false);
+	kunmap_local(vaddr);
+}
