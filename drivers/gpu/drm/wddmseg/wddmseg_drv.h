@@ -744,10 +744,6 @@ void wddmseg_vram_io(struct wddmseg_device *wdev, bool visible, u64 vram_off,
 void wddmseg_vram_page_io(struct wddmseg_device *wdev,
 			  struct ttm_buffer_object *tbo, struct ttm_resource *res,
 			  pgoff_t i, void *buf, bool to_res);
-void wddmseg_vram_page_copy(struct wddmseg_device *wdev,
-			    struct ttm_buffer_object *tbo,
-			    struct ttm_resource *from, struct ttm_resource *to,
-			    pgoff_t i, void *bounce);
 
 /* wddmseg_migrate.c */
 bool wddmseg_migrate_uses_engine(struct wddmseg_device *wdev);

@@ -816,11 +816,9 @@ struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
  * @new_mem: destination resource
  * @ctx: TTM operation context, for populating the ttm_tt
  *
- * The fallback without a copy engine, and the copy of small moves of
- * idle allocations with one: a page at a time, between the system page's
- * kernel mapping and BAR2 or the BAR4 window, or through a bounce page
- * from VRAM to VRAM (window to window included); content that never
- * existed is written as zeroes.
+ * The fallback without a copy engine: one page at a time through a bounce
+ * page so that any pair of domains works, window-to-window included;
+ * content that never existed is written as zeroes.
  *
  * Return: 0 or a negative errno.
  */
@@ -834,8 +832,8 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 	bool old_tt = !old_mgr || old_mgr->manager.use_tt;
 	struct ttm_tt *ttm = tbo->ttm;
 	struct wddmseg_mgr *new_mgr;
-	void *bounce = NULL;
-	bool clear, new_tt;
+	bool clear;
+	void *bounce;
 	pgoff_t i;
 	int ret;
 
@@ -844,8 +842,7 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 
 	/* ... and VRAM known to be zero already is (the caller waited). */
 	new_mgr = wddmseg_mgr_res(wdev, new_mem);
-	new_tt = !new_mgr || new_mgr->manager.use_tt;
-	if (clear && !new_tt) {
+	if (clear && new_mgr && !new_mgr->manager.use_tt) {
 		wddmseg_mgr_res_set_pristine(new_mem);
 		if (wddmseg_mgr_res_zeroed(new_mem)) {
 			atomic64_inc(&new_mgr->fills_skipped);
@@ -867,25 +864,16 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 			return ret;
 	}
 
-	/*
-	 * A page of zeroes to write, or a bounce page from VRAM to VRAM;
-	 * between system pages and VRAM each page is copied once.
-	 */
-	if (clear || (!old_tt && !new_tt)) {
-		bounce = clear ? kzalloc(PAGE_SIZE, GFP_KERNEL) :
-				 kmalloc(PAGE_SIZE, GFP_KERNEL);
-		if (!bounce)
-			return -ENOMEM;
-	}
+	bounce = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
 	if (!clear && !old_tt)
 		atomic64_add(tbo->base.size, &old_mgr->transfer_out_bytes);
 
 	for (i = 0; i < PFN_UP(tbo->base.size); i++) {
-		if (clear)
-			wddmseg_vram_page_io(wdev, tbo, new_mem, i, bounce, true);
-		else
-			wddmseg_vram_page_copy(wdev, tbo, old_mem, new_mem, i,
-					       bounce);
+		if (!clear)
+			wddmseg_vram_page_io(wdev, tbo, old_mem, i, bounce, false);
+		wddmseg_vram_page_io(wdev, tbo, new_mem, i, bounce, true);
 		cond_resched();
 	}
 

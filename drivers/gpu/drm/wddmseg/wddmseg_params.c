@@ -21,11 +21,11 @@ MODULE_PARM_DESC(use_engine,
  * [1] an aperture on either side, [2] VRAM <-> VRAM. Measured with
  * `make bench` (Documentation/gpu/wddmseg.rst, "Engine or CPU").
  */
-unsigned int wddmseg_cpu_move_max_kb[WDDMSEG_MOVE_PATHS] = { 8, 8, 4 };
+unsigned int wddmseg_cpu_move_max_kb[WDDMSEG_MOVE_PATHS] = { 4, 4, 4 };
 module_param_array_named(cpu_move_max_kb, wddmseg_cpu_move_max_kb, uint,
 			 NULL, 0644);
 MODULE_PARM_DESC(cpu_move_max_kb,
-		 "Largest move in KiB the CPU copies instead of the engine when the allocation is idle: VRAM<->system,aperture,VRAM<->VRAM (default 8,8,4; 0: engine only)");
+		 "Largest move in KiB the CPU copies instead of the engine when the allocation is idle: VRAM<->system,aperture,VRAM<->VRAM (default 4,4,4; 0: engine only)");
 
 unsigned int wddmseg_keep_sysmem_mb = 256;
 module_param_named(keep_sysmem_mb, wddmseg_keep_sysmem_mb, uint, 0644);
