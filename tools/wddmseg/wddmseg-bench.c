@@ -323,9 +323,7 @@ static void done(struct col *c, enum row r)
 	if (!cl->nruns)
 		return;
 	memcpy(s, cl->runs, sizeof(s));
-	qsort(s, cl->nruns, sizeof(double), cmp_double);
-	cl->value = cl->nruns % 2 ? s[cl->nruns / 2] :
-		    (s[cl->nruns / 2 - 1] + s[cl->nruns / 2]) / 2;
+	cl->value = median(s, cl->nruns);
 }
 
 static int open_driver(struct col *c)
@@ -1333,15 +1331,14 @@ static void ctl_open(void)
 	struct termios t;
 
 	ctl_fd = open(ctl_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (ctl_fd < 0 || tcgetattr(ctl_fd, &t)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, ctl_path, strerror(errno));
-		exit(2);
+	if (ctl_fd >= 0 && !tcgetattr(ctl_fd, &t)) {
+		cfmakeraw(&t);
+		if (!tcsetattr(ctl_fd, TCSANOW, &t) &&
+		    !tcflush(ctl_fd, TCIOFLUSH))
+			return;
 	}
-	cfmakeraw(&t);
-	if (tcsetattr(ctl_fd, TCSANOW, &t) || tcflush(ctl_fd, TCIOFLUSH)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, ctl_path, strerror(errno));
-		exit(2);
-	}
+	fprintf(stderr, "%s: %s: %s\n", prog, ctl_path, strerror(errno));
+	exit(2);
 }
 
 /*
