@@ -11,24 +11,11 @@ until QEMU listens or TIMEOUT seconds have passed, and answers every line
 guest waits for the answer, so the VM idles while the host copies. Exits
 0 when QEMU closes the socket, 1 if it never could connect.
 """
-import socket
 import subprocess
 import sys
-import time
 
-
-def connect(path, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            s.connect(path)
-            return s
-        except OSError:
-            s.close()
-            if time.monotonic() > deadline:
-                return None
-            time.sleep(0.2)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from screendump import connect_unix  # noqa: E402 (after the line above)
 
 
 def sample(program):
@@ -43,9 +30,11 @@ def main():
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     path, program, timeout = sys.argv[1], sys.argv[2], float(sys.argv[3])
-    s = connect(path, timeout)
-    if s is None:
-        print(f"host-memcpy-ctl: cannot connect to {path}", file=sys.stderr)
+    try:
+        s = connect_unix(path, timeout)
+    except OSError as e:
+        print(f"host-memcpy-ctl: cannot connect to {path}: {e}",
+              file=sys.stderr)
         return 1
     buf = b""
     with s:

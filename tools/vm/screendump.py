@@ -253,19 +253,27 @@ def compare(w, h, got, fmt, ew, eh, seed, expected=None):
 
 # ---------------------------------------------------------------- QMP
 
+def connect_unix(path, timeout):
+    """A stream socket connected to the unix socket @path, retried every
+    0.2 s while QEMU has not created it or does not listen yet; the
+    OSError of the last try once @timeout seconds have passed. Also used
+    by host-memcpy-ctl.py."""
+    end = time.monotonic() + timeout
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            return s
+        except OSError:
+            s.close()
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.2)
+
+
 class QMP:
     def __init__(self, path, timeout=60):
-        end = time.time() + timeout
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.sock.connect(path)
-                break
-            except OSError:
-                self.sock.close()
-                if time.time() > end:
-                    raise
-                time.sleep(0.2)
+        self.sock = connect_unix(path, timeout)
         self.buf = b""
         greeting = self._recv()
         if "QMP" not in greeting:
@@ -357,18 +365,7 @@ def watch(a):
     expect = set(a.expect or ())
     seen = set()
     qmp = QMP(a.qmp, timeout=120)
-    ctl = None
-    if a.ctl:
-        ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        end = time.time() + 60
-        while True:
-            try:
-                ctl.connect(a.ctl)
-                break
-            except OSError:
-                if time.time() > end:
-                    raise
-                time.sleep(0.2)
+    ctl = connect_unix(a.ctl, 60) if a.ctl else None
 
     def release():
         if ctl:
