@@ -690,6 +690,7 @@ bool wddmseg_mgr_res_pristine(const struct ttm_resource *res);
 void wddmseg_mgr_res_wiped(struct ttm_resource *res);
 void wddmseg_mgr_set_zeroed(struct wddmseg_mgr *mgr, bool zeroed);
 void wddmseg_mgr_forget_zeroed(struct wddmseg_device *wdev);
+void wddmseg_mgr_drop_signaled_move(struct ttm_resource_manager *man);
 
 /*
  * The TTM memory type of a buffer object's resource. Since 6.3 ("drm/ttm:

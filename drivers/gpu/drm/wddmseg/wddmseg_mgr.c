@@ -283,6 +283,33 @@ fail:
 	return ret;
 }
 
+/**
+ * wddmseg_mgr_drop_signaled_move - forget a manager's move fence once done
+ * @man: a TTM resource manager
+ *
+ * TTM adds the manager's move fence to the reservation of every allocation
+ * placed in the manager (ttm_bo_add_move_fence(), right after the
+ * manager's alloc), and reserves a fence slot for it each time, signaled
+ * or not; whoever then waits for or tests the allocation walks it again.
+ * Kept after it signaled, the fence of a wipe long done costs every later
+ * placement that work for nothing (a fence slot, a reservation walk). The
+ * engine runs its jobs in order on one fence context, so when the latest
+ * wipe or clear has signaled, every earlier one has, and nothing is left
+ * for a new allocation to wait for; the next wipe sets a new move fence.
+ */
+void wddmseg_mgr_drop_signaled_move(struct ttm_resource_manager *man)
+{
+	struct dma_fence *done = NULL;
+
+	spin_lock(&man->move_lock);
+	if (man->move && dma_fence_is_signaled(man->move)) {
+		done = man->move;
+		man->move = NULL;
+	}
+	spin_unlock(&man->move_lock);
+	dma_fence_put(done);
+}
+
 static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
 			     struct ttm_buffer_object *bo,
 			     const struct ttm_place *place,
@@ -340,6 +367,7 @@ static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
 	if (!node->nr_blocks)
 		node->base.placement |= TTM_PL_FLAG_CONTIGUOUS;
 	atomic64_inc(&mgr->allocations);
+	wddmseg_mgr_drop_signaled_move(man);
 	*res = &node->base;
 	return 0;
 }
