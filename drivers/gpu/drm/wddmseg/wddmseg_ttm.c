@@ -321,21 +321,28 @@ static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
  * the caller. The thresholds are measured (Documentation/gpu/wddmseg.rst,
  * "Engine or CPU").
  */
-static bool wddmseg_bo_move_on_cpu(struct wddmseg_device *wdev,
-				   struct wddmseg_bo *bo,
-				   struct ttm_resource *new_mem)
+static bool wddmseg_bo_move_on_cpu(struct wddmseg_bo *bo,
+				   const struct ttm_resource_manager *old_man,
+				   const struct ttm_resource_manager *new_man,
+				   const struct ttm_resource *new_mem)
 {
-	struct ttm_resource *old_mem = bo->tbo.resource;
 	enum wddmseg_move_path path = WDDMSEG_MOVE_SYSTEM;
 	u64 max;
 
 	if (wddmseg_bo_hw_protected(bo) || bo->sealed)
 		return false;
-	if (wddmseg_mgr_res_is_aperture(wdev, old_mem) ||
-	    wddmseg_mgr_res_is_aperture(wdev, new_mem))
+	/*
+	 * From the managers the move looked up already: a memory segment's
+	 * has no ttm_tt, an aperture's has one and is not TTM_PL_SYSTEM's.
+	 * Looking up each side's segment descriptor again was the only
+	 * wddmseg, TTM or dma-buf work a 4 KiB CPU move did with the engine
+	 * on and not without (calls counted with the function tracer).
+	 */
+	if ((old_man->use_tt &&
+	     wddmseg_res_mem_type(bo->tbo.resource) != TTM_PL_SYSTEM) ||
+	    (new_man->use_tt && new_mem->mem_type != TTM_PL_SYSTEM))
 		path = WDDMSEG_MOVE_APERTURE;
-	else if (wddmseg_res_segment(wdev, old_mem) &&
-		 wddmseg_res_segment(wdev, new_mem))
+	else if (!old_man->use_tt && !new_man->use_tt)
 		path = WDDMSEG_MOVE_VRAM;
 	max = (u64)READ_ONCE(wddmseg_cpu_move_max_kb[path]) << 10;
 	if (bo->tbo.base.size > max)
@@ -397,7 +404,8 @@ static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 		bo->perm_cpu_dirty = false;
 
 	if (wddmseg_migrate_uses_engine(wdev)) {
-		idle = wddmseg_bo_move_on_cpu(wdev, bo, new_mem);
+		idle = wddmseg_bo_move_on_cpu(bo, old_man, new_man,
+					      new_mem);
 		if (!idle) {
 			ret = wddmseg_bo_move_engine(wdev, tbo, evict, ctx,
 						     new_mem);
