@@ -148,15 +148,15 @@
  * CpuVisible segment) and system memory (EVICT), the aperture, and the
  * other (invisible) VRAM segment; each move is the ioctl plus GEM_WAIT, so
  * the engine's pipelined copy is inside the time. MiB moved per second,
- * both directions counted, median of 6 runs, each after one untimed
- * warm-up round trip. Every cell is measured in three modes in the same
- * boot, the runs of the modes alternating (the 6 repeats run the modes in
- * the 6 possible orders) so that all see the same host (its speed drifts
- * under TCG): engine-or-CPU (use_engine=1 with the
+ * both directions counted, median of 6 runs (48 shorter ones below 1 MiB),
+ * each after one untimed warm-up round trip. Every cell is measured in
+ * three modes in the same boot, the runs of the modes alternating (each 6
+ * repeats run the modes in the 6 possible orders) so that all see the
+ * same host (its speed drifts under TCG): engine-or-CPU (use_engine=1 with the
  * driver's cpu_move_max_kb thresholds: what users get), the engine alone
  * (cpu_move_max_kb=0,0,0) and the CPU copy fallback (use_engine=0); the
  * parameters are restored afterwards. Rows also show engine-or-CPU over
- * each of the others: the median of the 6 ratios of runs made one after
+ * each of the others: the median of the ratios of runs made one after
  * the other in the same repeat, not the ratio of the medians, so that a
  * drift of the host between repeats cancels out. The 64 MiB figures are
  * compared with the host's memcpy bandwidth (-H) and the guest's
@@ -1175,7 +1175,13 @@ static void bench_wddmseg(struct col *c)
 
 #define USE_ENGINE_PARAM	"/sys/module/wddmseg/parameters/use_engine"
 #define CPU_MOVE_PARAM	"/sys/module/wddmseg/parameters/cpu_move_max_kb"
-#define MIG_REPEATS		6
+/*
+ * Repeats of a cell: the 6 orders of the three modes (MIG_ORDERS), once
+ * for 1 MiB and more, MIG_SMALL_CYCLES times below (mig_repeats()).
+ */
+#define MIG_ORDERS		6
+#define MIG_SMALL_CYCLES	8
+#define MIG_REPEATS_MAX		(MIG_ORDERS * MIG_SMALL_CYCLES)
 
 static const uint64_t mig_sizes[] = {
 	4096, 8192, 16384, 32768, 65536, 131072, 262144, 1048576, 16 << 20,
@@ -1207,9 +1213,9 @@ static char saved_cpu_move[32];	/* cpu_move_max_kb as loaded, or "" */
 /* [path][size][mode], MiB/s or NA; why n/a */
 static double mig[MIG_NPATHS][MIG_NSIZES][MIG_NMODES];
 /* every run in the order of the repeats, NA if it failed */
-static double mig_runs[MIG_NPATHS][MIG_NSIZES][MIG_NMODES][MIG_REPEATS];
+static double mig_runs[MIG_NPATHS][MIG_NSIZES][MIG_NMODES][MIG_REPEATS_MAX];
 /* -C: host memcpy before each repeat of the 64 MiB cells, and after */
-static double mig_host[MIG_NPATHS][MIG_REPEATS + 1];
+static double mig_host[MIG_NPATHS][MIG_ORDERS + 1];
 static char mig_note[MIG_NPATHS][MIG_NSIZES][MIG_NMODES][96];
 static bool mig_ran;
 static char mig_info[6][200];
@@ -1346,17 +1352,17 @@ static void ctl_open(void)
  * after the other, so the host's drift between repeats cancels out); NA
  * if a run is missing.
  */
-static double mig_paired(const double *a, const double *b)
+static double mig_paired(const double *a, const double *b, unsigned int n)
 {
-	double r[MIG_REPEATS];
+	double r[MIG_REPEATS_MAX];
 	unsigned int k;
 
-	for (k = 0; k < MIG_REPEATS; k++) {
+	for (k = 0; k < n; k++) {
 		if (a[k] == NA || b[k] == NA || b[k] <= 0)
 			return NA;
 		r[k] = a[k] / b[k];
 	}
-	return median(r, MIG_REPEATS);
+	return median(r, n);
 }
 
 /*
@@ -1421,14 +1427,27 @@ static int mig_set_mode(unsigned int e, char *note, size_t nlen)
  * repeat nor what the mode before leaves behind (the engine's thread
  * still polling, caches) favours a mode.
  */
-static const unsigned char mig_order[MIG_REPEATS][MIG_NMODES] = {
+static const unsigned char mig_order[MIG_ORDERS][MIG_NMODES] = {
 	{ MIG_CPU, MIG_AUTO, MIG_ENGINE }, { MIG_AUTO, MIG_ENGINE, MIG_CPU },
 	{ MIG_ENGINE, MIG_CPU, MIG_AUTO }, { MIG_CPU, MIG_ENGINE, MIG_AUTO },
 	{ MIG_AUTO, MIG_CPU, MIG_ENGINE }, { MIG_ENGINE, MIG_AUTO, MIG_CPU },
 };
 
 /*
- * The cells of one path and size: MIG_REPEATS runs in each mode, the
+ * The repeats of the cells of size @s. A move below 1 MiB takes
+ * microseconds, and the ratio of two such modes is close to 1 where both
+ * copy on the CPU: the runs are shorter and their pairs more (the same
+ * time in all), so that the host's drift within a run and its noise
+ * between runs weigh less. A 64 MiB round trip takes a good part of a
+ * short run, and the host memcpy samples go with its repeats: once.
+ */
+static unsigned int mig_repeats(unsigned int s)
+{
+	return mig_sizes[s] < 1048576 ? MIG_REPEATS_MAX : MIG_ORDERS;
+}
+
+/*
+ * The cells of one path and size: mig_repeats() runs in each mode, the
  * modes alternating (the parameters are switched between runs), so that
  * all see the same host; each cell is the median of its runs. Without
  * use_engine only the default mode runs (as engine-or-CPU); without
@@ -1438,16 +1457,16 @@ static const unsigned char mig_order[MIG_REPEATS][MIG_NMODES] = {
 static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 		      unsigned int s, uint32_t a, uint32_t b, bool switchable)
 {
-	double runs[MIG_REPEATS], *run;
+	double runs[MIG_REPEATS_MAX], *run;
 	bool last = s == MIG_NSIZES - 1;
-	unsigned int k, i, e;
+	unsigned int n = mig_repeats(s), k, i, e;
 	char *note;
 
-	for (k = 0; k < MIG_REPEATS; k++) {
+	for (k = 0; k < n; k++) {
 		if (last)
 			mig_host[p][k] = host_memcpy_now();
 		for (i = 0; i < MIG_NMODES; i++) {
-			e = mig_order[k][i];
+			e = mig_order[k % MIG_ORDERS][i];
 			note = mig_note[p][s][e];
 			run = &mig_runs[p][s][e][k];
 			*run = NA;
@@ -1463,26 +1482,26 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 			    mig_set_mode(e, note, sizeof(mig_note[0][0][0])))
 				continue;
 			*run = mig_run(c, h, mig_sizes[s], a, b,
-				       mig_seconds / MIG_REPEATS, note,
+				       mig_seconds / n, note,
 				       sizeof(mig_note[0][0][0]));
 		}
 	}
 	if (last)
-		mig_host[p][MIG_REPEATS] = host_memcpy_now();
+		mig_host[p][n] = host_memcpy_now();
 	for (e = 0; e < MIG_NMODES; e++) {
-		for (k = 0; k < MIG_REPEATS; k++) {
+		for (k = 0; k < n; k++) {
 			runs[k] = mig_runs[p][s][e][k];
 			if (runs[k] == NA)	/* failed: see its note */
 				break;
 		}
-		if (k < MIG_REPEATS)
+		if (k < n)
 			continue;
-		mig[p][s][e] = median(runs, MIG_REPEATS);
+		mig[p][s][e] = median(runs, n);
 		if (verbose) {
 			printf("%s: migration %s %" PRIu64 " KiB %s: %.1f MiB/s (runs in order",
 			       prog, mig_path_name[p], mig_sizes[s] >> 10,
 			       mig_mode_name[e], mig[p][s][e]);
-			for (k = 0; k < MIG_REPEATS; k++)
+			for (k = 0; k < n; k++)
 				printf(" %.0f", mig_runs[p][s][e][k]);
 			printf(")\n");
 		}
@@ -1502,11 +1521,11 @@ static void bench_migrate(struct col *c)
 		for (s = 0; s < MIG_NSIZES; s++) {
 			for (e = 0; e < MIG_NMODES; e++) {
 				mig[p][s][e] = NA;
-				for (k = 0; k < MIG_REPEATS; k++)
+				for (k = 0; k < MIG_REPEATS_MAX; k++)
 					mig_runs[p][s][e][k] = NA;
 			}
 		}
-		for (k = 0; k <= MIG_REPEATS; k++)
+		for (k = 0; k <= MIG_ORDERS; k++)
 			mig_host[p][k] = NA;
 	}
 	mig_ran = true;
@@ -1639,19 +1658,20 @@ static void print_migration(void)
 
 	if (!mig_ran)
 		return;
-	printf("\nmigration throughput, wddmseg (move + GEM_WAIT, both directions, median of %d) [MiB/s]\n",
-	       MIG_REPEATS);
+	printf("\nmigration throughput, wddmseg (move + GEM_WAIT, both directions, median of %d runs, %d below 1 MiB) [MiB/s]\n",
+	       MIG_ORDERS, MIG_REPEATS_MAX);
 	printf("%-30s %8s %14s %7s %12s %12s %9s %9s\n", "path", "size",
 	       "engine-or-CPU", "copies", "engine only", "CPU", "/engine",
 	       "/CPU");
 	for (p = 0; p < MIG_NPATHS; p++) {
 		for (s = 0; s < MIG_NSIZES; s++) {
-			double (*runs)[MIG_REPEATS] = mig_runs[p][s];
+			double (*runs)[MIG_REPEATS_MAX] = mig_runs[p][s];
+			unsigned int n = mig_repeats(s);
 			double au = mig[p][s][MIG_AUTO],
 			       en = mig[p][s][MIG_ENGINE],
 			       cpu = mig[p][s][MIG_CPU],
-			       q1 = mig_paired(runs[MIG_AUTO], runs[MIG_ENGINE]),
-			       q2 = mig_paired(runs[MIG_AUTO], runs[MIG_CPU]);
+			       q1 = mig_paired(runs[MIG_AUTO], runs[MIG_ENGINE], n),
+			       q2 = mig_paired(runs[MIG_AUTO], runs[MIG_CPU], n);
 			char sz[24];
 
 			if (mig_sizes[s] >= 1048576)
@@ -1676,9 +1696,9 @@ static void print_migration(void)
 			       r1, r2);
 		}
 	}
-	printf("(/engine, /CPU: engine-or-CPU against each alone, median of the %d ratios of runs in the same repeat;\n"
+	printf("(/engine, /CPU: engine-or-CPU against each alone, median of the %d (below 1 MiB %d) ratios of runs in the same repeat;\n"
 	       " copies: what copies for engine-or-CPU, by cpu_move_max_kb: where it is the CPU, it runs the CPU path's code)\n",
-	       MIG_REPEATS);
+	       MIG_ORDERS, MIG_REPEATS_MAX);
 	for (s = 0; s < MIG_NSIZES * MIG_NPATHS * MIG_NMODES; s++) {
 		unsigned int pp = s / (MIG_NSIZES * MIG_NMODES),
 			     ss = s / MIG_NMODES % MIG_NSIZES;
@@ -1701,7 +1721,7 @@ static void print_migration(void)
 			       mig_path_name[p], au / host_memcpy);
 	}
 	for (p = 0; p < MIG_NPATHS; p++) {
-		double ceil[MIG_REPEATS], q;
+		double ceil[MIG_ORDERS], q;
 		const double *h = mig_host[p];
 		unsigned int k;
 
@@ -1709,13 +1729,15 @@ static void print_migration(void)
 			continue;
 		printf("host memcpy before each repeat of the 64 MiB %s cells and after [MiB/s]:",
 		       mig_path_name[p]);
-		for (k = 0; k <= MIG_REPEATS; k++)
+		/* 64 MiB: mig_repeats() is MIG_ORDERS, one sample more. */
+		for (k = 0; k <= MIG_ORDERS; k++)
 			printf(h[k] == NA ? " n/a" : " %.0f", h[k]);
 		printf("\n");
-		for (k = 0; k < MIG_REPEATS; k++)
+		for (k = 0; k < MIG_ORDERS; k++)
 			ceil[k] = h[k] == NA || h[k + 1] == NA ? NA :
 				  h[k] > h[k + 1] ? h[k] : h[k + 1];
-		q = mig_paired(mig_runs[p][MIG_NSIZES - 1][MIG_AUTO], ceil);
+		q = mig_paired(mig_runs[p][MIG_NSIZES - 1][MIG_AUTO], ceil,
+			       MIG_ORDERS);
 		if (q != NA)
 			printf("engine-or-CPU 64 MiB %s / host memcpy next to it: %.3f\n",
 			       mig_path_name[p], q);
