@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Sourced by tools/vm/run-vm.sh and tools/vm/pm-display.sh.
+# Sourced by tools/vm/run-vm.sh and tools/vm/pm-display.sh: crashes of
+# the guest that are QEMU's, not the driver's, and earn a second boot.
 #
 # s3_env_crash CONSOLE: the guest died in a suspend or resume with an
 # Oops, a double fault or the WARNING of a kernel-mode #DB
@@ -20,4 +21,22 @@ s3_env_crash() {
 	[ -n "$crash" ] || return 1
 	! grep -E '^\[ *[0-9.]+\] +(RIP: |[a-z_][a-z0-9_.]*\+0x)' <<<"$crash" |
 		grep -q wddmseg
+}
+
+# early_env_crash CONSOLE: the guest died before its /init ran: a panic,
+# Oops, BUG, WARNING (panic_on_warn), double fault or general protection
+# fault logged before "Run /init as init process". wddmseg is a module
+# that /init loads, so the driver cannot be in it. QEMU 7.2's
+# multi-threaded TCG does that now and then: an "Oops: int3" in
+# sched_clock_cpu or enqueue_timer right after the kernel patched a static
+# key with text_poke (cross-modifying code; twice in about 80 boots), a
+# KASAN wild-memory-access in handle_edge_irq at 1.2 s. Such a boot is
+# booted once more.
+early_env_crash() {
+	local log
+	[ -f "$1" ] || return 1
+	log=$(tr -d '\r' <"$1" 2>/dev/null) || return 1
+	awk '/Run \/init as init process/ { exit 1 }
+	     /Kernel panic|Oops|BUG:|WARNING:|double fault|general protection fault/ { found = 1; exit 0 }
+	     END { exit !found }' <<<"$log"
 }
