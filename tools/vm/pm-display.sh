@@ -92,9 +92,8 @@ boot
 # The guest died before its /init ran, or in its resume with no driver
 # frame (QEMU 7.2 TCG, see s3-crash.sh): once more, VM and watcher, the
 # first logs kept aside.
-if [ $rc = 3 ] && { early_env_crash "$VMDIR/$NAME.console.log" ||
-		   s3_env_crash "$VMDIR/$NAME.console.log"; }; then
-	echo "# pm-display: the guest crashed before /init or in an S3 resume outside the driver (see $VMDIR/$NAME.console.log.attempt1): booting once more" >&2
+if [ $rc = 3 ] && why=$(env_crash_why "$VMDIR/$NAME.console.log" 1); then
+	echo "# pm-display: the guest crashed $why (see $VMDIR/$NAME.console.log.attempt1): booting once more" >&2
 	for f in "$VMDIR/$NAME.console.log" "$VMDIR/$NAME.tap" \
 		 "$OUT/$NAME.host.tap" "$OUT/$NAME.run-vm.log"; do
 		[ -f "$f" ] && mv "$f" "$f.attempt1"

@@ -223,8 +223,8 @@ echo >>"$QLOG"
 . "$HERE/s3-crash.sh"
 
 # A boot without a host-side watcher (QMP/ctl) is booted once more when
-# the guest crashed before its /init ran (early_env_crash), or, booted
-# with --s3, in a resume outside the driver (s3_env_crash); the first
+# the guest crashed before its /init ran, or, booted with --s3, in a
+# resume outside the driver (env_crash_why, s3-crash.sh); the first
 # attempt's logs are kept as NAME.*.attempt1. A boot with a watcher is
 # retried by its script (pm-display.sh), which restarts both.
 attempt=1
@@ -234,16 +234,9 @@ while :; do
 	timeout -k 5 "$TIMEOUT" "$QEMU" "${QARGS[@]}" </dev/null 2>>"$QLOG" >>"$QLOG"
 	rc=$?
 	set -e
-	why=
 	if [ $QMP = 0 ] && [ $CTL = 0 ] && [ $attempt = 1 ] && [ $rc = 0 ] &&
-	   ! grep -q 'wddmseg-vm: done mode=' "$CONSOLE" 2>/dev/null; then
-		if early_env_crash "$CONSOLE"; then
-			why="before its /init ran (the driver was not loaded)"
-		elif [ $S3 = 1 ] && s3_env_crash "$CONSOLE"; then
-			why="in an S3 resume outside the driver (no wddmseg frame)"
-		fi
-	fi
-	if [ -n "$why" ]; then
+	   ! grep -q 'wddmseg-vm: done mode=' "$CONSOLE" 2>/dev/null &&
+	   why=$(env_crash_why "$CONSOLE" $S3); then
 		echo "run-vm: $NAME: the guest crashed $why; see $CONSOLE.attempt1: booting once more" >&2
 		for f in "$CONSOLE" "$TAP" "$DLOG"; do
 			[ -f "$f" ] && mv "$f" "$f.attempt1"

@@ -33,10 +33,21 @@ s3_env_crash() {
 # KASAN wild-memory-access in handle_edge_irq at 1.2 s. Such a boot is
 # booted once more.
 early_env_crash() {
-	local log
 	[ -f "$1" ] || return 1
-	log=$(tr -d '\r' <"$1" 2>/dev/null) || return 1
 	awk '/Run \/init as init process/ { exit 1 }
 	     /Kernel panic|Oops|BUG:|WARNING:|double fault|general protection fault/ { found = 1; exit 0 }
-	     END { exit !found }' <<<"$log"
+	     END { exit !found }' "$1"
+}
+
+# env_crash_why CONSOLE S3: prints why the guest's crash is QEMU's and
+# earns a second boot, and succeeds, when early_env_crash says so, or, for
+# a boot that can sleep (S3=1), s3_env_crash; fails otherwise.
+env_crash_why() {
+	if early_env_crash "$1"; then
+		echo "before its /init ran (the driver was not loaded)"
+	elif [ "$2" = 1 ] && s3_env_crash "$1"; then
+		echo "in an S3 resume outside the driver (no wddmseg frame)"
+	else
+		return 1
+	fi
 }
