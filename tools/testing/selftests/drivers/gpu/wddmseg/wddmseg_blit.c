@@ -311,7 +311,7 @@ static uint64_t fdinfo_u64(struct __test_metadata *_metadata, int fd,
 TEST_F(blit, fdinfo)
 {
 	const uint64_t size = 4 * SZ_1M, kib = size >> 10;
-	uint64_t t1, r1, ts, e0, e1, id0, id1;
+	uint64_t t1, r1, ts, rs, e0, e1, id0, id1;
 	char text[64];
 	uint32_t h;
 	int fd2;
@@ -330,6 +330,7 @@ TEST_F(blit, fdinfo)
 	t1 = fdinfo_u64(_metadata, self->fd, "drm-total-seg1");
 	r1 = fdinfo_u64(_metadata, self->fd, "drm-resident-seg1");
 	ts = fdinfo_u64(_metadata, self->fd, "drm-total-system");
+	rs = fdinfo_u64(_metadata, self->fd, "drm-resident-system");
 	h = make(_metadata, self->fd, 1, size);
 	EXPECT_EQ(t1 + kib, fdinfo_u64(_metadata, self->fd, "drm-total-seg1"));
 	EXPECT_EQ(r1 + kib, fdinfo_u64(_metadata, self->fd, "drm-resident-seg1"));
@@ -346,10 +347,40 @@ TEST_F(blit, fdinfo)
 	EXPECT_EQ(t1, fdinfo_u64(_metadata, self->fd, "drm-total-seg1"));
 	EXPECT_EQ(r1, fdinfo_u64(_metadata, self->fd, "drm-resident-seg1"));
 	EXPECT_EQ(ts + kib, fdinfo_u64(_metadata, self->fd, "drm-total-system"));
+	EXPECT_EQ(rs + kib, fdinfo_u64(_metadata, self->fd, "drm-resident-system"))
+		TH_LOG("the evicted copy's pages not counted resident");
 
 	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 	EXPECT_EQ(ts, fdinfo_u64(_metadata, self->fd, "drm-total-system"));
+	EXPECT_EQ(rs, fdinfo_u64(_metadata, self->fd, "drm-resident-system"));
 	EXPECT_EQ(t1, fdinfo_u64(_metadata, self->fd, "drm-total-seg1"));
+}
+
+/*
+ * System memory is resident only where it has pages: an allocation
+ * created there and never touched counts in drm-total-system and not in
+ * drm-resident-system; written through a CPU mapping, it counts in both.
+ */
+TEST_F(blit, fdinfo_system_resident)
+{
+	const uint64_t size = SZ_1M, kib = size >> 10;
+	uint64_t ts, rs;
+	uint32_t h;
+
+	ts = fdinfo_u64(_metadata, self->fd, "drm-total-system");
+	rs = fdinfo_u64(_metadata, self->fd, "drm-resident-system");
+	h = make(_metadata, self->fd, WDDMSEG_SEGMENT_SYSTEM, size);
+	EXPECT_EQ(ts + kib, fdinfo_u64(_metadata, self->fd, "drm-total-system"));
+	EXPECT_EQ(rs, fdinfo_u64(_metadata, self->fd, "drm-resident-system"))
+		TH_LOG("an allocation without pages counted resident");
+
+	ASSERT_EQ(0, gem_write_pattern(self->fd, h, size, 0xfd1f0));
+	EXPECT_EQ(rs + kib, fdinfo_u64(_metadata, self->fd, "drm-resident-system"))
+		TH_LOG("written pages not counted resident");
+
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
+	EXPECT_EQ(ts, fdinfo_u64(_metadata, self->fd, "drm-total-system"));
+	EXPECT_EQ(rs, fdinfo_u64(_metadata, self->fd, "drm-resident-system"));
 }
 
 TEST_HARNESS_MAIN
