@@ -99,7 +99,7 @@ uninstall:
 	$(MAKE) -C tools/wddmseg OUTPUT=$(BUILD)/tools $(INSTALL_DIRS) uninstall
 	$(MAKE) -C tools/lib/wddmseg OUTPUT=$(LIBWDDMSEG) $(INSTALL_DIRS) uninstall
 
-# The module through DKMS (tools/dkms/README). dkms-install and
+# The module through DKMS (README, "Installing the module"). dkms-install and
 # dkms-uninstall act on the host's /usr/src, /var/lib/dkms and
 # /lib/modules: run them as root.
 dkms-source:
