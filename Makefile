@@ -10,6 +10,17 @@
 #                the debug-kernel tier: build a KASAN/lockdep/kmemleak/KUnit
 #                kernel with the driver in-tree, run the KUnit suites, the
 #                kselftests and a kmemleak scan under it (tools/debug/)
+#   make install libwddmseg (static, shared, headers, pkg-config file) and
+#                the tools into PREFIX (default /usr/local); DESTDIR,
+#                BINDIR, LIBDIR, INCLUDEDIR as GNU makefiles take them
+#                (also spelled prefix, bindir, libdir, includedir);
+#                `make uninstall` removes them again
+#   make dkms-install
+#                the module through DKMS (tools/dkms/): its source to
+#                /usr/src/wddmseg-VERSION, dkms add, and dkms install for
+#                every installed kernel with headers; `make dkms-uninstall`
+#                removes it from every kernel, `make dkms-source` only
+#                writes the source tree (build/dkms/wddmseg-VERSION)
 #   make bench   allocation and eviction rates of wddmseg next to Debian's
 #                bochs driver, in one VM boot, then suspend latency and
 #                bytes copied, preserved VRAM against evicted VRAM, in
@@ -33,7 +44,12 @@ ABI = $(shell tools/vm/kabi.sh $(KABI) 2>/dev/null)
 KDIR ?= /usr/src/linux-headers-$(ABI)
 DRVDIR := $(REPO)/drivers/gpu/drm/wddmseg
 
+# The release: WDDMSEG_DRIVER_VERSION of the driver (MODULE_VERSION), the
+# package version of dkms.conf.
+VERSION = $(shell bash tools/dkms/source.sh --version)
+
 .PHONY: all deps module module-w1 qemu lib tests tools guest run check clean
+.PHONY: install uninstall dkms-source dkms-install dkms-uninstall
 
 all: qemu guest
 
@@ -62,6 +78,38 @@ lib: deps
 tools: lib
 	$(MAKE) -C tools/wddmseg OUTPUT=$(BUILD)/tools \
 		LIBWDDMSEG_OUTPUT=$(LIBWDDMSEG)
+
+# Installation directories, GNU style; the lower-case names work too.
+prefix ?= /usr/local
+PREFIX ?= $(prefix)
+BINDIR ?= $(or $(bindir),$(PREFIX)/bin)
+LIBDIR ?= $(or $(libdir),$(PREFIX)/lib)
+INCLUDEDIR ?= $(or $(includedir),$(PREFIX)/include)
+INSTALL_DIRS = prefix=$(PREFIX) bindir=$(BINDIR) libdir=$(LIBDIR) \
+	includedir=$(INCLUDEDIR)
+
+# No deps here: installing needs only what built lib and tools (gcc,
+# libdrm-dev, pkg-config), and a packager's DESTDIR run must not apt-get.
+install:
+	$(MAKE) -C tools/lib/wddmseg OUTPUT=$(LIBWDDMSEG) $(INSTALL_DIRS) install
+	$(MAKE) -C tools/wddmseg OUTPUT=$(BUILD)/tools \
+		LIBWDDMSEG_OUTPUT=$(LIBWDDMSEG) $(INSTALL_DIRS) install
+
+uninstall:
+	$(MAKE) -C tools/wddmseg OUTPUT=$(BUILD)/tools $(INSTALL_DIRS) uninstall
+	$(MAKE) -C tools/lib/wddmseg OUTPUT=$(LIBWDDMSEG) $(INSTALL_DIRS) uninstall
+
+# The module through DKMS (README, "Installing the module"). dkms-install and
+# dkms-uninstall act on the host's /usr/src, /var/lib/dkms and
+# /lib/modules: run them as root.
+dkms-source:
+	bash tools/dkms/source.sh $(BUILD)/dkms
+
+dkms-install:
+	bash tools/dkms/dkms.sh install $(BUILD)/dkms
+
+dkms-uninstall:
+	bash tools/dkms/dkms.sh uninstall
 
 # Userspace, the same binaries for every kernel. The kselftests build with
 # either kselftest_harness.h (wddmseg_harness.h); they take 6.1's, which

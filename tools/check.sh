@@ -11,7 +11,10 @@
 #
 # Once: the Debian packages, QEMU with the device, the libdrm tools, the
 # kselftests, the host checks (selftest layout parser, qtest of the device
-# model, RGB565 screendump expansion). Then for each kernel, in build/ABI/
+# model, RGB565 screendump expansion), make install/uninstall with a
+# program built through pkg-config (tools/install/check.sh) and the module
+# built and installed by dkms for the Debian headers of 6.12 and 6.1
+# (tools/dkms/check.sh). Then for each kernel, in build/ABI/
 # (see tools/vm/kenv.sh): the module, the guest kernel and initramfs, the
 # lint (that kernel's checkpatch and kernel-doc, W=1), the
 # VM boots (valid layouts + kselftests, invalid layouts, the vIOMMU boot,
@@ -168,6 +171,21 @@ else
 	echo "not ok 1 - screendump.py's RGB565 expansion differs from pixman's (see $OUT/pixman.log)"
 fi >"$OUT/rgb565.tap"
 count "$OUT/rgb565.tap"
+
+# make install into a DESTDIR and a PREFIX, every installed file, a
+# program built with pkg-config's flags, make uninstall
+# (tools/install/check.sh).
+log "install: make install, pkg-config, make uninstall"
+bash tools/install/check.sh "$OUT/install" >"$OUT/install.tap" 2>&1
+count "$OUT/install.tap"
+
+# The module through Debian's dkms (dkms.conf of make dkms-source) for the
+# installed Debian headers of 6.12 and 6.1, in dkms trees of its own under
+# build/check/dkms: each build the same driver as make module's, vermagic
+# of its kernel, installed and removed again (tools/dkms/check.sh).
+log "dkms: build and install for the Debian headers of 6.12 and 6.1"
+bash tools/dkms/check.sh -o "$OUT/dkms" 6.12 6.1 >"$OUT/dkms.tap" 2>&1
+count "$OUT/dkms.tap"
 
 # --- per kernel ---------------------------------------------------------------
 # check_kernel ABI: everything that depends on the kernel, in build/ABI/.

@@ -4,7 +4,8 @@
 # Install every Debian 12 package the build, the VM and the tests need
 # (libdrm-tests: modetest and vbltest, drm-info: drm_info, run in the VM;
 # python3: tools/vm/screendump.py;
-# libpixman-1-dev, also a QEMU build dependency: the RGB565 host check).
+# libpixman-1-dev, also a QEMU build dependency: the RGB565 host check;
+# dkms: make check's DKMS stage and `make dkms-install`, tools/dkms/).
 # The supported kernels (tools/vm/kabi.sh), headers and source each:
 # Linux 6.12 from Debian 12's security archive (linux-headers-6.12-amd64
 # follows its newest upload) and 6.1, Debian 12's own (linux-headers-amd64).
@@ -20,6 +21,7 @@ PKGS=(
 	dpkg-dev ninja-build meson pkg-config python3-venv
 	libglib2.0-dev libpixman-1-dev libfdt-dev
 	seabios ipxe-qemu qemu-system-data
+	dkms
 )
 
 missing=()

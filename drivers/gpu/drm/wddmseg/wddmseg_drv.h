@@ -31,6 +31,13 @@
 
 #define WDDMSEG_DRIVER_NAME	"wddmseg"
 #define WDDMSEG_DRIVER_DESC	"WDDM-style video memory segments"
+/*
+ * Release of the driver, in MODULE_VERSION and the one version of the
+ * package: the top-level Makefile reads it from here for dkms.conf
+ * (PACKAGE_VERSION, `make dkms-source`). Not the DRM interface version
+ * (drm_driver.major/minor) nor WDDMSEG_UAPI_VERSION.
+ */
+#define WDDMSEG_DRIVER_VERSION	"1.0.0"
 
 struct drm_display_mode;
 struct drm_file;
