@@ -10,6 +10,9 @@
 #                the debug-kernel tier: build a KASAN/lockdep/kmemleak/KUnit
 #                kernel with the driver in-tree, run the KUnit suites, the
 #                kselftests and a kmemleak scan under it (tools/debug/)
+#   make qemu-patch
+#                the QEMU device model as a patch series for QEMU 10.0
+#                (git format-patch form) in build/qemu-patches/
 #   make bench   allocation and eviction rates of wddmseg next to Debian's
 #                bochs driver, in one VM boot, then suspend latency and
 #                bytes copied, preserved VRAM against evicted VRAM, in
@@ -50,6 +53,12 @@ module-w1: deps
 
 qemu: deps
 	bash tools/qemu/build.sh $(BUILD)
+
+# The device model as a git format-patch series for QEMU 10.0 (users who
+# build their own QEMU): build/qemu-patches/000N-*.patch
+.PHONY: qemu-patch
+qemu-patch: deps
+	bash tools/qemu/patch.sh $(BUILD)
 
 # libwddmseg (static, shared, pkg-config) once for the tools and the
 # kselftests, which link it statically. Not in build/tools or

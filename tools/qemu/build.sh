@@ -119,9 +119,12 @@ if [ ! -f "$SRC/configure" ]; then
 	log "source tree in $SRC ($(basename "$unpacked"), $ver)"
 fi
 
-# 3. The device model, its build glue and its trace events, every time
+# 3. The device model, its build glue and its trace events, and its
+# docs/specs page (not built: --disable-docs; there so that this tree
+# holds what tools/qemu/patch.sh's series does), every time
 # (tools/qemu/qemu-tree.sh: a file is only rewritten when it changes).
 bash "$REPO/tools/qemu/qemu-tree.sh" "$SRC" device
+bash "$REPO/tools/qemu/qemu-tree.sh" "$SRC" docs
 
 # 4. Configure, once for a given set of options (a changed set configures
 # afresh). x86_64 system emulation with TCG; every optional feature off

@@ -98,11 +98,9 @@ device)
 	# every hw/display source includes is hw/display's. The device's
 	# events go at the end of that file, as ati.c's sit in it: no
 	# top-level meson.build change, no directory of its own, and
-	# `-trace 'wddmseg_*'` works as for any display device.
-	{
-		echo "# wddmseg*.c"
-		cat "$REPO/tools/qemu/trace-events"
-	} >"$BLOCK"
+	# `-trace 'wddmseg_*'` works as for any display device. The file's
+	# first comment block (up to its first empty line) stays out.
+	sed '1,/^$/d' "$REPO/tools/qemu/trace-events" >"$BLOCK"
 	put_block "$SRC/hw/display/trace-events" "wddmseg" "$BLOCK"
 	;;
 qtests)
