@@ -155,7 +155,12 @@ fi
 
 # 6. Install.
 copy_if_changed "$OBJ/qemu-system-x86_64" "$OUT/qemu-system-x86_64"
-log "done: $OUT/qemu-system-x86_64"
+qver=$("$OUT/qemu-system-x86_64" --version | head -n 1)
+case $qver in
+"QEMU emulator version 10.0."*) ;;
+*) log "FAILED: $OUT/qemu-system-x86_64 says '$qver', not 10.0"; exit 1 ;;
+esac
+log "done: $OUT/qemu-system-x86_64 ($qver)"
 
 # 7. The C qtests (tools/qemu/tests/): libqtest/libqos programs, built in
 # QEMU's tests/qtest/ as x86_64 qtests (tools/qemu/qemu-tree.sh puts them
