@@ -21,6 +21,9 @@
 #                every installed kernel with headers; `make dkms-uninstall`
 #                removes it from every kernel, `make dkms-source` only
 #                writes the source tree (build/dkms/wddmseg-VERSION)
+#   make qemu-patch
+#                the QEMU device model as a patch series for QEMU 10.0
+#                (git format-patch form) in build/qemu-patches/
 #   make bench   allocation and eviction rates of wddmseg next to Debian's
 #                bochs driver, in one VM boot, then suspend latency and
 #                bytes copied, preserved VRAM against evicted VRAM, in
@@ -66,6 +69,12 @@ module-w1: deps
 
 qemu: deps
 	bash tools/qemu/build.sh $(BUILD)
+
+# The device model as a git format-patch series for QEMU 10.0 (users who
+# build their own QEMU): build/qemu-patches/000N-*.patch
+.PHONY: qemu-patch
+qemu-patch: deps
+	bash tools/qemu/patch.sh $(BUILD)
 
 # libwddmseg (static, shared, pkg-config) once for the tools and the
 # kselftests, which link it statically. Not in build/tools or

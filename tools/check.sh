@@ -11,10 +11,11 @@
 #
 # Once: the Debian packages, QEMU with the device, the libdrm tools, the
 # kselftests, the host checks (selftest layout parser, qtest of the device
-# model, RGB565 screendump expansion), make install/uninstall with a
-# program built through pkg-config (tools/install/check.sh) and the module
-# built and installed by dkms for the Debian headers of 6.12 and 6.1
-# (tools/dkms/check.sh). Then for each kernel, in build/ABI/
+# model, its patch series for QEMU 10.0, RGB565 screendump expansion),
+# make install/uninstall with a program built through pkg-config
+# (tools/install/check.sh) and the module built and installed by dkms for
+# the Debian headers of 6.12 and 6.1 (tools/dkms/check.sh). Then for each
+# kernel, in build/ABI/
 # (see tools/vm/kenv.sh): the module, the guest kernel and initramfs, the
 # lint (that kernel's checkpatch and kernel-doc, W=1), the
 # VM boots (valid layouts + kselftests, invalid layouts, the vIOMMU boot,
@@ -157,6 +158,15 @@ for t in "${qtests[@]}"; do
 	fi >>"$OUT/qtest.tap"
 done
 count "$OUT/qtest.tap"
+
+# The device model as a patch series for QEMU 10.0 (make qemu-patch):
+# applied with git am to a fresh tree of the source package, its files
+# those of the tree built above, the device and qtests compiled there.
+log "qemu-patch"
+bash tools/qemu/patch.sh --verify "$BUILD" >"$OUT/qemu-patch.tap" 2>"$OUT/qemu-patch.log" ||
+	grep -q '^not ok' "$OUT/qemu-patch.tap" ||
+	echo "not ok 1 - qemu-patch: tools/qemu/patch.sh failed (see $OUT/qemu-patch.log)" >>"$OUT/qemu-patch.tap"
+count "$OUT/qemu-patch.tap"
 
 # The RGB565 expansion screendump.py expects (QEMU's screendump converts
 # an r5g6b5 display surface with pixman) against pixman itself.

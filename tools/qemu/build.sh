@@ -1,18 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build Debian's QEMU 7.2 with the wddmseg device model.
+# Build QEMU 10.0 with the wddmseg device model: Debian 13's (trixie) qemu
+# source package, Debian's patches applied, configured with meson 1.7 from
+# bookworm-backports (Debian 12's meson 1.0 is too old for QEMU 10).
 #
 # Usage: tools/qemu/build.sh [BUILD_DIR]        (default: <repo>/build)
 #
-# Needs the packages installed by tools/vm/deps.sh (dpkg-dev, meson,
-# ninja-build, libglib2.0-dev, libpixman-1-dev, libfdt-dev and deb-src
-# entries). Idempotent: the source package is fetched and configured once,
-# the device sources (tools/qemu/wddmseg*.[ch], wddmseg_hw.h) are copied
-# into hw/display/ and its meson.build and trace-events are brought in step
-# only when that changes them, and ninja rebuilds only what is out of
-# date. The result is BUILD_DIR/qemu/qemu-system-x86_64 and the C qtests
-# of tools/qemu/tests/ in BUILD_DIR/qemu/tests/.
+# Needs the packages installed by tools/vm/deps.sh (dpkg-dev, ninja-build,
+# python3-venv, libglib2.0-dev, libpixman-1-dev, libfdt-dev). Neither
+# suite is added to the system's apt sources: tools/vm/debsuite.sh fetches
+# the source package and the meson .deb with a private apt configuration,
+# and meson is unpacked (dpkg-deb -x) into BUILD_DIR/qemu-meson/ and used
+# through PYTHONPATH, by configure and by ninja when it re-runs meson.
+#
+# Idempotent: the source package is fetched and configured once, the
+# device sources (tools/qemu/wddmseg*.[ch], wddmseg_hw.h, trace-events) and
+# the qtests are put into the tree by tools/qemu/qemu-tree.sh, which only
+# rewrites a file when that changes it, and ninja rebuilds only what is
+# out of date. The result is BUILD_DIR/qemu/qemu-system-x86_64 and the C
+# qtests of tools/qemu/tests/ in BUILD_DIR/qemu/tests/.
+#
+# Environment: WDDMSEG_QEMU_SUITE (default trixie) and WDDMSEG_QEMU_VERSION
+# (default: that suite's candidate) pick the source package;
+# WDDMSEG_MESON_SUITE (default bookworm-backports) the meson package;
+# WDDMSEG_QEMU_JOBS (default: the number of CPUs) ninja's parallel jobs.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -50,14 +62,52 @@ copy_if_changed() {
 	fi
 }
 
-# 1. Debian's source package, with Debian's patches applied.
+DEBSUITE=$REPO/tools/vm/debsuite.sh
+QEMU_SUITE=${WDDMSEG_QEMU_SUITE:-trixie}
+MESON_SUITE=${WDDMSEG_MESON_SUITE:-bookworm-backports}
+JOBS=${WDDMSEG_QEMU_JOBS:-$(nproc)}
+
+# 1. meson 1.7 from bookworm-backports, unpacked into $MESON (not
+# installed): QEMU 10 needs meson >= 1.5, Debian 12 has 1.0.1. configure
+# finds it through PYTHONPATH (its venv sees the system site packages and
+# PYTHONPATH), and so does the meson that ninja re-runs.
+MESON=$BUILD_DIR/qemu-meson
+MESON_PY=$MESON/usr/lib/python3/dist-packages
+if [ ! -d "$MESON_PY/mesonbuild" ]; then
+	log "fetching meson from $MESON_SUITE (tools/vm/debsuite.sh)"
+	rm -rf "$MESON" "$MESON.tmp"
+	mkdir -p "$MESON.tmp"
+	(cd "$MESON.tmp" && run_logged meson-download "$DEBSUITE" "$MESON_SUITE" download meson)
+	deb=$(ls "$MESON.tmp"/meson_*.deb)
+	dpkg-deb -x "$deb" "$MESON.tmp/root"
+	mv "$MESON.tmp/root" "$MESON"
+	rm -rf "$MESON.tmp"
+	log "meson $(PYTHONPATH=$MESON_PY python3 -c 'import mesonbuild.coredata as c; print(c.version)') in $MESON"
+fi
+export PYTHONPATH=$MESON_PY${PYTHONPATH:+:$PYTHONPATH}
+
+# 2. Debian's QEMU 10.0 source package, with Debian's patches applied
+# (disable-pycotap.patch and skip-unpack-edk2-blobs.patch let it configure
+# offline). The downloaded files (.dsc and tarballs) stay in $DL, from
+# which tools/qemu/patch.sh unpacks a pristine tree.
+DL=$BUILD_DIR/qemu-dl
+if [ -f "$SRC/configure" ] &&
+   ! grep -qs ':10\.0\.' "$SRC/.wddmseg-debian-version"; then
+	log "$SRC is not QEMU 10.0 (an older build): fetching again"
+	rm -rf "$SRC" "$OUT/tests"
+fi
 if [ ! -f "$SRC/configure" ]; then
-	log "fetching the Debian source package (apt-get source qemu)"
-	rm -rf "$SRC" "$BUILD_DIR/qemu-src.tmp"
-	mkdir -p "$BUILD_DIR/qemu-src.tmp"
-	(cd "$BUILD_DIR/qemu-src.tmp" && run_logged apt-source apt-get source -q qemu)
+	ver=${WDDMSEG_QEMU_VERSION:-$("$DEBSUITE" "$QEMU_SUITE" version qemu-system-x86)}
+	case $ver in
+	*:10.0.*) ;;
+	*) log "FAILED: $QEMU_SUITE's qemu is $ver, not 10.0 (set WDDMSEG_QEMU_VERSION)"; exit 1 ;;
+	esac
+	log "fetching Debian's source package qemu=$ver from $QEMU_SUITE"
+	rm -rf "$SRC" "$DL"
+	mkdir -p "$DL"
+	(cd "$DL" && run_logged apt-source "$DEBSUITE" "$QEMU_SUITE" source "qemu=$ver")
 	unpacked=
-	for d in "$BUILD_DIR"/qemu-src.tmp/qemu-*/; do
+	for d in "$DL"/qemu-*/; do
 		[ -f "$d/configure" ] && unpacked=${d%/}
 	done
 	if [ -z "$unpacked" ]; then
@@ -65,132 +115,64 @@ if [ ! -f "$SRC/configure" ]; then
 		exit 1
 	fi
 	mv "$unpacked" "$SRC"
-	rm -rf "$BUILD_DIR/qemu-src.tmp"
-	log "source tree in $SRC ($(basename "$unpacked"))"
+	echo "$ver" >"$SRC/.wddmseg-debian-version"
+	log "source tree in $SRC ($(basename "$unpacked"), $ver)"
 fi
 
-# 2. The device model and its register header, every time. The model sits
-# flat in hw/display/, as ati.c, ati_2d.c and ati_int.h do; wddmseg_hw.h is
-# the register contract it shares with the Linux driver.
-DEV_SOURCES=(wddmseg.c wddmseg-layout.c wddmseg-engine.c wddmseg-display.c)
-DEV_HEADERS=(wddmseg-internal.h)
-for f in "${DEV_SOURCES[@]}" "${DEV_HEADERS[@]}"; do
-	copy_if_changed "$REPO/tools/qemu/$f" "$SRC/hw/display/$f"
-done
-copy_if_changed "$REPO/drivers/gpu/drm/wddmseg/wddmseg_hw.h" \
-	"$SRC/hw/display/wddmseg_hw.h"
+# 3. The device model, its build glue and its trace events, and its
+# docs/specs page (not built: --disable-docs; there so that this tree
+# holds what tools/qemu/patch.sh's series does), every time
+# (tools/qemu/qemu-tree.sh: a file is only rewritten when it changes).
+bash "$REPO/tools/qemu/qemu-tree.sh" "$SRC" device
+bash "$REPO/tools/qemu/qemu-tree.sh" "$SRC" docs
 
-# replace_lines FILE PATTERN NEW...: FILE without its lines that match
-# PATTERN (grep -E), followed by the NEW lines, written only if that
-# changes FILE. Keeps glue appended to QEMU's files in step with the list
-# above (a tree configured by an older build.sh gets the new lines), and
-# running it twice changes nothing.
-replace_lines() {
-	local file=$1 pattern=$2 tmp=$1.new.$$
-	shift 2
-	{
-		grep -Ev -- "$pattern" "$file" || true
-		printf '%s\n' "$@"
-	} >"$tmp"
-	copy_if_changed "$tmp" "$file"
-	rm -f "$tmp"
-}
-
-# 3. Build glue: the sources in hw/display/meson.build, the device in Kconfig.
-files=$(printf "'%s', " "${DEV_SOURCES[@]}")
-replace_lines "$SRC/hw/display/meson.build" "CONFIG_WDDMSEG" \
-	"softmmu_ss.add(when: 'CONFIG_WDDMSEG', if_true: files(${files%, }))"
-if ! grep -q "^config WDDMSEG$" "$SRC/hw/display/Kconfig"; then
-	printf '\nconfig WDDMSEG\n    bool\n    default y if PCI_DEVICES\n    depends on PCI && MSI_NONBROKEN\n' \
-		>>"$SRC/hw/display/Kconfig"
-	log "added WDDMSEG to hw/display/Kconfig"
-fi
-
-# 4. Trace events. QEMU 7.2 generates trace.h for each directory listed in
-# trace_events_subdirs (top-level meson.build) from its trace-events file:
-# hw/display's becomes trace/trace-hw_display.h, which the "trace.h" every
-# hw/display source includes points at. Rather than edit that list and
-# give the device a directory of its own, tools/qemu/trace-events is
-# appended to hw/display/trace-events between two marker lines, as ati.c's
-# events sit there: no top-level meson.build change, no trace.h shim, and
-# `-trace 'wddmseg_*'` works like any display device's. The block is cut
-# out and appended afresh on every run, and the file is only rewritten
-# when that changes it (which rebuilds the other hw/display sources too).
-te=$SRC/hw/display/trace-events
-te_begin="# wddmseg: tools/qemu/trace-events, appended by tools/qemu/build.sh"
-te_end="# wddmseg: end"
-{
-	sed "\|^$te_begin\$|,\|^$te_end\$|d" "$te"
-	echo "$te_begin"
-	cat "$REPO/tools/qemu/trace-events"
-	echo "$te_end"
-} >"$te.new.$$"
-copy_if_changed "$te.new.$$" "$te"
-rm -f "$te.new.$$"
-
-# 5. Configure, once.
-if [ ! -f "$OBJ/build.ninja" ]; then
+# 4. Configure, once for a given set of options (a changed set configures
+# afresh). x86_64 system emulation with TCG; every optional feature off
+# but the ones the harness uses: pixman (QEMU 9 made it optional; the
+# monitor's screendump and the display surfaces of the device need it)
+# and the system libfdt. No docs, no firmware blobs installed (Debian's
+# seabios and ipxe-qemu are used through -L). The devices are Kconfig's
+# defaults for the target (q35, virtio, intel-iommu, bochs-display...).
+CONFIGURE_ARGS=(--target-list=x86_64-softmmu --without-default-features
+	--enable-tcg --enable-pixman --enable-fdt=system --disable-docs
+	--disable-werror --disable-install-blobs)
+if [ ! -f "$OBJ/build.ninja" ] ||
+   [ "$(cat "$OBJ/.wddmseg-configure" 2>/dev/null)" != "${CONFIGURE_ARGS[*]}" ]; then
 	log "configuring in $OBJ"
 	rm -rf "$OBJ"
 	mkdir -p "$OBJ"
-	(cd "$OBJ" && run_logged configure ../configure \
-		--target-list=x86_64-softmmu --without-default-features \
-		--enable-tcg --enable-fdt=system --disable-docs \
-		--disable-werror --disable-install-blobs)
+	(cd "$OBJ" && run_logged configure ../configure "${CONFIGURE_ARGS[@]}")
+	echo "${CONFIGURE_ARGS[*]}" >"$OBJ/.wddmseg-configure"
 fi
 
-# 6. Build (ninja rebuilds only what changed).
+# 5. Build (ninja rebuilds only what changed).
 log "building qemu-system-x86_64 (log: $OUT/build.log)"
-run_logged build ninja -C "$OBJ" qemu-system-x86_64
+run_logged build ninja -C "$OBJ" -j "$JOBS" qemu-system-x86_64
 if grep -q "wddmseg[^ ]*: warning:" "$OUT/build.log"; then
 	log "WARNING: the device model compiles with warnings:"
 	grep -A3 "wddmseg[^ ]*: warning:" "$OUT/build.log" | sed 's/^/qemu: | /'
 fi
 
-# 7. Install.
+# 6. Install.
 copy_if_changed "$OBJ/qemu-system-x86_64" "$OUT/qemu-system-x86_64"
-log "done: $OUT/qemu-system-x86_64"
+qver=$("$OUT/qemu-system-x86_64" --version | head -n 1)
+case $qver in
+"QEMU emulator version 10.0."*) ;;
+*) log "FAILED: $OUT/qemu-system-x86_64 says '$qver', not 10.0"; exit 1 ;;
+esac
+log "done: $OUT/qemu-system-x86_64 ($qver)"
 
-# 8. The C qtests (tools/qemu/tests/): libqtest/libqos programs, built in
-# QEMU's tests/qtest/ as x86_64 qtests, installed in $OUT/tests/. Their
-# sources and the register header are copied when they changed; the
-# registration in tests/qtest/meson.build is a marked block, rewritten
-# only when the list of tests changed.
-QT=$SRC/tests/qtest
+# 7. The C qtests (tools/qemu/tests/): libqtest/libqos programs, built in
+# QEMU's tests/qtest/ as x86_64 qtests (tools/qemu/qemu-tree.sh puts them
+# there), installed in $OUT/tests/.
+bash "$REPO/tools/qemu/qemu-tree.sh" "$SRC" qtests
 mkdir -p "$OUT/tests"
-copy_if_changed "$REPO/drivers/gpu/drm/wddmseg/wddmseg_hw.h" "$QT/wddmseg_hw.h"
 tests=()
-for f in "$REPO"/tools/qemu/tests/*.[ch]; do
-	copy_if_changed "$f" "$QT/$(basename "$f")"
-	case $f in *-test.c) tests+=("$(basename "$f" .c)") ;; esac
+for f in "$REPO"/tools/qemu/tests/*-test.c; do
+	tests+=("$(basename "$f" .c)")
 done
-{
-	echo "# >>> wddmseg qtests (written by the wddmseg project's tools/qemu/build.sh)"
-	for t in "${tests[@]}"; do
-		echo "qtests_x86_64 += ['$t']"
-		echo "qtests += {'$t': files('wddmseg-qtest.c')}"
-		echo "slow_qtests += {'$t': 600}"
-	done
-	echo "# <<< wddmseg qtests"
-} >"$OUT/qtest-meson.block"
-awk -v block="$OUT/qtest-meson.block" '
-	/^# >>> wddmseg qtests/ { skip = 1; next }
-	/^# <<< wddmseg qtests/ { skip = 0; next }
-	skip { next }
-	/^qtest_executables = \{\}/ { while ((getline l < block) > 0) print l }
-	{ print }
-' "$QT/meson.build" >"$OUT/qtest-meson.build"
-if ! grep -q "^# >>> wddmseg qtests" "$OUT/qtest-meson.build"; then
-	log "FAILED: no 'qtest_executables = {}' line in $QT/meson.build"
-	exit 1
-fi
-copy_if_changed "$OUT/qtest-meson.build" "$QT/meson.build"
-if [ ${#tests[@]} -eq 0 ]; then
-	log "no C qtests in tools/qemu/tests/"
-	exit 0
-fi
 log "building the C qtests: ${tests[*]} (log: $OUT/build-qtests.log)"
-run_logged build-qtests ninja -C "$OBJ" "${tests[@]/#/tests/qtest/}"
+run_logged build-qtests ninja -C "$OBJ" -j "$JOBS" "${tests[@]/#/tests/qtest/}"
 if grep -q "wddmseg[^ ]*: warning:" "$OUT/build-qtests.log"; then
 	log "WARNING: the C qtests compile with warnings:"
 	grep -A3 "wddmseg[^ ]*: warning:" "$OUT/build-qtests.log" | sed 's/^/qemu: | /'

@@ -36,8 +36,8 @@
 #include "qemu/timer.h"
 #include "qemu/units.h"
 #include "hw/pci/pci.h"
-#include "sysemu/dma.h"
-#include "sysemu/runstate.h"
+#include "system/dma.h"
+#include "system/runstate.h"
 
 #include "wddmseg-internal.h"
 #include "trace.h"
@@ -599,9 +599,9 @@ static bool wddmseg_memcpy_unlocked(WddmsegState *s, void *to,
     s->copy_unlocked = true;
     engaged = guard->engaged_in_io;
     guard->engaged_in_io = false;
-    qemu_mutex_unlock_iothread();
+    bql_unlock();
     memcpy(to, from, n);
-    qemu_mutex_lock_iothread();
+    bql_lock();
     guard->engaged_in_io = engaged;
     s->copy_unlocked = false;
     qemu_cond_broadcast(&s->copy_cond);
@@ -1468,15 +1468,15 @@ void *wddmseg_engine_thread(void *opaque)
 
         qemu_event_reset(&s->engine_event);
         seen = qatomic_read(&s->engine_kicks);
-        qemu_mutex_lock_iothread();
+        bql_lock();
         while (!qatomic_read(&s->engine_quit) &&
                wddmseg_engine_runnable(s)) {
             wddmseg_engine_batch_guarded(s);
             ran = true;
-            qemu_mutex_unlock_iothread();
-            qemu_mutex_lock_iothread();
+            bql_unlock();
+            bql_lock();
         }
-        qemu_mutex_unlock_iothread();
+        bql_unlock();
         if (!ran) {
             /* Nothing ran (a stopped VM, a disabled ring): just sleep. */
             qemu_event_wait(&s->engine_event);
@@ -1501,9 +1501,9 @@ void wddmseg_engine_stop(WddmsegState *s)
 {
     qatomic_set(&s->engine_quit, true);
     qemu_event_set(&s->engine_event);
-    qemu_mutex_unlock_iothread();
+    bql_unlock();
     qemu_thread_join(&s->engine_thread);
-    qemu_mutex_lock_iothread();
+    bql_lock();
 }
 
 void wddmseg_vm_state_change(void *opaque, bool running,
@@ -1517,7 +1517,7 @@ void wddmseg_vm_state_change(void *opaque, bool running,
     }
     /* Stopped: let a piece running without the BQL finish first. */
     while (s->copy_unlocked) {
-        qemu_cond_wait_iothread(&s->copy_cond);
+        qemu_cond_wait_bql(&s->copy_cond);
     }
 }
 

@@ -21,9 +21,9 @@
 
 #include "qemu/thread.h"
 #include "qemu/units.h"
-#include "hw/pci/pci.h"
+#include "hw/pci/pci_device.h"
 #include "qom/object.h"
-#include "sysemu/runstate.h"
+#include "system/runstate.h"
 #include "ui/console.h"
 
 #include "wddmseg_hw.h"

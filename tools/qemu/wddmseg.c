@@ -54,7 +54,7 @@
 #include "hw/pci/pci.h"
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
-#include "sysemu/runstate.h"
+#include "system/runstate.h"
 #include "ui/console.h"
 
 #include "wddmseg-internal.h"
@@ -1056,12 +1056,17 @@ static void wddmseg_regs_reset(WddmsegState *s)
      */
 }
 
-static void wddmseg_reset(DeviceState *dev)
+/*
+ * Resettable hold phase: every kind of reset (cold, the wake-up from S3,
+ * a snapshot load) brings the registers back; nothing is left for the
+ * enter and exit phases, as the device has no outputs to quiesce first.
+ */
+static void wddmseg_reset_hold(Object *obj, ResetType type)
 {
-    WddmsegState *s = WDDMSEG(dev);
-    PCIDevice *pdev = PCI_DEVICE(dev);
+    WddmsegState *s = WDDMSEG(obj);
+    PCIDevice *pdev = PCI_DEVICE(obj);
 
-    trace_wddmseg_reset();
+    trace_wddmseg_reset(type);
     /* D0 (the PCI core does not know our capability). */
     pci_word_test_and_clear_mask(pdev->config + s->pm_cap + PCI_PM_CTRL,
                                  PCI_PM_CTRL_STATE_MASK);
@@ -1098,7 +1103,7 @@ static uint64_t wddmseg_vram_power_loss(WddmsegState *s)
     unsigned int i;
 
     while (s->copy_unlocked) {  /* a piece running without the BQL */
-        qemu_cond_wait_iothread(&s->copy_cond);
+        qemu_cond_wait_bql(&s->copy_cond);
     }
     wddmseg_regs_reset(s);
     s->power_losses++;
@@ -1229,7 +1234,7 @@ static const VMStateDescription vmstate_wddmseg_scanout = {
     .name = "wddmseg/scanout",
     .version_id = 1,
     .minimum_version_id = 1,
-    .fields = (VMStateField[]) {
+    .fields = (const VMStateField[]) {
         VMSTATE_UINT32(ctrl, WddmsegScanout),
         VMSTATE_UINT32(segment, WddmsegScanout),
         VMSTATE_UINT64(offset, WddmsegScanout),
@@ -1261,7 +1266,7 @@ static const VMStateDescription vmstate_wddmseg_display_ext = {
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = wddmseg_display_ext_needed,
-    .fields = (VMStateField[]) {
+    .fields = (const VMStateField[]) {
         VMSTATE_UINT32(sc_pending.cur_ctrl, WddmsegState),
         VMSTATE_UINT32(sc_pending.cur_segment, WddmsegState),
         VMSTATE_UINT64(sc_pending.cur_offset, WddmsegState),
@@ -1315,7 +1320,7 @@ static const VMStateDescription vmstate_wddmseg = {
     .version_id = 5,
     .minimum_version_id = 3,
     .post_load = wddmseg_post_load,
-    .fields = (VMStateField[]) {
+    .fields = (const VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, WddmsegState),
         VMSTATE_UINT64(window_base, WddmsegState),
         VMSTATE_UINT32(window_lo, WddmsegState),
@@ -1359,13 +1364,13 @@ static const VMStateDescription vmstate_wddmseg = {
         WDDMSEG_VMSTATE_CMD_TAIL(5),
         VMSTATE_END_OF_LIST()
     },
-    .subsections = (const VMStateDescription * []) {
+    .subsections = (const VMStateDescription * const [])  {
         &vmstate_wddmseg_display_ext,
         NULL
     },
 };
 
-static Property wddmseg_properties[] = {
+static const Property wddmseg_properties[] = {
     DEFINE_PROP_SIZE("vis-size", WddmsegState, vis_size,
                      WDDMSEG_DEFAULT_VIS_SIZE),
     DEFINE_PROP_SIZE("invis-size", WddmsegState, invis_size,
@@ -1386,12 +1391,12 @@ static Property wddmseg_properties[] = {
                        WDDMSEG_DEFAULT_MAX_HEIGHT),
     DEFINE_PROP_STRING("vram-file", WddmsegState, vram_file),
     DEFINE_PROP_SIZE("hib-partial", WddmsegState, hib_partial, 4 * MiB),
-    DEFINE_PROP_END_OF_LIST(),
 };
 
 static void wddmseg_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
     PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
 
     k->realize = wddmseg_realize;
@@ -1404,7 +1409,7 @@ static void wddmseg_class_init(ObjectClass *klass, void *data)
     k->class_id = PCI_CLASS_DISPLAY_OTHER;
 
     dc->desc = "GPU with WDDM-style memory segments";
-    dc->reset = wddmseg_reset;
+    rc->phases.hold = wddmseg_reset_hold;
     dc->vmsd = &vmstate_wddmseg;
     device_class_set_props(dc, wddmseg_properties);
     object_class_property_set_description(klass, "vis-size",

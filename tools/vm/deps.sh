@@ -10,6 +10,10 @@
 # Linux 6.12 from Debian 12's security archive (linux-headers-6.12-amd64
 # follows its newest upload) and 6.1, Debian 12's own (linux-headers-amd64).
 # Their guest images are downloaded, not installed (tools/vm/kernel.sh).
+# QEMU 10.0's source and meson 1.7 come from other suites (trixie,
+# bookworm-backports) and are fetched, not installed, by tools/qemu/build.sh
+# through tools/vm/debsuite.sh; this installs its Debian 12 build
+# dependencies (dpkg-dev, ninja-build, python3-venv, glib, pixman, libfdt).
 # Idempotent: does nothing when all packages are already installed.
 set -euo pipefail
 
@@ -18,7 +22,7 @@ PKGS=(
 	linux-headers-6.12-amd64 linux-source-6.12
 	linux-headers-amd64 linux-source-6.1
 	libdrm-dev libdrm-tests drm-info busybox-static python3
-	dpkg-dev ninja-build meson pkg-config python3-venv
+	dpkg-dev ninja-build pkg-config python3-venv
 	libglib2.0-dev libpixman-1-dev libfdt-dev
 	seabios ipxe-qemu qemu-system-data
 	dkms
@@ -33,19 +37,6 @@ done
 
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-
-# deb-src entries for `apt-get source qemu`, same suites as the deb entries.
-if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-	for f in /etc/apt/sources.list.d/debian.sources; do
-		[ -f "$f" ] || continue
-		sed 's/^Types: deb$/Types: deb-src/' "$f" |
-			$SUDO tee /etc/apt/sources.list.d/wddmseg-src.sources >/dev/null
-	done
-	if [ -f /etc/apt/sources.list ] && grep -q '^deb ' /etc/apt/sources.list; then
-		grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
-			$SUDO tee /etc/apt/sources.list.d/wddmseg-src.list >/dev/null
-	fi
-fi
 
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q

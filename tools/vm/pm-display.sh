@@ -69,8 +69,6 @@ echo "WDDMSEG-KMS END"
 exit $status
 SCRIPT
 
-. "$HERE/s3-crash.sh"
-
 # One boot with its host-side watcher; rc: run-vm.sh's exit, wrc: the
 # watcher's.
 boot() {
@@ -89,17 +87,6 @@ boot() {
 }
 
 boot
-# The guest died before its /init ran, or in its resume with no driver
-# frame (QEMU 7.2 TCG, see s3-crash.sh): once more, VM and watcher, the
-# first logs kept aside.
-if [ $rc = 3 ] && why=$(env_crash_why "$VMDIR/$NAME.console.log" 1); then
-	echo "# pm-display: the guest crashed $why (see $VMDIR/$NAME.console.log.attempt1): booting once more" >&2
-	for f in "$VMDIR/$NAME.console.log" "$VMDIR/$NAME.tap" \
-		 "$OUT/$NAME.host.tap" "$OUT/$NAME.run-vm.log"; do
-		[ -f "$f" ] && mv "$f" "$f.attempt1"
-	done
-	boot
-fi
 
 tr -d '\r' <"$VMDIR/$NAME.tap" 2>/dev/null | grep -v '^WDDMSEG-'
 cat "$OUT/$NAME.host.tap"

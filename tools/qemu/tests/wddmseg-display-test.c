@@ -484,7 +484,7 @@ static void shot_free(Shot *s)
 
 /*
  * The monitor's screendump runs the console's update first, then writes
- * what the console shows as a binary PPM. QEMU 7.2 pads each line to a
+ * what the console shows as a binary PPM. QEMU pads each line to a
  * multiple of 4 bytes (its pixman line buffer's stride): drop that.
  */
 static Shot dump(WDev *d, const char *tag)

@@ -17,7 +17,7 @@
  * says PERSISTENT, and RETAINED only when the file already existed.
  */
 #include "qemu/osdep.h"
-#include "qapi/qmp/qdict.h"
+#include "qobject/qdict.h"
 
 #include "wddmseg-qtest.h"
 
