@@ -49,7 +49,7 @@ FIXTURE(alloc) {
 	char debug_saved[32];		/* drm.debug before we changed it */
 };
 
-GEM_SKIP_WITHOUT_EXPECT();
+GEM_SKIP_WITHOUT_DEVICE();
 
 /* The setup of every fixture of this program (alloc, create_refusal). */
 static void alloc_fixture_setup(struct __test_metadata *_metadata,
@@ -83,11 +83,11 @@ FIXTURE_TEARDOWN(alloc)
 }
 
 #define NEED_DEF() do {							\
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped */			\
+	if (SETUP_SKIPPED())	/* setup skipped */			\
 		return;							\
 	if (!self->def)							\
-		SKIP(return, "no device with the default layout in %s",	\
-		     gem_expect_path());				\
+		WSKIP(return, "no device with the default layout in %s",	\
+		     gem_env_source(&self->env));				\
 } while (0)
 
 /* Another open file on @node, closed by the teardown. */
@@ -193,7 +193,7 @@ TEST_F(alloc, create_each_segment)
 	uint32_t h, h2;
 	int fd, ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	for (i = 0; i < self->env.nr_devs; i++) {
 		const struct gem_dev *d = &self->env.dev[i];
@@ -432,7 +432,7 @@ TEST_F_TIMEOUT(alloc, eviction_skips_pitch_aligned, 60)
 	uint64_t chunk;
 	int fd;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	for (i = 0; i < self->env.nr_devs && !d; i++) {
 		const struct layout *l = &self->env.dev[i].exp.layout;
@@ -454,7 +454,7 @@ TEST_F_TIMEOUT(alloc, eviction_skips_pitch_aligned, 60)
 			d = &self->env.dev[i];
 	}
 	if (!d)
-		SKIP(return, "no device with a PitchAlignment memory segment");
+		WSKIP(return, "no device with a PitchAlignment memory segment");
 
 	fd = open_extra(_metadata, self, d->render);
 	n = 4;
@@ -524,7 +524,7 @@ TEST_F_TIMEOUT(alloc, banks, 60)
 	uint64_t start, end, size;
 	int fd, ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	for (i = 0; i < self->env.nr_devs; i++) {
 		const struct gem_dev *d = &self->env.dev[i];
@@ -638,7 +638,7 @@ TEST_F_TIMEOUT(alloc, banks, 60)
 		}
 	}
 	if (!checked)
-		SKIP(return, "no segment with banks in %s", gem_expect_path());
+		WSKIP(return, "no segment with banks in %s", gem_env_source(&self->env));
 }
 
 /*
@@ -1188,7 +1188,7 @@ TEST_F_TIMEOUT(alloc, zero_filled_after_blit_same_range, 60)
 							  id, &h));
 		ret = wddmseg_fill(self->fd, h, 0, size, 0xffffffff, NULL);
 		if (ret == -ENODEV)
-			SKIP(return, "no copy engine for SUBMIT_BLIT");
+			WSKIP(return, "no copy engine for SUBMIT_BLIT");
 		ASSERT_EQ(0, ret);
 		ASSERT_EQ(0, wddmseg_wait(self->fd, h, 5000000000LL));
 		info_of(_metadata, self->fd, h, &info);
@@ -1389,7 +1389,7 @@ TEST_F(alloc, budget)
 	uint32_t id, h;
 	int fd, fd2, ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	for (i = 0; i < self->env.nr_devs; i++) {
 		const struct gem_dev *d = &self->env.dev[i];
@@ -1570,7 +1570,7 @@ TEST_F(alloc, gpu_view)
 
 	NEED_DEF();
 	if (!peek_available(self->def))
-		SKIP(return, "no debugfs peek for %s", self->def->exp.bdf);
+		WSKIP(return, "no debugfs peek for %s", self->def->exp.bdf);
 	ASSERT_EQ(0, wddmseg_create_allocation_in(self->fd, 5 * SZ_4K, 0, SEG_APT, &pad));
 	for (i = 0; i < ARRAY_SIZE(segs); i++) {
 		uint32_t id = segs[i], seed = 0x6b0 + id;
@@ -1680,7 +1680,7 @@ TEST_F_TIMEOUT(alloc, vram_blocks, 120)
 	if (n > FRAG_MAX)
 		n = FRAG_MAX;
 	if (n < 8)
-		SKIP(return, "visible VRAM has %" PRIu64 " KiB free", free_bytes >> 10);
+		WSKIP(return, "visible VRAM has %" PRIu64 " KiB free", free_bytes >> 10);
 	for (i = 0; i < n; i++) {
 		struct wddmseg_allocation_desc a = {
 			.size = FRAG_CHUNK,
@@ -2421,11 +2421,11 @@ TEST_F(create_refusal, refused)
 	char rule[64];
 	int ret;
 
-	if (_metadata->skip)	/* setup skipped */
+	if (SETUP_SKIPPED())	/* setup skipped */
 		return;
 	if (!a->def)
-		SKIP(return, "no device with the default layout in %s",
-		     gem_expect_path());
+		WSKIP(return, "no device with the default layout in %s",
+		     gem_env_source(&a->env));
 
 	rulelog_open(a, &r);
 	/* the base request works: refusals are not just a broken ioctl */
@@ -2471,7 +2471,7 @@ TEST_F(alloc, create_refusals_segment_kinds)
 	uint32_t h;
 	int fd, ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	for (i = 0; i < self->env.nr_devs; i++) {
 		const struct gem_dev *d = &self->env.dev[i];
@@ -2521,8 +2521,8 @@ TEST_F(alloc, create_refusals_segment_kinds)
 		}
 	}
 	if (!agp && !vpr)
-		SKIP(return, "no AGP or VprSupported segment in %s",
-		     gem_expect_path());
+		WSKIP(return, "no AGP or VprSupported segment in %s",
+		     gem_env_source(&self->env));
 }
 
 /*
@@ -2536,7 +2536,7 @@ TEST_F(alloc, eviction_through_aperture_80_percent)
 	uint32_t h;
 	int fd, ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	for (i = 0; i < self->env.nr_devs; i++) {
 		const struct gem_dev *d = &self->env.dev[i];
@@ -2572,8 +2572,8 @@ TEST_F(alloc, eviction_through_aperture_80_percent)
 		}
 	}
 	if (!found)
-		SKIP(return, "no aperture with a CommitLimit above 80%% of its size in %s",
-		     gem_expect_path());
+		WSKIP(return, "no aperture with a CommitLimit above 80%% of its size in %s",
+		     gem_env_source(&self->env));
 }
 
 /* Positive controls for flags that are accepted and honoured. */
@@ -2693,7 +2693,7 @@ TEST_F(alloc, cached_pages_write_back)
 
 	NEED_DEF();
 	if (ttm_pool_pages() < 0)
-		SKIP(return, "no %s (debugfs)", TTM_PAGE_POOL);
+		WSKIP(return, "no %s (debugfs)", TTM_PAGE_POOL);
 	plain = pooled_by(_metadata, self->fd, WDDMSEG_ALLOC_CPU_VISIBLE, size);
 	cached = pooled_by(_metadata, self->fd,
 			   WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_CACHED,
@@ -2908,12 +2908,12 @@ TEST_F(alloc, noncoherent_aperture_flush)
 			}
 	}
 	if (!d)
-		SKIP(return, "no aperture without CacheCoherent in %s",
-		     gem_expect_path());
+		WSKIP(return, "no aperture without CacheCoherent in %s",
+		     gem_env_source(&self->env));
 	fd = open_extra(_metadata, self, d->render);
 	ASSERT_EQ(0, wddmseg_query_adapter(fd, &qa));
 	if ((qa.hw_version & 0xffff) < 6)
-		SKIP(return, "device %u.%u: apertures are all snooped",
+		WSKIP(return, "device %u.%u: apertures are all snooped",
 		     qa.hw_version >> 16, qa.hw_version & 0xffff);
 	qseg(_metadata, fd, id, &qs);
 	peek = peek_available(d);

@@ -102,29 +102,29 @@ static bool pm_hibernate(void)
 	return pm_mode("hibernate");
 }
 
-GEM_SKIP_WITHOUT_EXPECT();
+GEM_SKIP_WITHOUT_DEVICE();
 
 FIXTURE_SETUP(pm)
 {
 	char buf[64];
 
 	gem_env_load(_metadata, &self->env);
-	if (_metadata->skip)
+	if (SETUP_SKIPPED())
 		return;
 	if (pm_mode("pressure"))
 		return;
 	if (pm_hibernate()) {
 		if (file_read("/proc/swaps", buf, sizeof(buf)) ||
 		    !strchr(buf, '\n') || !strchr(strchr(buf, '\n') + 1, '/'))
-			SKIP(return, "no swap for a hibernation image");
+			WSKIP(return, "no swap for a hibernation image");
 		return;
 	}
 	if (file_write("/sys/power/mem_sleep", "deep") ||
 	    file_read("/sys/power/mem_sleep", buf, sizeof(buf)) ||
 	    !strstr(buf, "[deep]"))
-		SKIP(return, "no S3 (deep) in /sys/power/mem_sleep");
+		WSKIP(return, "no S3 (deep) in /sys/power/mem_sleep");
 	if (access("/sys/class/rtc/rtc0/wakealarm", W_OK))
-		SKIP(return, "no RTC wake alarm");
+		WSKIP(return, "no RTC wake alarm");
 }
 
 FIXTURE_TEARDOWN(pm)
@@ -655,7 +655,7 @@ TEST_F_TIMEOUT(pm, cycles, 900)
 	unsigned int dv, c;
 
 	if (pm_mode("pressure"))
-		SKIP(return, "WDDMSEG_PM_MODE=pressure runs pm.pressure only");
+		WSKIP(return, "WDDMSEG_PM_MODE=pressure runs pm.pressure only");
 
 	for (dv = 0; dv < self->env.nr_devs; dv++) {
 		pd[dv].d = &self->env.dev[dv];
@@ -972,7 +972,7 @@ TEST_F_TIMEOUT(pm, runtime, 900)
 	unsigned int dv;
 
 	if (pm_mode("pressure") || pm_hibernate())
-		SKIP(return, "pm.runtime runs in the S3 boot");
+		WSKIP(return, "pm.runtime runs in the S3 boot");
 	for (dv = 0; dv < self->env.nr_devs; dv++)
 		rpm_dev(_metadata, &self->env.dev[dv], dv);
 }
@@ -1034,7 +1034,7 @@ TEST_F_TIMEOUT(pm, pressure, 900)
 	int fa, fb, kfd, ret;
 
 	if (!pm_mode("pressure"))
-		SKIP(return, "only with WDDMSEG_PM_MODE=pressure");
+		WSKIP(return, "only with WDDMSEG_PM_MODE=pressure");
 	ASSERT_LE(2, self->env.nr_devs);
 	ha = calloc(mb / 2, sizeof(*ha));
 	hb = calloc(mb / 2, sizeof(*hb));
@@ -1128,7 +1128,7 @@ TEST_F_TIMEOUT(pm, vpr, 600)
 	int kfd, ret;
 
 	if (!pm_mode("s3"))
-		SKIP(return, "S3 mode only");
+		WSKIP(return, "S3 mode only");
 	for (dv = 0; dv < self->env.nr_devs; dv++) {
 		const struct gem_dev *d = &self->env.dev[dv];
 		const struct layout *l = &d->exp.layout;
@@ -1172,7 +1172,7 @@ TEST_F_TIMEOUT(pm, vpr, 600)
 		}
 	}
 	if (!nk[VPR_KEPT] || !nk[VPR_SEALED] || !nk[VPR_REFUSED])
-		SKIP(return, "the layouts lack a VprSupported segment that keeps, seals or refuses (%u %u %u)",
+		WSKIP(return, "the layouts lack a VprSupported segment that keeps, seals or refuses (%u %u %u)",
 		     nk[VPR_KEPT], nk[VPR_SEALED], nk[VPR_REFUSED]);
 
 	/* A segment that can neither keep nor seal refuses the suspend. */
