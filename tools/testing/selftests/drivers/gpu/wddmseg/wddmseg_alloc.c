@@ -499,7 +499,8 @@ TEST_F(alloc, from_end_of_segment)
 		EXPECT_EQ(id, low.segment_id);
 		EXPECT_EQ(self->seg[id].size, top.offset + top.size)
 			TH_LOG("segment %u: FromEndOfSegment allocation at 0x%llx, segment size 0x%" PRIx64,
-			       id, (unsigned long long)top.offset, self->seg[id].size);
+			       id, (unsigned long long)top.offset,
+			       (uint64_t)self->seg[id].size);
 		EXPECT_EQ(0u, low.offset)
 			TH_LOG("segment %u: normal allocation at 0x%llx in an empty segment",
 			       id, (unsigned long long)low.offset);
@@ -706,7 +707,8 @@ TEST_F(alloc, overlay_capture_pinned)
 			EXPECT_EQ(-ENOSPC, ret)
 				TH_LOG("%s of 0x%" PRIx64 " bytes in segment %u, whose last 20%% is 0x%" PRIx64 ": %s",
 				       kind, (uint64_t)a.size, id,
-				       self->seg[id].size - low, strerror(-ret));
+				       (uint64_t)(self->seg[id].size - low),
+				       strerror(-ret));
 			if (!ret)
 				wddmseg_destroy_allocation(self->fd, h);
 		}
@@ -1737,7 +1739,7 @@ TEST_F_TIMEOUT(alloc, vram_blocks, 120)
 	qseg(_metadata, self->fd, SEG_VIS, &qs);
 	EXPECT_EQ(ev0, qs.eviction_count)
 		TH_LOG("placing %" PRIu64 " KiB made of blocks evicted %" PRIu64 " allocations",
-		       size >> 10, qs.eviction_count - ev0);
+		       size >> 10, (uint64_t)(qs.eviction_count - ev0));
 	for (i = 0; i < kept; i++) {
 		info_of(_metadata, self->fd, hs[i], &info);
 		EXPECT_EQ(SEG_VIS, info.segment_id);
@@ -1769,7 +1771,8 @@ TEST_F_TIMEOUT(alloc, vram_blocks, 120)
 	EXPECT_EQ(0u, pattern_check(p, size, 0xb10c, NULL))
 		TH_LOG("content lost by the Transfer back into VRAM made of blocks");
 	munmap(p, size);
-	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, big));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, big))
+		TH_LOG("destroying the allocation made of blocks");
 
 	/*
 	 * PermanentSysMem made of blocks: a blit refreshes the segment's copy
@@ -1801,7 +1804,8 @@ TEST_F_TIMEOUT(alloc, vram_blocks, 120)
 	EXPECT_EQ(0u, pattern_check(p, SZ_64K, 0x9e11, NULL))
 		TH_LOG("PermanentSysMem in blocks: bytes before the blit changed");
 	munmap(p, size);
-	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, big));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, big))
+		TH_LOG("destroying the PermanentSysMem allocation made of blocks");
 
 	/* AccessedPhysically: one range, or it does not fit without evicting. */
 	{

@@ -351,7 +351,7 @@ TEST_F_TIMEOUT(engine, big_migrations, 120)
 
 	size = create_big(self, &h);
 	ASSERT_NE(0u, size) TH_LOG("no 32 MiB allocation fits in seg1");
-	TH_LOG("%" PRIu64 " MiB allocation", size / SZ_1M);
+	TH_LOG("%" PRIu64 " MiB allocation", (uint64_t)(size / SZ_1M));
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
 	if (dbg)
@@ -367,8 +367,8 @@ TEST_F_TIMEOUT(engine, big_migrations, 120)
 		if (file_read(PARAM_USE_ENGINE, v, sizeof(v)) || v[0] != 'N') {
 			EXPECT_LE(jobs, st1.submitted - st0.submitted)
 				TH_LOG("%" PRIu64 " engine jobs for 4 moves of %" PRIu64 " MiB",
-				       st1.submitted - st0.submitted,
-				       size / SZ_1M);
+				       (uint64_t)(st1.submitted - st0.submitted),
+				       (uint64_t)(size / SZ_1M));
 		}
 		EXPECT_EQ(st1.submitted, st1.completed);
 	}

@@ -1283,7 +1283,7 @@ TEST_F(kms, device_refusal_logged)
 	strncat(path, "/wddmseg_inject_refusal", sizeof(path) - strlen(path) - 1);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		WSKIP(return, "%s: %s", path, strerror(errno));
+		WSKIP(return, "%.300s: %s", path, strerror(errno));
 	kmsg_open(self);
 	ASSERT_LE(0, self->kmsg);
 

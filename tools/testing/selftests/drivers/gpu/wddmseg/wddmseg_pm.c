@@ -353,7 +353,8 @@ static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
 		info.handle = probe;
 		ASSERT_EQ(0, wddmseg_query_allocation(pd->fd, probe, &info));
 		p->probe = s->base + info.offset;
-		ASSERT_EQ(0, wddmseg_destroy_allocation(pd->fd, probe));
+		ASSERT_EQ(0, wddmseg_destroy_allocation(pd->fd, probe))
+			TH_LOG("%s: destroying the probe allocation", pd->d->exp.bdf);
 
 		/* Pinned at creation in the top 20% of the segment. */
 		{
@@ -470,7 +471,8 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_evicted_bytes", evicted, l->nr_segs));
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_restored_bytes", restored, l->nr_segs));
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_kept_bytes", kept, l->nr_segs));
-	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_lost_bytes", lost, l->nr_segs));
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_lost_bytes", lost, l->nr_segs))
+		TH_LOG("%s: sysfs pm_lost_bytes", pd->d->exp.bdf);
 
 	/* Every residency event of the cycle, then per segment. */
 	{
@@ -922,7 +924,8 @@ static void rpm_dev(struct __test_metadata *_metadata, const struct gem_dev *d,
 	 * 5. A job in flight holds the device in D0: an injected hang keeps
 	 * it unsignalled until the watchdog (fence_timeout_ms) replays it.
 	 */
-	ASSERT_EQ(0, rpm_file(d, "autosuspend_delay_ms", NULL, 0, "500"));
+	ASSERT_EQ(0, rpm_file(d, "autosuspend_delay_ms", NULL, 0, "500"))
+		TH_LOG("%s: power/autosuspend_delay_ms", d->exp.bdf);
 	{
 		char inject[96];
 

@@ -337,8 +337,8 @@ TEST_F_TIMEOUT(stress, three_processes, 280)
 
 		TH_LOG("process %u: %" PRIu64 " allocations, %" PRIu64 " MiB; fill %.1fs, %d ops %.1fs, %d full checks %.1fs; %" PRIu64 " evictions, %" PRIu64 " moves; %" PRIu64 " MAKE_RESIDENT(seg) ENOSPC",
 		       i, r->allocs, r->bytes >> 20, r->t_fill,
-		       NR_ROUNDS * OPS_PER_ROUND, NR_ROUNDS,
-		       r->t_ops, r->t_verify, r->evictions, r->moves,
+		       NR_ROUNDS * OPS_PER_ROUND, r->t_ops,
+		       NR_ROUNDS, r->t_verify, r->evictions, r->moves,
 		       r->enospc);
 		ops[0] = '\0';
 		for (j = 0; j < NR_OP_KINDS; j++)
