@@ -10,8 +10,9 @@
 #   passes one.
 #
 # Once: the Debian packages, QEMU with the device, the libdrm tools, the
-# kselftests, the host checks (selftest layout parser, qtest of the device
-# model, RGB565 screendump expansion). Then for each kernel, in build/ABI/
+# kselftests (standalone, and in-tree in Linux 6.12's and 7.3's trees), the
+# host checks (selftest layout parser, qtest of the device model, RGB565
+# screendump expansion). Then for each kernel, in build/ABI/
 # (see tools/vm/kenv.sh): the module, the guest kernel and initramfs, the
 # lint (that kernel's checkpatch and kernel-doc, W=1), the
 # VM boots (valid layouts + kselftests, invalid layouts, the vIOMMU boot,
@@ -130,6 +131,41 @@ else
 	echo "not ok 1 - selftest layout parser host check (see $OUT/host-check.log)"
 fi >"$OUT/host-check.tap"
 count "$OUT/host-check.tap"
+
+# The kselftests as kernel CI builds them: inside Linux 6.12's and 7.3's
+# trees (Debian's linux-source of each), with each tree's own
+# kselftest_harness.h, then kselftest-install (tools/vm/ksft-tree.sh). Each
+# guest kernel's boots run the install of its own series the same way
+# (tools/vm/initramfs.sh). Only the selftests directory is built, no
+# kernel.
+for s in 6.12 7.3; do
+	log "kselftests in the Linux $s tree"
+	inst=$BUILD/ksft/install-$s
+	klog=$OUT/ksft-tree-$s.log
+	{
+		if bash tools/vm/ksft-tree.sh "$s" --install "$inst" >"$klog" 2>&1; then
+			echo "ok 1 - kselftests: make -C tools/testing/selftests TARGETS=drivers/gpu/wddmseg in the Linux $s tree, and its install"
+			w=$(grep -c 'warning:' "$klog")
+			if [ "$w" -eq 0 ]; then
+				echo "ok 2 - kselftests: no compiler warning with Linux $s's kselftest_harness.h"
+			else
+				echo "not ok 2 - kselftests: $w compiler warnings with Linux $s's kselftest_harness.h (see $klog)"
+			fi
+			list=$(grep -c '^drivers/gpu/wddmseg:wddmseg_' "$inst/kselftest-list.txt")
+			if [ "$list" -gt 0 ] && [ -x "$inst/drivers/gpu/wddmseg/wddmseg_pm" ] &&
+			   ! grep -q ':wddmseg_pm$' "$inst/kselftest-list.txt" &&
+			   [ -f "$inst/drivers/gpu/wddmseg/settings" ]; then
+				echo "ok 3 - kselftest-install of Linux $s: $list tests in kselftest-list.txt, wddmseg_pm installed but not listed, settings"
+			else
+				echo "not ok 3 - kselftest-install of Linux $s: kselftest-list.txt has $list wddmseg tests, or wddmseg_pm is listed or missing, or no settings (see $inst)"
+			fi
+		else
+			echo "not ok 1 - kselftests in the Linux $s tree (see $klog)"
+			tail -n 30 "$klog" | sed 's/^/# /'
+		fi
+	} >"$OUT/ksft-tree-$s.tap"
+	count "$OUT/ksft-tree-$s.tap"
+done
 
 # The device model alone: the C qtests of tools/qemu/tests/ (libqtest and
 # libqos, built in QEMU's tree by tools/qemu/build.sh), glib's TAP output

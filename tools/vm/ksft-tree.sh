@@ -71,7 +71,7 @@ if [ ! -f "$TARBALL" ]; then
 		(cd "$deb.tmp/dl" &&
 			bash "$REPO/tools/vm/debsuite.sh" "$suite" download "linux-source-$SERIES") ||
 			die "cannot fetch linux-source-$SERIES from $suite"
-		dpkg-deb -x "$deb.tmp"/dl/linux-source-"$SERIES"_*.deb "$deb.tmp"
+		dpkg-deb -x "$deb.tmp/dl/linux-source-${SERIES}"_*.deb "$deb.tmp"
 		rm -rf "$deb.tmp/dl" "$deb"
 		mv "$deb.tmp" "$deb"
 		[ -f "$TARBALL" ] || die "the package has no $TARBALL"
@@ -124,7 +124,8 @@ if [ -n "$INSTALL" ]; then
 	rm -rf "$INSTALL"
 	make -C "$TREE/tools/testing/selftests" -j2 TARGETS=drivers/gpu/wddmseg \
 		install INSTALL_PATH="$INSTALL"
-	[ -x "$INSTALL/run_kselftest.sh" ] && [ -s "$INSTALL/kselftest-list.txt" ] ||
+	if [ ! -x "$INSTALL/run_kselftest.sh" ] || [ ! -s "$INSTALL/kselftest-list.txt" ]; then
 		die "the install in $INSTALL has no run_kselftest.sh or kselftest-list.txt"
+	fi
 	log "installed into $INSTALL: $(tr '\n' ' ' <"$INSTALL/kselftest-list.txt")"
 fi
