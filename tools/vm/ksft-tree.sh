@@ -6,8 +6,11 @@
 # tree's kselftest_harness.h, then installed (kselftest-install) with the
 # tree's run_kselftest.sh.
 #
-# Usage: tools/vm/ksft-tree.sh SERIES [--install DIR]
+# Usage: tools/vm/ksft-tree.sh SERIES [--rebuild] [--install DIR]
 #   SERIES   a kernel series: 6.1, 6.12, 7.3, ...
+#   --rebuild
+#            `make clean` first, so that every program is compiled (and
+#            its warnings printed) again
 #   --install DIR
 #            also `make install INSTALL_PATH=DIR` (DIR is emptied first)
 #
@@ -36,7 +39,7 @@ KSFT=$REPO/build/ksft
 log() { echo "ksft-tree.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-[ $# -ge 1 ] || die "usage: ksft-tree.sh SERIES [--install DIR]"
+[ $# -ge 1 ] || die "usage: ksft-tree.sh SERIES [--rebuild] [--install DIR]"
 SERIES=$1
 shift
 case "$SERIES" in
@@ -44,8 +47,10 @@ case "$SERIES" in
 *) die "not a kernel series: '$SERIES' (e.g. 6.12)" ;;
 esac
 INSTALL=
+REBUILD=0
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--rebuild) REBUILD=1; shift ;;
 	--install) [ $# -ge 2 ] || die "--install needs a directory"
 		INSTALL=$2; shift 2 ;;
 	*) die "unknown argument '$1'" ;;
@@ -119,6 +124,9 @@ mirror include/uapi/drm/wddmseg_drm.h
 version=$(awk '/^VERSION =/ {v=$3} /^PATCHLEVEL =/ {p=$3} /^SUBLEVEL =/ {s=$3}
 	END {print v "." p "." s}' "$TREE/Makefile")
 log "Linux ${version:-$SERIES} tree $TREE: make -C tools/testing/selftests TARGETS=drivers/gpu/wddmseg"
+if [ $REBUILD = 1 ]; then
+	make -C "$TREE/tools/testing/selftests" TARGETS=drivers/gpu/wddmseg clean
+fi
 make -C "$TREE/tools/testing/selftests" -j2 TARGETS=drivers/gpu/wddmseg
 if [ -n "$INSTALL" ]; then
 	rm -rf "$INSTALL"
