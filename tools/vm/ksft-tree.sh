@@ -21,7 +21,9 @@
 #    tools/vm/deps.sh), otherwise the package is fetched from
 #    $WDDMSEG_KSRC_SUITE (default trixie-backports) with
 #    tools/vm/debsuite.sh and unpacked with dpkg-deb -x into
-#    build/ksft/deb/ (nothing is installed). A stamp names the tarball.
+#    build/ksft/deb/ (nothing is installed). WDDMSEG_KSRC_TARBALL names
+#    another linux-source tarball of that series (one already fetched
+#    for the guest kernel, say). A stamp names the tarball.
 # 2. Every time: the repository's files go into that tree as a patch
 #    would put them (copies; only changed files, with their times, so the
 #    build stays incremental; files gone from the repository go too):
@@ -64,7 +66,10 @@ exec 9>"$TREE.lock"
 flock 9
 
 # tarball: Debian's linux-source-SERIES, installed or fetched
-TARBALL=/usr/src/linux-source-$SERIES.tar.xz
+TARBALL=${WDDMSEG_KSRC_TARBALL:-/usr/src/linux-source-$SERIES.tar.xz}
+if [ -n "${WDDMSEG_KSRC_TARBALL:-}" ] && [ ! -f "$TARBALL" ]; then
+	die "WDDMSEG_KSRC_TARBALL: no file $TARBALL"
+fi
 if [ ! -f "$TARBALL" ]; then
 	suite=${WDDMSEG_KSRC_SUITE:-trixie-backports}
 	deb=$KSFT/deb/linux-source-$SERIES
