@@ -121,8 +121,10 @@ dkms-uninstall:
 	bash tools/dkms/dkms.sh uninstall
 
 # Userspace, the same binaries for every kernel. The kselftests build with
-# either kselftest_harness.h (wddmseg_harness.h); they take 6.1's, which
-# deps.sh installs.
+# any kernel's kselftest_harness.h (wddmseg_harness.h); these standalone
+# ones (the PM scripts run them) take 6.1's, which deps.sh installs. The
+# guests run the ones built in their own series' kernel tree
+# (tools/vm/ksft-tree.sh, called by tools/vm/initramfs.sh).
 KSFT_TARBALL := /usr/src/linux-source-6.1.tar.xz
 tests: lib
 	$(MAKE) -C tools/testing/selftests/drivers/gpu/wddmseg \

@@ -10,12 +10,12 @@
 #   passes one.
 #
 # Once: the Debian packages, QEMU with the device, the libdrm tools, the
-# kselftests, the host checks (selftest layout parser, qtest of the device
-# model, its patch series for QEMU 10.0, RGB565 screendump expansion),
-# make install/uninstall with a program built through pkg-config
-# (tools/install/check.sh) and the module built and installed by dkms for
-# the Debian headers of 6.12 and 6.1 (tools/dkms/check.sh). Then for each
-# kernel, in build/ABI/
+# kselftests (standalone, and in-tree in Linux 6.12's and 7.3's trees), the
+# host checks (selftest layout parser, qtest of the device model, its patch
+# series for QEMU 10.0, RGB565 screendump expansion), make install/uninstall
+# with a program built through pkg-config (tools/install/check.sh) and the
+# module built and installed by dkms for the Debian headers of 6.12 and 6.1
+# (tools/dkms/check.sh). Then for each kernel, in build/ABI/
 # (see tools/vm/kenv.sh): the module, the guest kernel and initramfs, the
 # lint (that kernel's checkpatch and kernel-doc, W=1), the
 # VM boots (valid layouts + kselftests, invalid layouts, the vIOMMU boot,
@@ -135,6 +135,43 @@ else
 fi >"$OUT/host-check.tap"
 count "$OUT/host-check.tap"
 
+# The kselftests as kernel CI builds them: inside Linux 6.12's and 7.3's
+# trees (Debian's linux-source of each), with each tree's own
+# kselftest_harness.h, then kselftest-install (tools/vm/ksft-tree.sh). Each
+# guest kernel's boots run the install of its own series the same way
+# (tools/vm/initramfs.sh). Only the selftests directory is built, no
+# kernel.
+for s in 6.12 7.3; do
+	log "kselftests in the Linux $s tree"
+	inst=$BUILD/ksft/install-$s
+	klog=$OUT/ksft-tree-$s.log
+	{
+		if bash tools/vm/ksft-tree.sh "$s" --rebuild --install "$inst" >"$klog" 2>&1; then
+			echo "ok 1 - kselftests: make -C tools/testing/selftests TARGETS=drivers/gpu/wddmseg in the Linux $s tree, and its install"
+			# every program compiled again (--rebuild)
+			w=$(grep -c 'warning:' "$klog")
+			n=$(grep -Ec '^ +CC +wddmseg_[a-z]+$|gcc .*wddmseg_[a-z]+\.c' "$klog")
+			if [ "$w" -eq 0 ] && [ "$n" -gt 0 ]; then
+				echo "ok 2 - kselftests: no compiler warning with Linux $s's kselftest_harness.h ($n compiler runs)"
+			else
+				echo "not ok 2 - kselftests: $w compiler warnings in $n compiler runs with Linux $s's kselftest_harness.h (see $klog)"
+			fi
+			list=$(grep -c '^drivers/gpu/wddmseg:wddmseg_' "$inst/kselftest-list.txt")
+			if [ "$list" -gt 0 ] && [ -x "$inst/drivers/gpu/wddmseg/wddmseg_pm" ] &&
+			   ! grep -q ':wddmseg_pm$' "$inst/kselftest-list.txt" &&
+			   [ -f "$inst/drivers/gpu/wddmseg/settings" ]; then
+				echo "ok 3 - kselftest-install of Linux $s: $list tests in kselftest-list.txt, wddmseg_pm installed but not listed, settings"
+			else
+				echo "not ok 3 - kselftest-install of Linux $s: kselftest-list.txt has $list wddmseg tests, or wddmseg_pm is listed or missing, or no settings (see $inst)"
+			fi
+		else
+			echo "not ok 1 - kselftests in the Linux $s tree (see $klog)"
+			tail -n 30 "$klog" | sed 's/^/# /'
+		fi
+	} >"$OUT/ksft-tree-$s.tap"
+	count "$OUT/ksft-tree-$s.tap"
+done
+
 # The device model alone: the C qtests of tools/qemu/tests/ (libqtest and
 # libqos, built in QEMU's tree by tools/qemu/build.sh), glib's TAP output
 # with one nested "# ok N - ..." line per check. A program that exits
@@ -220,7 +257,9 @@ check_kernel() {
 
 	# Valid layouts: one boot, one device per layout; the kselftests
 	# compare what the driver reports with the tables the devices were
-	# given.
+	# given, then run once more without them (tools/vm/guest/init). Two
+	# runs of about 90 s each on an idle host; the limit leaves room for
+	# a loaded one.
 	log "$tag: vm: valid layouts + kselftests"
 	expect=$kout/expect
 	: >"$expect"
@@ -239,7 +278,7 @@ check_kernel() {
 			"$bar" "$layout" >>"$expect"
 	done <tools/vm/valid-layouts.txt
 	bash tools/vm/run-vm.sh --no-build --name check --mode check \
-		--expect "$expect" --timeout 600 -- "${devs[@]}" >"$kout/vm-check.log" 2>&1
+		--expect "$expect" --timeout 1200 -- "${devs[@]}" >"$kout/vm-check.log" 2>&1
 	rc=$?
 	cp "$WDDMSEG_KBUILD/vm/check.tap" "$kout/kselftest.tap" 2>/dev/null ||
 		: >"$kout/kselftest.tap"

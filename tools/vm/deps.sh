@@ -3,7 +3,7 @@
 #
 # Install every Debian 12 package the build, the VM and the tests need
 # (libdrm-tests: modetest and vbltest, drm-info: drm_info, run in the VM;
-# python3: tools/vm/screendump.py;
+# python3: tools/vm/screendump.py; rsync: the kselftest install, lib.mk;
 # libpixman-1-dev, also a QEMU build dependency: the RGB565 host check;
 # dkms: make check's DKMS stage and `make dkms-install`, tools/dkms/).
 # The supported kernels (tools/vm/kabi.sh), headers and source each:
@@ -18,7 +18,7 @@
 set -euo pipefail
 
 PKGS=(
-	build-essential bc bison flex kmod cpio gzip xz-utils git
+	build-essential bc bison flex kmod cpio gzip xz-utils git rsync
 	linux-headers-6.12-amd64 linux-source-6.12
 	linux-headers-amd64 linux-source-6.1
 	libdrm-dev libdrm-tests drm-info busybox-static python3

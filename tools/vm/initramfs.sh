@@ -35,6 +35,16 @@
 #   /lib/modules/<abi>/extra/wddmseg.ko    our driver
 #   /usr/bin/                              build/selftests/* and build/tools/*
 #                                          (plus shared libraries if dynamic)
+#   /opt/kselftest/                        the kselftests as kernel CI installs
+#                                          them: built in the guest kernel
+#                                          series' own tree and installed with
+#                                          its run_kselftest.sh
+#                                          (tools/vm/ksft-tree.sh; the copy is
+#                                          build/ABI/vm/kselftest), with the
+#                                          shared libraries the programs need
+#   /usr/bin/timeout                       coreutils' (run_kselftest.sh runs
+#                                          each test under timeout
+#                                          --foreground, which busybox lacks)
 #   /usr/bin/modetest, vbltest, drm_info   libdrm's KMS test clients (Debian
 #                                          libdrm-tests) and drm_info (Debian
 #                                          drm-info) with the shared
@@ -103,14 +113,25 @@ done
 
 # Host programs the guest runs: Debian's, dynamically linked.
 HOST_BINS=()
-for b in modetest vbltest drm_info; do
+for b in modetest vbltest drm_info timeout; do
 	p=$(command -v "$b" || true)
 	if [ -z "$p" ]; then
-		log "$b not found (install libdrm-tests and drm-info: tools/vm/deps.sh)"
+		log "$b not found (install libdrm-tests, drm-info and coreutils: tools/vm/deps.sh)"
 		exit 1
 	fi
 	HOST_BINS+=("$p")
 done
+
+# The kselftest install of the guest kernel's series (its first two
+# numbers: 6.12, 6.1, 7.3), built in that series' tree.
+KSFT_SERIES=$(cut -d. -f1,2 <<<"$ABI")
+KSFT_INST=$OUT_DIR/kselftest
+if ! bash "$HERE/ksft-tree.sh" "$KSFT_SERIES" --install "$KSFT_INST" \
+	>"$OUT_DIR/kselftest.log" 2>&1; then
+	log "the kselftests of Linux $KSFT_SERIES's tree did not build (see $OUT_DIR/kselftest.log):"
+	tail -n 20 "$OUT_DIR/kselftest.log" >&2
+	exit 1
+fi
 
 if [ -f "$KO" ]; then
 	vm=$(modinfo -F vermagic "$KO" 2>/dev/null | awk '{print $1}')
@@ -132,6 +153,7 @@ stamp() {
 			${EXTRA_BINS[@]+"${EXTRA_BINS[@]}"} \
 			${HOST_BINS[@]+"${HOST_BINS[@]}"}
 		find "$HERE/guest" -type f -print0 | sort -z | xargs -0 sha256sum
+		(cd "$KSFT_INST" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
 	} | sha256sum | cut -d' ' -f1
 }
 STAMP=$(stamp)
@@ -225,9 +247,16 @@ for f in ${EXTRA_BINS[@]+"${EXTRA_BINS[@]}"}; do
 	fi
 done
 for f in ${HOST_BINS[@]+"${HOST_BINS[@]}"}; do
+	# not through a busybox applet's link (timeout)
+	rm -f "$ROOT/usr/bin/$(basename "$f")"
 	cp -L "$f" "$ROOT/usr/bin/"
 	copy_libs "$f"
 done
+mkdir -p "$ROOT/opt"
+cp -a "$KSFT_INST" "$ROOT/opt/kselftest"
+while IFS= read -r -d '' f; do
+	is_dynamic "$f" && copy_libs "$f"
+done < <(find "$ROOT/opt/kselftest" -type f -perm -u+x -print0)
 
 mkdir -p "$OUT_DIR"
 (cd "$ROOT" && find . -print0 | LC_ALL=C sort -z |
@@ -236,4 +265,4 @@ mkdir -p "$OUT_DIR"
 mv "$OUT.tmp" "$OUT"
 echo "$STAMP" >"$OUT.stamp"
 nmods=$(find "$ROOT/lib/modules" -name '*.ko' | wc -l)
-log "ok: $OUT ($(du -h "$OUT" | cut -f1), $nmods modules, ${#EXTRA_BINS[@]} extra binaries, ${#HOST_BINS[@]} host programs${KO:+, wddmseg.ko})"
+log "ok: $OUT ($(du -h "$OUT" | cut -f1), $nmods modules, ${#EXTRA_BINS[@]} extra binaries, ${#HOST_BINS[@]} host programs, /opt/kselftest of Linux $KSFT_SERIES${KO:+, wddmseg.ko})"

@@ -28,15 +28,17 @@ FIXTURE(blit) {
 	int fd;
 };
 
-GEM_SKIP_WITHOUT_EXPECT();
+GEM_SKIP_WITHOUT_DEVICE();
 
 FIXTURE_SETUP(blit)
 {
 	self->fd = -1;
 	gem_env_load(_metadata, &self->env);
-	if (_metadata->skip)
+	if (SETUP_SKIPPED())
 		return;
 	self->dev = gem_env_first(_metadata, &self->env);
+	if (SETUP_SKIPPED())
+		return;
 	self->fd = gem_open(_metadata, self->dev->card);
 }
 

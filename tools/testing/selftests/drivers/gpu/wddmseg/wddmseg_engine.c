@@ -104,16 +104,16 @@ static int engine_drain(FIXTURE_DATA(engine) *self)
 	return -ETIMEDOUT;
 }
 
-GEM_SKIP_WITHOUT_EXPECT();
+GEM_SKIP_WITHOUT_DEVICE();
 
 FIXTURE_SETUP(engine)
 {
 	self->def = gem_env_open_default(_metadata, &self->env,
 					 GEM_PICK_MOST_VISIBLE, &self->fd,
 					 self->seg);
-	if (!self->def && !_metadata->skip)
-		SKIP(return, "no device with the default layout in %s",
-		     gem_expect_path());
+	if (!self->def && !SETUP_SKIPPED())
+		WSKIP(return, "no device with the default layout in %s",
+		     gem_env_source(&self->env));
 	if (!self->def)
 		return;
 	gem_debugfs_dir(self->def, self->dbg, sizeof(self->dbg));
@@ -143,7 +143,7 @@ static bool engine_debugfs(FIXTURE_DATA(engine) *self)
 #define NEED_ENGINE()							\
 	do {								\
 		if (!engine_debugfs(self))				\
-			SKIP(return, "no debugfs %s/engine or engine not ready", \
+			WSKIP(return, "no debugfs %s/engine or engine not ready", \
 			     self->dbg);				\
 	} while (0)
 
@@ -155,7 +155,7 @@ static bool engine_debugfs(FIXTURE_DATA(engine) *self)
 		NEED_ENGINE();						\
 		if (!file_read(PARAM_USE_ENGINE, v_, sizeof(v_)) &&	\
 		    v_[0] == 'N')					\
-			SKIP(return, "use_engine is off");		\
+			WSKIP(return, "use_engine is off");		\
 	} while (0)
 
 /*
@@ -173,7 +173,7 @@ static bool engine_debugfs(FIXTURE_DATA(engine) *self)
 		if (access(path, W_OK) ||				\
 		    access(PARAM_FENCE_TIMEOUT, W_OK) ||		\
 		    (p_ && access(p_, W_OK)))				\
-			SKIP(return, "no %s, %s or %s", path,		\
+			WSKIP(return, "no %s, %s or %s", path,		\
 			     PARAM_FENCE_TIMEOUT, p_ ? p_ : "-");	\
 		ASSERT_EQ(0, file_param_set(self->saved_timeout,	\
 					    sizeof(self->saved_timeout), \
@@ -351,7 +351,7 @@ TEST_F_TIMEOUT(engine, big_migrations, 120)
 
 	size = create_big(self, &h);
 	ASSERT_NE(0u, size) TH_LOG("no 32 MiB allocation fits in seg1");
-	TH_LOG("%" PRIu64 " MiB allocation", size / SZ_1M);
+	TH_LOG("%" PRIu64 " MiB allocation", (uint64_t)(size / SZ_1M));
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
 	if (dbg)
@@ -367,8 +367,8 @@ TEST_F_TIMEOUT(engine, big_migrations, 120)
 		if (file_read(PARAM_USE_ENGINE, v, sizeof(v)) || v[0] != 'N') {
 			EXPECT_LE(jobs, st1.submitted - st0.submitted)
 				TH_LOG("%" PRIu64 " engine jobs for 4 moves of %" PRIu64 " MiB",
-				       st1.submitted - st0.submitted,
-				       size / SZ_1M);
+				       (uint64_t)(st1.submitted - st0.submitted),
+				       (uint64_t)(size / SZ_1M));
 		}
 		EXPECT_EQ(st1.submitted, st1.completed);
 	}
@@ -386,7 +386,7 @@ TEST_F_TIMEOUT(engine, engine_vs_cpu, 120)
 	uint32_t h;
 
 	if (access(PARAM_USE_ENGINE, W_OK))
-		SKIP(return, "no writable %s", PARAM_USE_ENGINE);
+		WSKIP(return, "no writable %s", PARAM_USE_ENGINE);
 	NEED_ENGINE();
 	out[0] = malloc(size);
 	out[1] = malloc(size);
@@ -439,7 +439,7 @@ TEST_F_TIMEOUT(engine, moves_content_checked, 300)
 	void *out;
 
 	if (access(PARAM_USE_ENGINE, W_OK))
-		SKIP(return, "no writable %s", PARAM_USE_ENGINE);
+		WSKIP(return, "no writable %s", PARAM_USE_ENGINE);
 	NEED_ENGINE();
 	out = malloc(sizes[ARRAY_SIZE(sizes) - 1]);
 	ASSERT_NE(NULL, out);

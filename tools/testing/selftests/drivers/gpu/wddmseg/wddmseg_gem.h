@@ -132,13 +132,126 @@ static inline int gem_load_expect(const char *path, struct gem_dev *devs,
 	return ret;
 }
 
+/* The PCI driver's sysfs directory: one link per bound device. */
+#define GEM_DRIVER_DIR		"/sys/bus/pci/drivers/wddmseg"
+
+static inline int gem_cmp_bdf(const void *a, const void *b)
+{
+	return strcmp(((const struct gem_dev *)a)->exp.bdf,
+		      ((const struct gem_dev *)b)->exp.bdf);
+}
+
 /*
- * GEM_SKIP_WITHOUT_EXPECT() - skip the whole test program, before the
- * harness starts, when there is no expectation file or it lists no device.
- * Use once per program, after including kselftest_harness.h.
+ * The PCI addresses of the devices bound to wddmseg, sorted, into
+ * @devs[].exp.bdf (everything else zeroed). 0, with *@nr 0 when the
+ * driver is not loaded, or -errno with a message in @err.
  */
-#define GEM_SKIP_WITHOUT_EXPECT()					\
-static void __attribute__((constructor)) gem_skip_without_expect(void)	\
+static inline int gem_bound_devices(struct gem_dev *devs, unsigned int max,
+				    unsigned int *nr, char *err)
+{
+	unsigned int n = 0, dom, bus, slot, fn;
+	struct dirent *e;
+	char c;
+	DIR *dir;
+
+	*nr = 0;
+	dir = opendir(GEM_DRIVER_DIR);
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir))) {
+		/* a link named by a PCI address, DDDD:BB:SS.F */
+		if (sscanf(e->d_name, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn,
+			   &c) != 4)
+			continue;
+		if (n == max) {
+			snprintf(err, EXPECT_ERR_LEN,
+				 "%s: more than %u devices", GEM_DRIVER_DIR,
+				 max);
+			closedir(dir);
+			return -E2BIG;
+		}
+		memset(&devs[n], 0, sizeof(devs[n]));
+		snprintf(devs[n].exp.bdf, sizeof(devs[n].exp.bdf), "%.31s",
+			 e->d_name);
+		n++;
+	}
+	closedir(dir);
+	qsort(devs, n, sizeof(*devs), gem_cmp_bdf);
+	*nr = n;
+	return 0;
+}
+
+/*
+ * Bus address and length of BAR @index of PCI device @bdf, from its
+ * sysfs "resource" file (length 0 for an unassigned BAR). 0 or -errno.
+ */
+static inline int gem_pci_bar(const char *bdf, unsigned int index,
+			      uint64_t *start, uint64_t *len)
+{
+	unsigned long long s, e, f;
+	char path[128], line[256];
+	unsigned int i = 0;
+	int ret = -ENOENT;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%.32s/resource",
+		 bdf);
+	fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	while (fgets(line, sizeof(line), fp)) {
+		if (i++ != index)
+			continue;
+		if (sscanf(line, "%llx %llx %llx", &s, &e, &f) == 3) {
+			*start = s;
+			*len = e > s ? e - s + 1 : 0;
+			ret = 0;
+		}
+		break;
+	}
+	fclose(fp);
+	return ret;
+}
+
+/*
+ * What the expectation file would say about device @d (its bdf set), read
+ * from the device itself: QUERY_ADAPTER (capabilities, paging node,
+ * VRAM), QUERY_SEGMENT of every segment with its bank table, and BAR2
+ * from sysfs (bar2=, and the CPU offsets of the segments). 0 or -1 with
+ * the reason in @err.
+ */
+static inline int gem_query_layout(struct gem_dev *d, char *err);
+
+/*
+ * The devices when there is no expectation file: every device bound to
+ * the driver, in PCI order, each described by gem_query_layout(). The
+ * tests then check what the driver reports for what it found; only the
+ * comparison with the tables the devices were configured with needs the
+ * file. 0 (*@nr is 0 without a bound device) or -errno with @err.
+ */
+static inline int gem_discover(struct gem_dev *devs, unsigned int max,
+			       unsigned int *nr, char *err)
+{
+	unsigned int i;
+	int ret;
+
+	ret = gem_bound_devices(devs, max, nr, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < *nr; i++)
+		if (gem_query_layout(&devs[i], err))
+			return -EIO;
+	return 0;
+}
+
+/*
+ * GEM_SKIP_WITHOUT_DEVICE() - skip the whole test program, before the
+ * harness starts, when there is nothing to test: no expectation file and
+ * no device bound to wddmseg, or an expectation file that lists no
+ * device. Use once per program, after including kselftest_harness.h.
+ */
+#define GEM_SKIP_WITHOUT_DEVICE()					\
+static void __attribute__((constructor)) gem_skip_without_device(void)	\
 {									\
 	static struct gem_dev devs[GEM_MAX_DEVS];			\
 	char err[EXPECT_ERR_LEN] = "";					\
@@ -148,9 +261,12 @@ static void __attribute__((constructor)) gem_skip_without_expect(void)	\
 	ret = gem_load_expect(gem_expect_path(), devs, GEM_MAX_DEVS,	\
 			      &nr, err);				\
 	if (ret == -ENOENT) {						\
-		ksft_print_header();					\
-		ksft_exit_skip("no expectation file %s\n",		\
-			       gem_expect_path());			\
+		gem_bound_devices(devs, GEM_MAX_DEVS, &nr, err);	\
+		if (!nr) {						\
+			ksft_print_header();				\
+			ksft_exit_skip("no wddmseg device: none bound to the driver (%s) and no expectation file %s\n", \
+				       GEM_DRIVER_DIR, gem_expect_path()); \
+		}							\
 	}								\
 	if (!ret && !nr) {						\
 		ksft_print_header();					\
@@ -176,15 +292,15 @@ static inline int gem_find_nodes(struct gem_dev *d, char *err)
 					WDDMSEG_NODE_PRIMARY, path[t],
 					GEM_NODE_LEN);
 		if (ret == -ENODEV)
-			snprintf(err, EXPECT_ERR_LEN, "%s: no such PCI device",
+			snprintf(err, EXPECT_ERR_LEN, "%.31s: no such PCI device",
 				 d->exp.bdf);
 		else if (ret == -ENXIO)
 			snprintf(err, EXPECT_ERR_LEN,
-				 "%s: no DRM node; the driver did not probe the device (see dmesg)",
+				 "%.31s: no DRM node; the driver did not probe the device (see dmesg)",
 				 d->exp.bdf);
 		else if (ret)
 			snprintf(err, EXPECT_ERR_LEN,
-				 "%s: no %s node under /sys/bus/pci/devices/%s/drm: %s",
+				 "%.31s: no %s node under /sys/bus/pci/devices/%.31s/drm: %s",
 				 d->exp.bdf, kind[t], d->exp.bdf, strerror(-ret));
 		if (ret)
 			return -1;
@@ -192,18 +308,103 @@ static inline int gem_find_nodes(struct gem_dev *d, char *err)
 	return 0;
 }
 
-/* The devices of the expectation file, each with its DRM nodes. */
+static inline int gem_query_layout(struct gem_dev *d, char *err)
+{
+	uint64_t banks[WDDMSEG_MAX_BANKS], bar2_start = 0, bar2_len = 0;
+	struct drm_wddmseg_query_segment qs;
+	struct drm_wddmseg_query_adapter qa;
+	struct layout *l = &d->exp.layout;
+	unsigned int i, j;
+	int fd, ret;
+
+	if (gem_find_nodes(d, err))
+		return -1;
+	ret = gem_pci_bar(d->exp.bdf, 2, &bar2_start, &bar2_len);
+	if (ret) {
+		snprintf(err, EXPECT_ERR_LEN, "%.31s: no BAR2 in sysfs: %s",
+			 d->exp.bdf, strerror(-ret));
+		return -1;
+	}
+	fd = wddmseg_open_adapter(d->render, 0);
+	if (fd < 0) {
+		snprintf(err, EXPECT_ERR_LEN, "open %.31s: %s", d->render,
+			 strerror(-fd));
+		return -1;
+	}
+	memset(&qa, 0, sizeof(qa));
+	ret = wddmseg_query_adapter(fd, &qa);
+	if (!ret && (!qa.segment_count || qa.segment_count > LAYOUT_MAX_SEGS))
+		ret = -ERANGE;
+	if (ret) {
+		snprintf(err, EXPECT_ERR_LEN,
+			 "%.31s: QUERY_ADAPTER: %s (segment_count %u, at most %u)",
+			 d->exp.bdf, strerror(-ret), qa.segment_count,
+			 LAYOUT_MAX_SEGS);
+		wddmseg_close_adapter(fd);
+		return -1;
+	}
+	d->exp.vram = qa.vram_size;
+	d->exp.bar2 = bar2_len;
+	l->caps = qa.device_vidmm_caps;
+	l->node = qa.paging_node;
+	l->nr_segs = qa.segment_count;
+	for (i = 0; i < l->nr_segs; i++) {
+		struct layout_seg *ls = &l->seg[i];
+
+		ret = wddmseg_query_segment(fd, i + 1, banks,
+					    WDDMSEG_MAX_BANKS, &qs);
+		if (ret) {
+			snprintf(err, EXPECT_ERR_LEN,
+				 "%.31s: QUERY_SEGMENT %u: %s", d->exp.bdf,
+				 i + 1, strerror(-ret));
+			wddmseg_close_adapter(fd);
+			return -1;
+		}
+		ls->base = qs.base_address;
+		ls->has_cpu = qs.cpu_translated_address != 0;
+		ls->cpu_offset = ls->has_cpu ?
+				 qs.cpu_translated_address - bar2_start : 0;
+		ls->size = qs.size;
+		ls->commit = qs.commit_limit;
+		ls->flags = qs.flags;
+		ls->nb_banks = qs.nb_banks;
+		ls->nr_bank_ends = qs.nb_banks < LAYOUT_MAX_BANK_ENDS ?
+				   qs.nb_banks : LAYOUT_MAX_BANK_ENDS;
+		for (j = 0; j < ls->nr_bank_ends; j++)
+			ls->bank_end[j] = banks[j];
+	}
+	wddmseg_close_adapter(fd);
+	return 0;
+}
+
+/*
+ * The devices under test, each with its DRM nodes: those of the
+ * expectation file, or, without one, those bound to the driver
+ * (gem_discover(); @discovered is true then).
+ */
 struct gem_env {
 	unsigned int nr_devs;
+	bool discovered;
 	struct gem_dev dev[GEM_MAX_DEVS];
 };
 
 /*
+ * Where the devices under test come from, for messages: the expectation
+ * file, or the driver's bound devices.
+ */
+static inline const char *gem_env_source(const struct gem_env *env)
+{
+	return env->discovered ? "the devices bound to wddmseg" :
+				 gem_expect_path();
+}
+
+/*
  * The one fixture setup of the wddmseg tests: read the expectation file
- * into @env and find every device's nodes. Without the file, or with no
- * device in it, the test is skipped (with SKIP(): the caller checks
- * _metadata->skip, as the 6.1 harness runs the body anyway); a bad file or
- * a device without DRM nodes fails it.
+ * into @env, or without one find the devices bound to the driver and
+ * their layouts through the QUERY ioctls (gem_discover()); then find
+ * every device's nodes. Without a device the test is skipped (with
+ * WSKIP(): the caller checks SETUP_SKIPPED(), as the 6.1 harness runs the
+ * body anyway); a bad file or a device without DRM nodes fails it.
  */
 static inline void gem_env_load(struct __test_metadata *_metadata,
 				struct gem_env *env)
@@ -212,13 +413,21 @@ static inline void gem_env_load(struct __test_metadata *_metadata,
 	unsigned int i;
 	int ret;
 
+	env->discovered = false;
 	ret = gem_load_expect(gem_expect_path(), env->dev, GEM_MAX_DEVS,
 			      &env->nr_devs, err);
-	if (ret == -ENOENT)
-		SKIP(return, "no expectation file %s", gem_expect_path());
+	if (ret == -ENOENT) {
+		env->discovered = true;
+		ret = gem_discover(env->dev, GEM_MAX_DEVS, &env->nr_devs,
+				   err);
+		ASSERT_EQ(0, ret) TH_LOG("%s", err);
+		if (!env->nr_devs)
+			WSKIP(return, "no wddmseg device: none bound to the driver and no expectation file %s",
+			      gem_expect_path());
+	}
 	ASSERT_EQ(0, ret) TH_LOG("%s", err);
 	if (!env->nr_devs)
-		SKIP(return, "%s lists no device", gem_expect_path());
+		WSKIP(return, "%s lists no device", gem_expect_path());
 	for (i = 0; i < env->nr_devs; i++)
 		ASSERT_EQ(0, gem_find_nodes(&env->dev[i], err)) TH_LOG("%s", err);
 }
@@ -310,13 +519,21 @@ static inline struct gem_dev *gem_env_default(struct gem_env *env,
 
 /*
  * The first listed device, which must have the default layout: `make
- * check` lists it first.
+ * check` lists it first. Without an expectation file, the first device
+ * found that has it; the test is skipped (NULL) when none has.
  */
 static inline struct gem_dev *gem_env_first(struct __test_metadata *_metadata,
 					    struct gem_env *env)
 {
 	struct gem_dev *d = &env->dev[0];
 
+	if (env->discovered) {
+		d = gem_env_default(env, GEM_PICK_FIRST);
+		if (!d)
+			WSKIP(return NULL, "no device with the default layout among %s",
+			      gem_env_source(env));
+		return d;
+	}
 	ASSERT_TRUE(layout_is_default_shape(&d->exp.layout))
 		TH_LOG("%s: not the default layout", d->exp.bdf);
 	return d;
@@ -338,7 +555,7 @@ gem_env_open_default(struct __test_metadata *_metadata, struct gem_env *env,
 
 	*fd = -1;
 	gem_env_load(_metadata, env);
-	if (_metadata->skip)
+	if (SETUP_SKIPPED())
 		return NULL;
 	d = gem_env_default(env, pick);
 	if (!d)

@@ -71,10 +71,10 @@ FIXTURE(kms) {
 	int kmsg;			/* -1: rule names not checked */
 };
 
-GEM_SKIP_WITHOUT_EXPECT();
+GEM_SKIP_WITHOUT_DEVICE();
 
 /* The 6.1 harness runs the body after a SKIP in FIXTURE_SETUP. */
-#define NEED_KMS()	do { if (HARNESS_SETUP_SKIPPED(_metadata)) return; } while (0)
+#define NEED_KMS()	do { if (SETUP_SKIPPED()) return; } while (0)
 
 /* ---------------------------------------------------------------- */
 /* Properties */
@@ -364,10 +364,10 @@ static void kms_fixture_setup(struct __test_metadata *_metadata,
 	self->kmsg = -1;
 	self->debug_saved[0] = '\0';
 	gem_env_load(_metadata, &self->env);
-	if (_metadata->skip)
+	if (SETUP_SKIPPED())
 		return;
 	if (!kms_find(self, _metadata))
-		SKIP(return, "no listed device has a KMS connector");
+		WSKIP(return, "no listed device has a KMS connector");
 
 	ASSERT_EQ(0, drmSetClientCap(self->fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1));
 	ASSERT_EQ(0, drmSetClientCap(self->fd, DRM_CLIENT_CAP_ATOMIC, 1))
@@ -402,7 +402,7 @@ static void kms_fixture_setup(struct __test_metadata *_metadata,
 	}
 	drmModeFreeConnector(conn);
 	if (self->scan_w < PREF_W || self->scan_h < PREF_H)
-		SKIP(return, "%s: scanout limited to %ux%u, below %ux%u",
+		WSKIP(return, "%s: scanout limited to %ux%u, below %ux%u",
 		     self->d->exp.bdf, self->scan_w, self->scan_h, PREF_W, PREF_H);
 	ASSERT_TRUE(found) TH_LOG("no %ux%u mode", PREF_W, PREF_H);
 	self->period = (double)self->mode.htotal * self->mode.vtotal /
@@ -617,7 +617,7 @@ TEST_F(kms, modeset_migrates)
 			other = id;
 	}
 	if (!df || !other)
-		SKIP(return, "needs a DirectFlip and another memory segment");
+		WSKIP(return, "needs a DirectFlip and another memory segment");
 
 	a.supported_segments = WDDMSEG_SEGMENT_BIT(df) | WDDMSEG_SEGMENT_BIT(other);
 	a.eviction_segments = a.supported_segments;
@@ -1071,13 +1071,13 @@ static void refused_alloc(struct __test_metadata *_metadata,
 	switch (which) {
 	case KA_NO_DIRECT_FLIP:
 		if (!nodf)
-			SKIP(return, "no segment without DirectFlip");
+			WSKIP(return, "no segment without DirectFlip");
 		a.supported_segments = BIT(nodf);
 		a.preferred[0] = nodf;
 		break;
 	case KA_EXISTING_SYSMEM:
 		if (!apt)
-			SKIP(return, "no aperture");
+			WSKIP(return, "no aperture");
 		*mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		ASSERT_NE(MAP_FAILED, *mem);
@@ -1088,7 +1088,7 @@ static void refused_alloc(struct __test_metadata *_metadata,
 		break;
 	case KA_PROTECTED:
 		if (!df)
-			SKIP(return, "no DirectFlip segment");
+			WSKIP(return, "no DirectFlip segment");
 		a.flags = WDDMSEG_ALLOC_PROTECTED;
 		a.supported_segments = BIT(df);
 		a.preferred[0] = df;
@@ -1096,7 +1096,7 @@ static void refused_alloc(struct __test_metadata *_metadata,
 	case KA_PERMANENT:
 		/* WDDM: never on the primary */
 		if (!df || !wddmseg_segment_cpu_visible(l->seg[df - 1].flags))
-			SKIP(return, "no CPU-visible DirectFlip segment");
+			WSKIP(return, "no CPU-visible DirectFlip segment");
 		a.flags = WDDMSEG_ALLOC_PERMANENT_SYSMEM |
 			  WDDMSEG_ALLOC_CPU_VISIBLE;
 		a.supported_segments = BIT(df);
@@ -1107,7 +1107,7 @@ static void refused_alloc(struct __test_metadata *_metadata,
 		if (!df || !apt ||
 		    l->seg[apt - 1].commit < l->seg[df - 1].size + SZ_1M ||
 		    l->seg[df - 1].size + SZ_1M > 128 * SZ_1M)
-			SKIP(return, "no aperture large enough");
+			WSKIP(return, "no aperture large enough");
 		a.size = l->seg[df - 1].size + SZ_1M;
 		a.supported_segments = BIT(df) | BIT(apt);
 		a.preferred[0] = apt;
@@ -1191,7 +1191,7 @@ static void kms_refuse(struct __test_metadata *_metadata,
 		break;
 	case KR_ALLOC:
 		refused_alloc(_metadata, self, variant->alloc, h, mem, fb_id);
-		if (_metadata->skip)
+		if (SETUP_SKIPPED())
 			return;
 		p = full_plane(*fb_id, PREF_W, PREF_H);
 		EXPECT_EQ(-EINVAL, commit_on(self, self->mode_blob, &p,
@@ -1228,7 +1228,7 @@ TEST_F(kms_refusal, refused)
 	struct plane_cfg p;
 	void *mem = NULL;
 
-	if (_metadata->skip)	/* the 6.1 harness runs us after a SKIP */
+	if (SETUP_SKIPPED())	/* the 6.1 harness runs us after a SKIP */
 		return;
 	kmsg_open(k);
 	if (!rules_checked(k))
@@ -1248,7 +1248,7 @@ TEST_F(kms_refusal, refused)
 		wddmseg_destroy_allocation(k->fd, h);
 	if (mem)
 		munmap(mem, PREF_W * 4 * PREF_H);
-	if (_metadata->skip)
+	if (SETUP_SKIPPED())
 		return;
 
 	/* the good configuration still works for real, and the device agrees */
@@ -1283,7 +1283,7 @@ TEST_F(kms, device_refusal_logged)
 	strncat(path, "/wddmseg_inject_refusal", sizeof(path) - strlen(path) - 1);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		SKIP(return, "%s: %s", path, strerror(errno));
+		WSKIP(return, "%.300s: %s", path, strerror(errno));
 	kmsg_open(self);
 	ASSERT_LE(0, self->kmsg);
 

@@ -269,7 +269,7 @@ static unsigned int bound_devices(char bdf[][16])
 
 		/* 0000:00:04.0 */
 		if (n < MAX_DEVS && strlen(d) == 12 && d[4] == ':' && d[7] == ':')
-			snprintf(bdf[n++], 16, "%s", d);
+			snprintf(bdf[n++], 16, "%.15s", d);
 		free(names[i]);
 	}
 	if (k > 0)

@@ -117,7 +117,7 @@ static int trace_count(FIXTURE_DATA(paging) *self, const char *a,
 	return n;
 }
 
-GEM_SKIP_WITHOUT_EXPECT();
+GEM_SKIP_WITHOUT_DEVICE();
 
 FIXTURE_SETUP(paging)
 {
@@ -125,9 +125,9 @@ FIXTURE_SETUP(paging)
 	self->kmsg = -1;
 	self->def = gem_env_open_default(_metadata, &self->env, GEM_PICK_FIRST,
 					 &self->fd, self->seg);
-	if (!self->def && !_metadata->skip)
-		SKIP(return, "no device with the default layout in %s",
-		     gem_expect_path());
+	if (!self->def && !SETUP_SKIPPED())
+		WSKIP(return, "no device with the default layout in %s",
+		     gem_env_source(&self->env));
 	if (!self->def)
 		return;
 	self->mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
@@ -452,7 +452,7 @@ TEST_F_TIMEOUT(paging, proc_mem_cpu_fallback, 120)
 	if (ret) {
 		munmap(p, BO_SIZE);
 		wddmseg_destroy_allocation(self->fd, h);
-		SKIP(return, "cannot set %s: %s", PARAM_USE_ENGINE, strerror(-ret));
+		WSKIP(return, "cannot set %s: %s", PARAM_USE_ENGINE, strerror(-ret));
 	}
 	traced = trace_start(self);
 	for (i = 0; i < sizeof(data); i++)
@@ -485,7 +485,7 @@ TEST_F_TIMEOUT(paging, proc_mem_read_hang, 120)
 	ssize_t n;
 
 	if (!have_debugfs(self))
-		SKIP(return, "no debugfs %s", self->dbg);
+		WSKIP(return, "no debugfs %s", self->dbg);
 	for (i = 0; i < BO_SIZE; i++)
 		want[i] = pattern_byte(seed, i);
 	setup_invisible(_metadata, self, seed, &h, &p, &info);
@@ -709,7 +709,7 @@ TEST_F_TIMEOUT(paging, evict_discard_sync_and_cpu, 120)
 					sizeof(self->saved_use_engine),
 					PARAM_USE_ENGINE, "0");
 			if (ret)
-				SKIP(return, "cannot set %s: %s", PARAM_USE_ENGINE,
+				WSKIP(return, "cannot set %s: %s", PARAM_USE_ENGINE,
 				     strerror(-ret));
 		} else {
 			a.flags |= WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;

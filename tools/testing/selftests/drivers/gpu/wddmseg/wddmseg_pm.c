@@ -102,29 +102,29 @@ static bool pm_hibernate(void)
 	return pm_mode("hibernate");
 }
 
-GEM_SKIP_WITHOUT_EXPECT();
+GEM_SKIP_WITHOUT_DEVICE();
 
 FIXTURE_SETUP(pm)
 {
 	char buf[64];
 
 	gem_env_load(_metadata, &self->env);
-	if (_metadata->skip)
+	if (SETUP_SKIPPED())
 		return;
 	if (pm_mode("pressure"))
 		return;
 	if (pm_hibernate()) {
 		if (file_read("/proc/swaps", buf, sizeof(buf)) ||
 		    !strchr(buf, '\n') || !strchr(strchr(buf, '\n') + 1, '/'))
-			SKIP(return, "no swap for a hibernation image");
+			WSKIP(return, "no swap for a hibernation image");
 		return;
 	}
 	if (file_write("/sys/power/mem_sleep", "deep") ||
 	    file_read("/sys/power/mem_sleep", buf, sizeof(buf)) ||
 	    !strstr(buf, "[deep]"))
-		SKIP(return, "no S3 (deep) in /sys/power/mem_sleep");
+		WSKIP(return, "no S3 (deep) in /sys/power/mem_sleep");
 	if (access("/sys/class/rtc/rtc0/wakealarm", W_OK))
-		SKIP(return, "no RTC wake alarm");
+		WSKIP(return, "no RTC wake alarm");
 }
 
 FIXTURE_TEARDOWN(pm)
@@ -353,7 +353,8 @@ static void pm_dev_setup(struct __test_metadata *_metadata, struct pm_dev *pd)
 		info.handle = probe;
 		ASSERT_EQ(0, wddmseg_query_allocation(pd->fd, probe, &info));
 		p->probe = s->base + info.offset;
-		ASSERT_EQ(0, wddmseg_destroy_allocation(pd->fd, probe));
+		ASSERT_EQ(0, wddmseg_destroy_allocation(pd->fd, probe))
+			TH_LOG("%s: destroying the probe allocation", pd->d->exp.bdf);
 
 		/* Pinned at creation in the top 20% of the segment. */
 		{
@@ -470,7 +471,8 @@ static void pm_dev_check(struct __test_metadata *_metadata, struct pm_dev *pd,
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_evicted_bytes", evicted, l->nr_segs));
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_restored_bytes", restored, l->nr_segs));
 	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_kept_bytes", kept, l->nr_segs));
-	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_lost_bytes", lost, l->nr_segs));
+	ASSERT_EQ(0, pm_sysfs(pd->d, "pm_lost_bytes", lost, l->nr_segs))
+		TH_LOG("%s: sysfs pm_lost_bytes", pd->d->exp.bdf);
 
 	/* Every residency event of the cycle, then per segment. */
 	{
@@ -655,7 +657,7 @@ TEST_F_TIMEOUT(pm, cycles, 900)
 	unsigned int dv, c;
 
 	if (pm_mode("pressure"))
-		SKIP(return, "WDDMSEG_PM_MODE=pressure runs pm.pressure only");
+		WSKIP(return, "WDDMSEG_PM_MODE=pressure runs pm.pressure only");
 
 	for (dv = 0; dv < self->env.nr_devs; dv++) {
 		pd[dv].d = &self->env.dev[dv];
@@ -922,7 +924,8 @@ static void rpm_dev(struct __test_metadata *_metadata, const struct gem_dev *d,
 	 * 5. A job in flight holds the device in D0: an injected hang keeps
 	 * it unsignalled until the watchdog (fence_timeout_ms) replays it.
 	 */
-	ASSERT_EQ(0, rpm_file(d, "autosuspend_delay_ms", NULL, 0, "500"));
+	ASSERT_EQ(0, rpm_file(d, "autosuspend_delay_ms", NULL, 0, "500"))
+		TH_LOG("%s: power/autosuspend_delay_ms", d->exp.bdf);
 	{
 		char inject[96];
 
@@ -972,7 +975,7 @@ TEST_F_TIMEOUT(pm, runtime, 900)
 	unsigned int dv;
 
 	if (pm_mode("pressure") || pm_hibernate())
-		SKIP(return, "pm.runtime runs in the S3 boot");
+		WSKIP(return, "pm.runtime runs in the S3 boot");
 	for (dv = 0; dv < self->env.nr_devs; dv++)
 		rpm_dev(_metadata, &self->env.dev[dv], dv);
 }
@@ -1034,7 +1037,7 @@ TEST_F_TIMEOUT(pm, pressure, 900)
 	int fa, fb, kfd, ret;
 
 	if (!pm_mode("pressure"))
-		SKIP(return, "only with WDDMSEG_PM_MODE=pressure");
+		WSKIP(return, "only with WDDMSEG_PM_MODE=pressure");
 	ASSERT_LE(2, self->env.nr_devs);
 	ha = calloc(mb / 2, sizeof(*ha));
 	hb = calloc(mb / 2, sizeof(*hb));
@@ -1128,7 +1131,7 @@ TEST_F_TIMEOUT(pm, vpr, 600)
 	int kfd, ret;
 
 	if (!pm_mode("s3"))
-		SKIP(return, "S3 mode only");
+		WSKIP(return, "S3 mode only");
 	for (dv = 0; dv < self->env.nr_devs; dv++) {
 		const struct gem_dev *d = &self->env.dev[dv];
 		const struct layout *l = &d->exp.layout;
@@ -1172,7 +1175,7 @@ TEST_F_TIMEOUT(pm, vpr, 600)
 		}
 	}
 	if (!nk[VPR_KEPT] || !nk[VPR_SEALED] || !nk[VPR_REFUSED])
-		SKIP(return, "the layouts lack a VprSupported segment that keeps, seals or refuses (%u %u %u)",
+		WSKIP(return, "the layouts lack a VprSupported segment that keeps, seals or refuses (%u %u %u)",
 		     nk[VPR_KEPT], nk[VPR_SEALED], nk[VPR_REFUSED]);
 
 	/* A segment that can neither keep nor seal refuses the suspend. */

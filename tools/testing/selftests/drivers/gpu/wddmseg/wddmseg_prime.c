@@ -32,7 +32,7 @@
 #define SHARE_SIZE	(16 * SZ_4K)
 #define WAIT_NS		(20 * NSEC_PER_SEC)
 
-GEM_SKIP_WITHOUT_EXPECT();
+GEM_SKIP_WITHOUT_DEVICE();
 
 FIXTURE(prime) {
 	struct gem_env env;
@@ -63,13 +63,19 @@ FIXTURE_SETUP(prime)
 
 	self->nfd = self->rfd = self->tfd = self->kmsg = -1;
 	gem_env_load(_metadata, &self->env);
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	self->none = gem_env_first(_metadata, &self->env);
+	if (SETUP_SKIPPED())
+		return;
 	for (i = 0; i < self->env.nr_devs; i++) {
 		struct gem_dev *d = &self->env.dev[i];
 		uint32_t caps = d->exp.layout.caps;
 
+		/* without an expectation file: the first one without it */
+		if (self->env.discovered && (self->none->exp.layout.caps & resource) &&
+		    !(caps & resource) && layout_is_default_shape(&d->exp.layout))
+			self->none = d;
 		if (!(caps & resource))
 			continue;
 		if (caps & WDDMSEG_VIDMM_CAP_CROSS_ADAPTER_RESOURCE_TEXTURE) {
@@ -80,8 +86,8 @@ FIXTURE_SETUP(prime)
 		}
 	}
 	if (!self->res || !self->tex)
-		SKIP(return, "%s lists no device with CrossAdapterResource alone and none with CrossAdapterResourceTexture",
-		     gem_expect_path());
+		WSKIP(return, "%s: no device with CrossAdapterResource alone and none with CrossAdapterResourceTexture",
+		      gem_env_source(&self->env));
 	ASSERT_EQ(0u, self->none->exp.layout.caps & resource)
 		TH_LOG("%s: the first device has CrossAdapterResource",
 		       self->none->exp.bdf);
@@ -170,7 +176,7 @@ TEST_F(prime, engines_of_two_adapters_share)
 	uint32_t a, ia, b;
 	int efd, ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	/* the exporter on its own file, closed before the import goes */
 	efd = open_node(_metadata, variant, self->res);
@@ -233,7 +239,7 @@ TEST_F(prime, exporter_process_exits)
 	char go = 'x';
 	pid_t pid;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	ASSERT_EQ(0, pipe(up));
 	ASSERT_EQ(0, pipe(down));
@@ -299,7 +305,7 @@ TEST_F(prime, detach_unpins)
 	uint32_t a, ia;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	a = create_visible(_metadata, self->rfd);
 	fill_wait(_metadata, self->rfd, a, MARKER);
@@ -322,7 +328,7 @@ TEST_F(prime, no_texture_no_engine)
 {
 	uint32_t a, ia, b;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	a = create_visible(_metadata, self->tfd);
 	fill_wait(_metadata, self->tfd, a, MARKER);
@@ -351,7 +357,7 @@ TEST_F(prime, no_resource_no_sharing)
 	uint32_t a, n, ih;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	a = create_visible(_metadata, self->tfd);
 	kmsg_drain_rules(self->kmsg);

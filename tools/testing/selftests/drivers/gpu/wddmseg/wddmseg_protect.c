@@ -35,7 +35,7 @@
 #define PROT_SIZE	(256 * SZ_4K)
 #define TRACE_EVENT_ENABLE "events/wddmseg/wddmseg_paging_op/enable"
 
-GEM_SKIP_WITHOUT_EXPECT();
+GEM_SKIP_WITHOUT_DEVICE();
 
 FIXTURE(protect) {
 	struct gem_env env;
@@ -83,9 +83,11 @@ FIXTURE_SETUP(protect)
 
 	self->fd = self->vfd = self->kmsg = -1;
 	gem_env_load(_metadata, &self->env);
-	if (_metadata->skip)
+	if (SETUP_SKIPPED())
 		return;
 	self->def = gem_env_first(_metadata, &self->env);
+	if (SETUP_SKIPPED())
+		return;
 	self->fd = gem_open(_metadata, variant->render ? self->def->render :
 			    self->def->card);
 
@@ -380,8 +382,8 @@ TEST_F(protect, protected_never_blitted_out)
 #define NEED_VPR()							\
 	do {								\
 		if (!self->have_vpr)					\
-			SKIP(return, "no device with an encrypted and a plain VprSupported segment in %s", \
-			     gem_expect_path());			\
+			WSKIP(return, "no device with an encrypted and a plain VprSupported segment in %s", \
+			     gem_env_source(&self->env));			\
 	} while (0)
 
 /*

@@ -75,7 +75,7 @@ static int read_bar_start(const char *bdf, unsigned int index, uint64_t *start)
 	return ret;
 }
 
-GEM_SKIP_WITHOUT_EXPECT();
+GEM_SKIP_WITHOUT_DEVICE();
 
 FIXTURE_SETUP(query)
 {
@@ -85,7 +85,7 @@ FIXTURE_SETUP(query)
 		self->dev[i].fd[0] = self->dev[i].fd[1] = -1;
 
 	gem_env_load(_metadata, &self->env);
-	if (_metadata->skip)
+	if (SETUP_SKIPPED())
 		return;
 	self->nr_devs = self->env.nr_devs;
 	for (i = 0; i < self->nr_devs; i++) {
@@ -184,7 +184,7 @@ TEST_F(query, drm_nodes)
 	struct wdev *d;
 	unsigned int n;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (n = 0; n < NR_NODES; n++) {
@@ -213,7 +213,7 @@ TEST_F(query, query_adapter)
 	struct wdev *d;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		l = &d->exp.layout;
@@ -257,7 +257,7 @@ TEST_F(query, query_segment)
 	uint64_t cpu;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (i = 0; i < d->exp.layout.nr_segs; i++) {
@@ -317,7 +317,7 @@ TEST_F(query, render_node_same)
 	struct wdev *d;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (n = 0; n < NR_NODES; n++) {
@@ -360,7 +360,7 @@ TEST_F(query, bank_capacity_zero)
 	struct wdev *d;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (i = 0; i < d->exp.layout.nr_segs; i++) {
@@ -394,7 +394,7 @@ TEST_F(query, bank_capacity_short)
 	struct wdev *d;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (i = 0; i < d->exp.layout.nr_segs; i++) {
@@ -430,7 +430,7 @@ TEST_F(query, bank_capacity_short)
 		}
 	}
 	if (!checked)
-		SKIP(return, "no segment with banks in %s", gem_expect_path());
+		WSKIP(return, "no segment with banks in %s", gem_env_source(&self->env));
 }
 
 TEST_F(query, bad_segment_id)
@@ -441,7 +441,7 @@ TEST_F(query, bad_segment_id)
 	struct wdev *d;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		ids[0] = 0;
@@ -466,7 +466,7 @@ TEST_F(query, adapter_reserved)
 	struct wdev *d;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (i = 0; i < ARRAY_SIZE(a.reserved); i++) {
@@ -495,7 +495,7 @@ TEST_F(query, segment_reserved)
 	struct wdev *d;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		if (!d->exp.layout.nr_segs)
@@ -546,7 +546,7 @@ TEST_F(query, adapter_output_fields)
 	__u64 v64;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	for_each_dev(self, d) {
 		for (i = 0; i < ARRAY_SIZE(fields); i++) {
@@ -580,7 +580,7 @@ TEST_F(query, banks_efault)
 	char *map;
 	int ret;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	/* page 0 read-write, page 1 read-only, page 2 inaccessible */
 	map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE,
@@ -625,7 +625,7 @@ TEST_F(query, banks_efault)
 	}
 	munmap(map, 3 * page);
 	if (!checked)
-		SKIP(return, "no segment with banks in %s", gem_expect_path());
+		WSKIP(return, "no segment with banks in %s", gem_env_source(&self->env));
 }
 
 /* Mount debugfs if needed. Returns false when it is not available. */
@@ -711,10 +711,10 @@ TEST_F(query, debugfs_segments)
 {
 	struct wdev *d;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))	/* setup skipped; old harnesses still run us */
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
 		return;
 	if (!debugfs_ready())
-		SKIP(return, "debugfs is not available at " DEBUGFS_DIR);
+		WSKIP(return, "debugfs is not available at " DEBUGFS_DIR);
 	for_each_dev(self, d)
 		check_debugfs_segments(_metadata, d);
 }

@@ -276,12 +276,12 @@ FIXTURE(stress) {
 	struct gem_dev *d;
 };
 
-GEM_SKIP_WITHOUT_EXPECT();
+GEM_SKIP_WITHOUT_DEVICE();
 
 FIXTURE_SETUP(stress)
 {
 	gem_env_load(_metadata, &self->env);
-	if (_metadata->skip)
+	if (SETUP_SKIPPED())
 		return;
 	self->d = gem_env_default(&self->env, GEM_PICK_LEAST_SEGMENT_VRAM);
 }
@@ -301,11 +301,11 @@ TEST_F_TIMEOUT(stress, three_processes, 280)
 	double t0 = now_seconds();
 	int status;
 
-	if (HARNESS_SETUP_SKIPPED(_metadata))
+	if (SETUP_SKIPPED())
 		return;
 	if (!self->d)
-		SKIP(return, "no device with the default layout in %s",
-		     gem_expect_path());
+		WSKIP(return, "no device with the default layout in %s",
+		     gem_env_source(&self->env));
 	vram = layout_vram_bytes(&self->d->exp.layout);
 	TH_LOG("device %s: %" PRIu64 " MiB of VRAM in segments 1-2; %d processes of %" PRIu64 " MiB each",
 	       self->d->exp.bdf, vram >> 20, NR_PROCS, vram >> 20);
@@ -337,8 +337,8 @@ TEST_F_TIMEOUT(stress, three_processes, 280)
 
 		TH_LOG("process %u: %" PRIu64 " allocations, %" PRIu64 " MiB; fill %.1fs, %d ops %.1fs, %d full checks %.1fs; %" PRIu64 " evictions, %" PRIu64 " moves; %" PRIu64 " MAKE_RESIDENT(seg) ENOSPC",
 		       i, r->allocs, r->bytes >> 20, r->t_fill,
-		       NR_ROUNDS * OPS_PER_ROUND, NR_ROUNDS,
-		       r->t_ops, r->t_verify, r->evictions, r->moves,
+		       NR_ROUNDS * OPS_PER_ROUND, r->t_ops,
+		       NR_ROUNDS, r->t_verify, r->evictions, r->moves,
 		       r->enospc);
 		ops[0] = '\0';
 		for (j = 0; j < NR_OP_KINDS; j++)
