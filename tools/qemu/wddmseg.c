@@ -1057,9 +1057,10 @@ static void wddmseg_regs_reset(WddmsegState *s)
 }
 
 /*
- * Resettable hold phase: every kind of reset (cold, the wake-up from S3,
- * a snapshot load) brings the registers back; nothing is left for the
- * enter and exit phases, as the device has no outputs to quiesce first.
+ * Resettable hold phase, where a device may drive its outputs (the
+ * interrupt is lowered here): every kind of reset (cold, the wake-up from
+ * S3, a snapshot load) brings the registers back. The enter and exit
+ * phases have nothing of their own to do.
  */
 static void wddmseg_reset_hold(Object *obj, ResetType type)
 {
