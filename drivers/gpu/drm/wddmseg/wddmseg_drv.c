@@ -148,7 +148,7 @@ static const struct drm_driver wddmseg_drm_driver = {
 	.debugfs_init = wddmseg_debugfs_init,
 	.name = WDDMSEG_DRIVER_NAME,
 	.desc = WDDMSEG_DRIVER_DESC,
-	.date = "20261122",
+	WDDMSEG_DRIVER_DATE_OPS
 	.major = 1,
 	.minor = 0,
 };
