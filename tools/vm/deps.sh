@@ -9,11 +9,15 @@
 # Linux 6.12 from Debian 12's security archive (linux-headers-6.12-amd64
 # follows its newest upload) and 6.1, Debian 12's own (linux-headers-amd64).
 # Their guest images are downloaded, not installed (tools/vm/kernel.sh).
+# Linux 7.3, the primary kernel, is built from Debian's linux-source-7.3
+# of trixie-backports (fetched by tools/vm/kernel-src.sh, not installed);
+# its build needs bc, bison, flex and libelf-dev (objtool).
 # Idempotent: does nothing when all packages are already installed.
 set -euo pipefail
 
 PKGS=(
 	build-essential bc bison flex kmod cpio gzip xz-utils git
+	libelf-dev
 	linux-headers-6.12-amd64 linux-source-6.12
 	linux-headers-amd64 linux-source-6.1
 	libdrm-dev libdrm-tests drm-info busybox-static python3
