@@ -873,7 +873,7 @@ int wddmseg_bo_pin_shared(struct wddmseg_bo *bo)
 		if (ret)
 			goto out;
 	}
-	ret = ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
+	ret = wddmseg_bo_populate(tbo, &ctx);
 	if (ret)
 		goto out;
 	lret = dma_resv_wait_timeout(tbo->base.resv, DMA_RESV_USAGE_KERNEL,

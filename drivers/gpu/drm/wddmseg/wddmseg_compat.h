@@ -362,6 +362,24 @@ static inline void wddmseg_ttm_bo_fini(struct ttm_buffer_object *tbo)
 }
 
 /*
+ * 6.13 ("drm/ttm: Add a ttm_bo_populate() helper"): a buffer object's
+ * pages are populated through ttm_bo_populate(), which also puts a
+ * swapped-in object back on its LRU; by 7.3 ttm_tt_populate() is
+ * exported only for TTM's KUnit tests. The Makefile defines
+ * WDDMSEG_HAVE_TTM_BO_POPULATE where ttm_bo.h declares it. The caller
+ * holds the reservation and @tbo has its ttm_tt.
+ */
+static inline int wddmseg_bo_populate(struct ttm_buffer_object *tbo,
+				      struct ttm_operation_ctx *ctx)
+{
+#ifdef WDDMSEG_HAVE_TTM_BO_POPULATE
+	return ttm_bo_populate(tbo, ctx);
+#else
+	return ttm_tt_populate(tbo->bdev, tbo->ttm, ctx);
+#endif
+}
+
+/*
  * After 6.12, by 7.2 ("drm/ttm: Replace multiple booleans with flags in
  * device init"): ttm_device_init() takes TTM_ALLOCATION_* flags
  * (drm/ttm/ttm_allocation.h, new with it) instead of the use_dma_alloc

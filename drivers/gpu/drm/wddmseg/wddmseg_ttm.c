@@ -179,7 +179,7 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	if (ret)
 		return ret;
 	if (ttm && (!clear || new_man->use_tt)) {
-		ret = ttm_tt_populate(tbo->bdev, ttm, ctx);
+		ret = wddmseg_bo_populate(tbo, ctx);
 		if (ret)
 			return ret;
 	}
@@ -271,7 +271,7 @@ static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
 			return ret;
 	}
 	if (permanent && READ_ONCE(bo->kept) && tbo->ttm) {
-		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, ctx);
+		ret = wddmseg_bo_populate(tbo, ctx);
 		if (ret)
 			return ret;
 	}
