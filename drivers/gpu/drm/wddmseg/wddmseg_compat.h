@@ -310,6 +310,25 @@ static inline void wddmseg_shrinker_destroy(struct shrinker *s)
 #endif
 
 /*
+ * By 7.3 ("PCI: Remove hybrid devres nature from request functions"):
+ * pci_request_regions() is no longer released at unbind when the device
+ * was enabled with pcim_enable_device(), so a reloaded driver found its
+ * BARs still taken (-EBUSY). pcim_request_all_regions() (Debian's 6.12
+ * has it, 6.1 not) is the managed request; the Makefile defines
+ * WDDMSEG_HAVE_PCIM_REQUEST_ALL_REGIONS where pci.h declares it. Before
+ * it, pci_request_regions() after pcim_enable_device() is managed.
+ */
+static inline int wddmseg_pcim_request_regions(struct pci_dev *pdev,
+					       const char *name)
+{
+#ifdef WDDMSEG_HAVE_PCIM_REQUEST_ALL_REGIONS
+	return pcim_request_all_regions(pdev, name);
+#else
+	return pci_request_regions(pdev, name);
+#endif
+}
+
+/*
  * 6.13 ("module: Convert symbol namespace to string literal"):
  * MODULE_IMPORT_NS() takes the namespace as a string, no longer as a
  * bare identifier it stringified. No macro tells the two apart; the

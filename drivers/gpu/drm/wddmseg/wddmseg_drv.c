@@ -294,7 +294,7 @@ static int wddmseg_pci_probe(struct pci_dev *pdev,
 		return ret;
 
 	/* Managed by pcim: released when the driver unbinds. */
-	ret = pci_request_regions(pdev, WDDMSEG_DRIVER_NAME);
+	ret = wddmseg_pcim_request_regions(pdev, WDDMSEG_DRIVER_NAME);
 	if (ret)
 		return ret;
 
