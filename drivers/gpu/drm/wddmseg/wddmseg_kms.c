@@ -38,6 +38,7 @@
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
+#include <drm/drm_blend.h>
 #include <drm/drm_color_mgmt.h>
 #include <drm/drm_damage_helper.h>
 #include <drm/drm_drv.h>
@@ -1128,6 +1129,18 @@ static int wddmseg_kms_init_pipeline(struct wddmseg_device *wdev)
 	if (ret)
 		return ret;
 	drm_plane_helper_add(&kms->primary, &wddmseg_plane_helper_funcs);
+	/*
+	 * The "pixel blend mode" of the planes with alpha (7.3's DRM core
+	 * warns at registration about a plane without it): the
+	 * primary plane is alone over a black background, where "None" and
+	 * "Pre-multiplied" give the same pixels; the cursor is blended
+	 * premultiplied.
+	 */
+	ret = drm_plane_create_blend_mode_property(&kms->primary,
+						   BIT(DRM_MODE_BLEND_PIXEL_NONE) |
+						   BIT(DRM_MODE_BLEND_PREMULTI));
+	if (ret)
+		return ret;
 
 	if (kms->features & WDDMSEG_SCANOUT_FEAT_CURSOR) {
 		ret = drm_universal_plane_init(drm, &kms->cursor, 0,
@@ -1138,6 +1151,10 @@ static int wddmseg_kms_init_pipeline(struct wddmseg_device *wdev)
 		if (ret)
 			return ret;
 		drm_plane_helper_add(&kms->cursor, &wddmseg_cursor_helper_funcs);
+		ret = drm_plane_create_blend_mode_property(&kms->cursor,
+							   BIT(DRM_MODE_BLEND_PREMULTI));
+		if (ret)
+			return ret;
 		drm->mode_config.cursor_width = kms->cursor_w;
 		drm->mode_config.cursor_height = kms->cursor_h;
 	}
