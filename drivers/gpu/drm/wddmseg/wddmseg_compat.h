@@ -121,7 +121,8 @@ static inline int wddmseg_placement_evict_start(const struct ttm_placement *plac
  * and drm_client take it); before, they ran without and the driver
  * reserved itself. The commit left no macro; it added
  * drm_gem_vmap_unlocked() for callers without the lock, which the
- * Makefile finds in drm_gem.h.
+ * Makefile finds in drm_gem.h (by 7.2, drm_gem_vmap() for callers that
+ * hold it: either name means the rule).
  */
 #ifdef WDDMSEG_HAVE_GEM_VMAP_LOCKED
 static inline int wddmseg_gem_vmap_lock(struct drm_gem_object *obj, bool intr)
@@ -327,6 +328,19 @@ static inline int wddmseg_pcim_request_regions(struct pci_dev *pdev,
 	return pci_request_regions(pdev, name);
 #endif
 }
+
+/*
+ * system_wq is deprecated by 7.3 ("workqueue: Add system_percpu_wq and
+ * system_dfl_wq", then a warning at each use of the old name):
+ * system_percpu_wq is the same workqueue under its new name (Debian's
+ * 6.12 has it). The Makefile defines WDDMSEG_HAVE_SYSTEM_PERCPU_WQ where
+ * workqueue.h declares it.
+ */
+#ifdef WDDMSEG_HAVE_SYSTEM_PERCPU_WQ
+#define WDDMSEG_PERCPU_WQ	system_percpu_wq
+#else
+#define WDDMSEG_PERCPU_WQ	system_wq
+#endif
 
 /*
  * 6.13 ("module: Convert symbol namespace to string literal"):

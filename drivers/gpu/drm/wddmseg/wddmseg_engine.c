@@ -285,7 +285,7 @@ static irqreturn_t wddmseg_engine_irq(int irq, void *arg)
 
 	wddmseg_engine_retire(eng);
 	if (status & WDDMSEG_IRQ_ERROR)
-		mod_delayed_work(system_wq, &eng->watchdog, 0);
+		mod_delayed_work(WDDMSEG_PERCPU_WQ, &eng->watchdog, 0);
 	if (status & (WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR))
 		wddmseg_kms_irq(eng->wdev, status);
 	return IRQ_HANDLED;
@@ -499,7 +499,7 @@ struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 
 	wddmseg_engine_doorbell(eng);
 	/* An armed watchdog is due no later than this job's deadline. */
-	queue_delayed_work(system_wq, &eng->watchdog,
+	queue_delayed_work(WDDMSEG_PERCPU_WQ, &eng->watchdog,
 			   msecs_to_jiffies(wddmseg_fence_timeout_ms));
 	return &f->base;
 }
@@ -649,7 +649,7 @@ static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
 	if (again)
 		writel(again, eng->mmio + WDDMSEG_REG_INJECT);
 	wddmseg_engine_doorbell(eng);
-	mod_delayed_work(system_wq, &eng->watchdog,
+	mod_delayed_work(WDDMSEG_PERCPU_WQ, &eng->watchdog,
 			 msecs_to_jiffies(wddmseg_fence_timeout_ms));
 	return;
 
@@ -670,7 +670,7 @@ static void wddmseg_engine_watchdog(struct work_struct *work)
 
 	if (!mutex_trylock(&eng->lock)) {
 		/* A submitter holds it; it recovers itself if it waits. */
-		mod_delayed_work(system_wq, &eng->watchdog, HZ / 10);
+		mod_delayed_work(WDDMSEG_PERCPU_WQ, &eng->watchdog, HZ / 10);
 		return;
 	}
 
@@ -689,7 +689,7 @@ static void wddmseg_engine_watchdog(struct work_struct *work)
 					    "fence timeout");
 	else if (oldest)
 		/* Next look: when the oldest job's time is up. */
-		mod_delayed_work(system_wq, &eng->watchdog, due);
+		mod_delayed_work(WDDMSEG_PERCPU_WQ, &eng->watchdog, due);
 	mutex_unlock(&eng->lock);
 }
 
