@@ -30,8 +30,7 @@
 #      lib/modules/ABI/ with modules.dep.
 #
 # Incremental: a second run with nothing changed takes seconds.
-# Environment: KABI (tools/vm/kenv.sh), JOBS (default: nproc, at most 2
-# unless set).
+# Environment: KABI (tools/vm/kenv.sh), JOBS (make -j; default nproc).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
