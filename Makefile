@@ -29,9 +29,11 @@
 #                bytes copied, preserved VRAM against evicted VRAM, in
 #                another (tools/bench.sh, tools/vm/pm-bench.sh)
 #
-# The kernel is one variable, KABI: a series (6.12, 6.1) or a Debian ABI
-# (6.12.117+deb12-amd64). Unset, `make check` runs every supported kernel
-# (tools/vm/kabi.sh --all) and everything else the primary one, 6.12:
+# The kernel is one variable, KABI: a series (7.3, 6.12, 6.1) or an ABI
+# (7.3.4-wddmseg, 6.12.117+deb12-amd64). Unset, `make check` runs every
+# supported kernel (tools/vm/kabi.sh --all) and everything else the
+# primary one, 7.3 (built from Debian's linux-source-7.3;
+# tools/vm/kernel-src.sh):
 #
 #   make run KABI=6.1      make check KABI=6.12      make module KABI=6.1
 #
@@ -42,9 +44,10 @@ REPO := $(CURDIR)
 BUILD := $(REPO)/build
 KABI ?=
 export KABI
-# evaluated when used, i.e. after deps installed the headers
-ABI = $(shell tools/vm/kabi.sh $(KABI) 2>/dev/null)
-KDIR ?= /usr/src/linux-headers-$(ABI)
+# KDIR, when given, replaces the kernel's own build tree (Debian's
+# /usr/src/linux-headers-ABI, or build/linux-7.3 for the kernel built from
+# source; tools/vm/kenv.sh)
+KDIR_ARG = $(if $(filter command line environment,$(origin KDIR)),KDIR=$(KDIR))
 DRVDIR := $(REPO)/drivers/gpu/drm/wddmseg
 
 # The release: WDDMSEG_DRIVER_VERSION of the driver (MODULE_VERSION), the
@@ -61,11 +64,11 @@ deps:
 
 # build/ABI/src/drivers/gpu/drm/wddmseg/wddmseg.ko (tools/vm/module.sh)
 module: deps
-	KDIR=$(KDIR) bash tools/vm/module.sh
+	$(KDIR_ARG) bash tools/vm/module.sh
 
 # Build with W=1 into a log so warnings can be counted by the checks.
 module-w1: deps
-	KDIR=$(KDIR) bash tools/vm/module.sh --w1
+	$(KDIR_ARG) bash tools/vm/module.sh --w1
 
 qemu: deps
 	bash tools/qemu/build.sh $(BUILD)

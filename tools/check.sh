@@ -246,9 +246,11 @@ check_kernel() {
 	rm -rf "$kout"
 	mkdir -p "$kout"
 
+	# The guest kernel first: a kernel built from source (7.3,
+	# tools/vm/kernel-src.sh) is also what the module builds against.
+	stage "$kout" "$tag" build-kernel bash tools/vm/kernel.sh
 	stage "$kout" "$tag" build-module make -s module KABI="$k"
-	stage "$kout" "$tag" build-guest \
-		bash -c 'bash tools/vm/kernel.sh && bash tools/vm/initramfs.sh'
+	stage "$kout" "$tag" build-guest bash tools/vm/initramfs.sh
 
 	# Host-side static checks: checkpatch, kernel-doc, W=1.
 	log "$tag: lint"
@@ -292,6 +294,24 @@ check_kernel() {
 	} >"$kout/vm-check.tap"
 	count "$kout/kselftest.tap" "$tag"
 	count "$kout/vm-check.tap" "$tag"
+
+	# KUnit: on a kernel with CONFIG_KUNIT (7.3, built from source) the
+	# module carries the driver's KUnit suites (tools/vm/module.sh), which
+	# ran at its first load in that boot, between the guest's "kunit:
+	# begin" and "kunit: end" markers; one TAP line per case
+	# (tools/debug/ktap.sh). No case at all is a failure.
+	if grep -qx 'CONFIG_KUNIT=y' "$WDDMSEG_KBUILD/kernel/config" 2>/dev/null; then
+		log "$tag: kunit (KTAP of the check boot)"
+		bash tools/debug/ktap.sh "$WDDMSEG_KBUILD/vm/check.console.log" \
+			>"$kout/kunit.out" 2>&1
+		grep -v '^kunit: ' "$kout/kunit.out" |
+			awk '/^(not )?ok - /{ n++; sub(/ - /, " " n " - ") } { print }' \
+			>"$kout/kunit.tap"
+		[ -s "$kout/kunit.tap" ] ||
+			echo "not ok 1 - KUnit: no KTAP between the markers (see $WDDMSEG_KBUILD/vm/check.console.log)" \
+				>"$kout/kunit.tap"
+		count "$kout/kunit.tap" "$tag"
+	fi
 
 	# Invalid layouts: every validation rule refused with its name in
 	# dmesg.

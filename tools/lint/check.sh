@@ -84,7 +84,12 @@ for f in "${qfiles[@]}"; do
 	tap $st "QEMU checkpatch $f"
 done
 
-perl "$SRC/scripts/kernel-doc" -none -Werror "${files[@]}" >"$LOG/kernel-doc.log" 2>&1
+# Perl up to 6.14, Python since 6.15 (scripts/kernel-doc -> tools/docs/)
+case $(head -n 1 "$SRC/scripts/kernel-doc") in
+*python*) KDOC=(python3 "$SRC/scripts/kernel-doc") ;;
+*) KDOC=(perl "$SRC/scripts/kernel-doc") ;;
+esac
+"${KDOC[@]}" -none -Werror "${files[@]}" >"$LOG/kernel-doc.log" 2>&1
 st=$?
 [ $st -eq 0 ] || sed 's/^/# /' "$LOG/kernel-doc.log"
 tap $st "kernel-doc -Werror ($K) on uapi header and driver"

@@ -14,11 +14,15 @@
 # bookworm-backports) and are fetched, not installed, by tools/qemu/build.sh
 # through tools/vm/debsuite.sh; this installs its Debian 12 build
 # dependencies (dpkg-dev, ninja-build, python3-venv, glib, pixman, libfdt).
+# Linux 7.3, the primary kernel, is built from Debian's linux-source-7.3
+# of trixie-backports (fetched by tools/vm/kernel-src.sh, not installed);
+# its build needs bc, bison, flex and libelf-dev (objtool).
 # Idempotent: does nothing when all packages are already installed.
 set -euo pipefail
 
 PKGS=(
 	build-essential bc bison flex kmod cpio gzip xz-utils git rsync
+	libelf-dev
 	linux-headers-6.12-amd64 linux-source-6.12
 	linux-headers-amd64 linux-source-6.1
 	libdrm-dev libdrm-tests drm-info busybox-static python3

@@ -10,7 +10,10 @@
 #                          `make module` builds out of tree: wddmseg.ko
 #   build/ABI/linux-src/   checkpatch and kernel-doc of that kernel's Debian
 #                          linux-source package (tools/lint/)
-#   build/ABI/kernel/      the Debian guest kernel (tools/vm/kernel.sh)
+#   build/ABI/kernel/      the guest kernel (tools/vm/kernel.sh): a Debian
+#                          image, or for a kernel built from Debian's
+#                          linux-source (7.3) the one tools/vm/kernel-src.sh
+#                          built in build/linux-SERIES/
 #   build/ABI/vm/          the initramfs and the VM outputs (run-vm.sh)
 #   build/ABI/check/, kms/, lint/   make check's logs for that kernel
 #
@@ -21,11 +24,19 @@
 # Input: KABI, a kernel series (6.12, 6.1) or ABI; empty: the primary
 # kernel (tools/vm/kabi.sh). WDDMSEG_KABI, when set, is the ABI already
 # resolved (make check exports it).
-# Output (exported): WDDMSEG_KABI, WDDMSEG_KSERIES, WDDMSEG_KBUILD.
+# Output (exported): WDDMSEG_KABI, WDDMSEG_KSERIES, WDDMSEG_KBUILD,
+# WDDMSEG_KDIR (what out-of-tree modules build against: Debian's
+# /usr/src/linux-headers-ABI, or build/linux-SERIES, the O= directory of
+# a kernel built from source).
 
 if [ -z "${WDDMSEG_KABI:-}" ]; then
 	WDDMSEG_KABI=$(bash "$REPO/tools/vm/kabi.sh" ${KABI:+"$KABI"}) || return 1
 fi
 WDDMSEG_KSERIES=$(bash "$REPO/tools/vm/kabi.sh" --series "$WDDMSEG_KABI") || return 1
 WDDMSEG_KBUILD=$REPO/build/$WDDMSEG_KABI
-export WDDMSEG_KABI WDDMSEG_KSERIES WDDMSEG_KBUILD
+if bash "$REPO/tools/vm/kabi.sh" --source-pkg "$WDDMSEG_KSERIES" >/dev/null; then
+	WDDMSEG_KDIR=$REPO/build/linux-$WDDMSEG_KSERIES
+else
+	WDDMSEG_KDIR=/usr/src/linux-headers-$WDDMSEG_KABI
+fi
+export WDDMSEG_KABI WDDMSEG_KSERIES WDDMSEG_KBUILD WDDMSEG_KDIR

@@ -3,6 +3,8 @@
 #
 # Fetch the guest kernel of one supported kernel (KABI, tools/vm/kenv.sh):
 # `apt-get download linux-image-<abi>` + `dpkg-deb -x` into build/ABI/kernel/.
+# A kernel built from source (7.3) is built by tools/vm/kernel-src.sh
+# instead, into the same layout.
 #
 # Produces:
 #   build/ABI/kernel/vmlinuz                the guest kernel (bzImage)
@@ -21,6 +23,10 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$REPO/tools/vm/kenv.sh"
+# a kernel built from Debian's linux-source (7.3): same layout, built here
+if bash "$REPO/tools/vm/kabi.sh" --source-pkg "$WDDMSEG_KSERIES" >/dev/null; then
+	exec bash "$REPO/tools/vm/kernel-src.sh"
+fi
 ABI=$WDDMSEG_KABI
 OUT=$WDDMSEG_KBUILD/kernel
 

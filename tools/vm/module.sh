@@ -2,7 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Build wddmseg.ko out of tree for one kernel (KABI, tools/vm/kenv.sh)
-# against its Debian headers (/usr/src/linux-headers-ABI, or KDIR).
+# against its Debian headers (/usr/src/linux-headers-ABI), or, for a
+# kernel built from source (7.3), its build directory build/linux-SERIES
+# (tools/vm/kernel-src.sh builds it first; seconds when up to date), or
+# KDIR. When that kernel has KUnit (CONFIG_KUNIT=y: the source-built one;
+# Debian's have it off) the driver's KUnit suites are linked in
+# (CONFIG_DRM_WDDMSEG_KUNIT_TEST): they run at every load of the module
+# and print KTAP in the kernel log, which make check counts.
 #
 # Usage: tools/vm/module.sh [--w1]
 #   --w1   a clean build with W=1 (the lint's; its output is the log)
@@ -18,7 +24,12 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$REPO/tools/vm/kenv.sh"
-KDIR=${KDIR:-/usr/src/linux-headers-$WDDMSEG_KABI}
+if [ -z "${KDIR:-}" ]; then
+	KDIR=$WDDMSEG_KDIR
+	if bash "$REPO/tools/vm/kabi.sh" --source-pkg "$WDDMSEG_KSERIES" >/dev/null; then
+		bash "$REPO/tools/vm/kernel-src.sh"
+	fi
+fi
 SRC=$WDDMSEG_KBUILD/src
 MOD=$SRC/drivers/gpu/drm/wddmseg
 W1=0
@@ -58,6 +69,9 @@ cmp -s "$f" "$SRC/include/uapi/drm/wddmseg_drm.h" ||
 	cp -p "$f" "$SRC/include/uapi/drm/wddmseg_drm.h"
 
 KMAKE=(make -C "$KDIR" M="$MOD" CONFIG_DRM_WDDMSEG=m -j"$(nproc)")
+if grep -qx 'CONFIG_KUNIT=y' "$KDIR/.config" 2>/dev/null; then
+	KMAKE+=(CONFIG_DRM_WDDMSEG_KUNIT_TEST=m)
+fi
 if [ $W1 = 1 ]; then
 	"${KMAKE[@]}" clean >/dev/null
 	"${KMAKE[@]}" W=1 modules

@@ -80,7 +80,7 @@ static int wddmseg_blit_prepare(struct wddmseg_device *wdev,
 		/* TTM gives every allocation in pages a ttm_tt. */
 		if (WARN_ON_ONCE(!tbo->ttm))
 			return -EINVAL;
-		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
+		ret = wddmseg_bo_populate(tbo, &ctx);
 		if (ret)
 			return ret;
 	}

@@ -256,7 +256,7 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from,
 static struct wddmseg_residency_event *
 wddmseg_residency_event_alloc(struct wddmseg_bo *bo)
 {
-	struct wddmseg_residency_event *e = kzalloc(sizeof(*e), GFP_KERNEL);
+	struct wddmseg_residency_event *e = kzalloc_obj(*e, GFP_KERNEL);
 
 	if (e) {
 		e->event.base.type = DRM_WDDMSEG_EVENT_RESIDENCY;
@@ -361,7 +361,7 @@ void wddmseg_bo_residency_commit(struct wddmseg_bo *bo)
 	if (!bo->residency_pending || !bo->residency_event)
 		return;
 	bo->residency_pending = false;
-	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	n = kzalloc_obj(*n, GFP_KERNEL);
 	if (!n)
 		return;
 	n->bo = bo;
@@ -491,7 +491,7 @@ static void wddmseg_gem_free(struct drm_gem_object *obj)
 		ttm_bo_unpin(&bo->tbo);
 		ttm_bo_unreserve(&bo->tbo);
 	}
-	ttm_bo_put(&bo->tbo);
+	wddmseg_ttm_bo_fini(&bo->tbo);
 }
 
 static vm_fault_t wddmseg_bo_fault_migrate(struct wddmseg_bo *bo)
@@ -873,7 +873,7 @@ int wddmseg_bo_pin_shared(struct wddmseg_bo *bo)
 		if (ret)
 			goto out;
 	}
-	ret = ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
+	ret = wddmseg_bo_populate(tbo, &ctx);
 	if (ret)
 		goto out;
 	lret = dma_resv_wait_timeout(tbo->base.resv, DMA_RESV_USAGE_KERNEL,
@@ -1087,7 +1087,7 @@ static int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	u32 i, n = 0, id;
 	int ret;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc_obj(*bo, GFP_KERNEL);
 	if (!bo)
 		return -ENOMEM;
 
@@ -1190,7 +1190,7 @@ wddmseg_gem_prime_import_sg_table(struct drm_device *drm,
 	struct wddmseg_bo *bo;
 	int ret;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc_obj(*bo, GFP_KERNEL);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->flags = WDDMSEG_ALLOC_CPU_VISIBLE;
@@ -1663,7 +1663,7 @@ int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
 
 int wddmseg_open(struct drm_device *drm, struct drm_file *file)
 {
-	struct wddmseg_file *wfile = kzalloc(sizeof(*wfile), GFP_KERNEL);
+	struct wddmseg_file *wfile = kzalloc_obj(*wfile, GFP_KERNEL);
 
 	if (!wfile)
 		return -ENOMEM;

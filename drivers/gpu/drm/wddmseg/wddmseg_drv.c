@@ -148,7 +148,7 @@ static const struct drm_driver wddmseg_drm_driver = {
 	.debugfs_init = wddmseg_debugfs_init,
 	.name = WDDMSEG_DRIVER_NAME,
 	.desc = WDDMSEG_DRIVER_DESC,
-	.date = "20261122",
+	WDDMSEG_DRIVER_DATE_OPS
 	.major = 1,
 	.minor = 0,
 };
@@ -294,7 +294,7 @@ static int wddmseg_pci_probe(struct pci_dev *pdev,
 		return ret;
 
 	/* Managed by pcim: released when the driver unbinds. */
-	ret = pci_request_regions(pdev, WDDMSEG_DRIVER_NAME);
+	ret = wddmseg_pcim_request_regions(pdev, WDDMSEG_DRIVER_NAME);
 	if (ret)
 		return ret;
 

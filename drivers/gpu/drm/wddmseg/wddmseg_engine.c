@@ -39,6 +39,7 @@
 /**
  * struct wddmseg_fence - completion of one engine job
  * @base: the dma_fence
+ * @eng: the engine that signals it
  * @link: in &wddmseg_engine.pending, submission order
  * @ring_start: ring offset of the job's first command
  * @ring_end: ring offset just past its FENCE
@@ -51,6 +52,7 @@
  */
 struct wddmseg_fence {
 	struct dma_fence base;
+	struct wddmseg_engine *eng;
 	struct list_head link;
 	u32 ring_start;
 	u32 ring_end;
@@ -87,9 +89,7 @@ static u64 wddmseg_engine_done_seqno(struct wddmseg_engine *eng)
  */
 static bool wddmseg_fence_signaled(struct dma_fence *f)
 {
-	/* Every paging fence uses its engine's fence_lock. */
-	struct wddmseg_engine *eng =
-		container_of(f->lock, struct wddmseg_engine, fence_lock);
+	struct wddmseg_engine *eng = container_of(f, struct wddmseg_fence, base)->eng;
 
 	return wddmseg_engine_done_seqno(eng) >= f->seqno;
 }
@@ -187,8 +187,7 @@ static void wddmseg_engine_drop_irq(struct wddmseg_engine *eng)
  */
 static bool wddmseg_fence_enable_signaling(struct dma_fence *f)
 {
-	struct wddmseg_engine *eng =
-		container_of(f->lock, struct wddmseg_engine, fence_lock);
+	struct wddmseg_engine *eng = container_of(f, struct wddmseg_fence, base)->eng;
 
 	wddmseg_engine_want_irq(eng);
 	return wddmseg_engine_done_seqno(eng) < f->seqno;
@@ -286,7 +285,7 @@ static irqreturn_t wddmseg_engine_irq(int irq, void *arg)
 
 	wddmseg_engine_retire(eng);
 	if (status & WDDMSEG_IRQ_ERROR)
-		mod_delayed_work(system_wq, &eng->watchdog, 0);
+		mod_delayed_work(WDDMSEG_PERCPU_WQ, &eng->watchdog, 0);
 	if (status & (WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR))
 		wddmseg_kms_irq(eng->wdev, status);
 	return IRQ_HANDLED;
@@ -471,10 +470,11 @@ struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 	u64 cmd[WDDMSEG_FENCE_QWORDS];
 
 	lockdep_assert_held(&eng->lock);
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	f = kzalloc_obj(*f, GFP_KERNEL);
 	if (!f)
 		return ERR_PTR(-ENOMEM);
 
+	f->eng = eng;
 	dma_fence_init(&f->base, &wddmseg_fence_ops, &eng->fence_lock,
 		       eng->fence_context, ++eng->seqno);
 	wddmseg_encode_fence(cmd, eng->seqno, eng->writeback_dma,
@@ -499,7 +499,7 @@ struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 
 	wddmseg_engine_doorbell(eng);
 	/* An armed watchdog is due no later than this job's deadline. */
-	queue_delayed_work(system_wq, &eng->watchdog,
+	queue_delayed_work(WDDMSEG_PERCPU_WQ, &eng->watchdog,
 			   msecs_to_jiffies(wddmseg_fence_timeout_ms));
 	return &f->base;
 }
@@ -649,7 +649,7 @@ static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
 	if (again)
 		writel(again, eng->mmio + WDDMSEG_REG_INJECT);
 	wddmseg_engine_doorbell(eng);
-	mod_delayed_work(system_wq, &eng->watchdog,
+	mod_delayed_work(WDDMSEG_PERCPU_WQ, &eng->watchdog,
 			 msecs_to_jiffies(wddmseg_fence_timeout_ms));
 	return;
 
@@ -670,7 +670,7 @@ static void wddmseg_engine_watchdog(struct work_struct *work)
 
 	if (!mutex_trylock(&eng->lock)) {
 		/* A submitter holds it; it recovers itself if it waits. */
-		mod_delayed_work(system_wq, &eng->watchdog, HZ / 10);
+		mod_delayed_work(WDDMSEG_PERCPU_WQ, &eng->watchdog, HZ / 10);
 		return;
 	}
 
@@ -689,7 +689,7 @@ static void wddmseg_engine_watchdog(struct work_struct *work)
 					    "fence timeout");
 	else if (oldest)
 		/* Next look: when the oldest job's time is up. */
-		mod_delayed_work(system_wq, &eng->watchdog, due);
+		mod_delayed_work(WDDMSEG_PERCPU_WQ, &eng->watchdog, due);
 	mutex_unlock(&eng->lock);
 }
 

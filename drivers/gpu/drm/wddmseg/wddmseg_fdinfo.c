@@ -73,7 +73,7 @@ static void wddmseg_busy_done(struct dma_fence *fence, struct dma_fence_cb *cb)
 void wddmseg_fdinfo_account_blit(struct wddmseg_file *wfile,
 				 struct dma_fence *fence, ktime_t start)
 {
-	struct wddmseg_busy_cb *b = kmalloc(sizeof(*b), GFP_KERNEL);
+	struct wddmseg_busy_cb *b = kmalloc_obj(*b, GFP_KERNEL);
 
 	if (!b)
 		return;
@@ -126,7 +126,7 @@ void wddmseg_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 	drm_printf(p, "drm-engine-copy:\t%llu ns\n",
 		   (u64)atomic64_read(&wfile->engine_ns));
 
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	st = kzalloc_obj(*st, GFP_KERNEL);
 	if (!st)
 		return;
 	for (;;) {

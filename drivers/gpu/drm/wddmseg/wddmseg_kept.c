@@ -233,7 +233,7 @@ bool wddmseg_kept_stash(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
 	if (tt->num_pages > ((unsigned long)READ_ONCE(wddmseg_keep_sysmem_mb) <<
 			     (20 - PAGE_SHIFT)))
 		return false;
-	k = kmalloc(sizeof(*k), GFP_KERNEL | __GFP_NOWARN);
+	k = kmalloc_obj(*k, GFP_KERNEL | __GFP_NOWARN);
 	if (!k)
 		return false;
 	k->permanent = false;
@@ -404,7 +404,7 @@ void wddmseg_kept_fini(struct wddmseg_device *wdev)
  */
 int wddmseg_perm_init(struct wddmseg_bo *bo)
 {
-	struct wddmseg_kept *k = kzalloc(sizeof(*k), GFP_KERNEL);
+	struct wddmseg_kept *k = kzalloc_obj(*k, GFP_KERNEL);
 
 	if (!k)
 		return -ENOMEM;

@@ -38,6 +38,7 @@
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
+#include <drm/drm_blend.h>
 #include <drm/drm_color_mgmt.h>
 #include <drm/drm_damage_helper.h>
 #include <drm/drm_drv.h>
@@ -267,7 +268,7 @@ static int wddmseg_plane_check_source(struct wddmseg_device *wdev,
 }
 
 static int wddmseg_plane_atomic_check(struct drm_plane *plane,
-				      struct drm_atomic_state *state)
+				      struct wddmseg_atomic_state *state)
 {
 	struct wddmseg_device *wdev = to_wddmseg(plane->dev);
 	struct drm_plane_state *ps = drm_atomic_get_new_plane_state(state, plane);
@@ -311,7 +312,7 @@ static int wddmseg_plane_atomic_check(struct drm_plane *plane,
  * like the primary's.
  */
 static int wddmseg_cursor_atomic_check(struct drm_plane *plane,
-				       struct drm_atomic_state *state)
+				       struct wddmseg_atomic_state *state)
 {
 	struct wddmseg_device *wdev = to_wddmseg(plane->dev);
 	struct drm_plane_state *ps = drm_atomic_get_new_plane_state(state, plane);
@@ -368,7 +369,7 @@ static void wddmseg_plane_cleanup_fb(struct drm_plane *plane,
 
 /* The CRTC's atomic_flush programs the scanout, plane and all at once. */
 static void wddmseg_plane_atomic_update(struct drm_plane *plane,
-					struct drm_atomic_state *state)
+					struct wddmseg_atomic_state *state)
 {
 }
 
@@ -407,7 +408,7 @@ wddmseg_crtc_mode_valid(struct drm_crtc *crtc,
 }
 
 static int wddmseg_crtc_atomic_check(struct drm_crtc *crtc,
-				     struct drm_atomic_state *state)
+				     struct wddmseg_atomic_state *state)
 {
 	struct drm_crtc_state *cs = drm_atomic_get_new_crtc_state(state, crtc);
 	struct wddmseg_device *wdev = crtc_to_wddmseg(crtc);
@@ -450,7 +451,7 @@ static void wddmseg_crtc_send_event(struct drm_crtc *crtc,
  * wddmseg_atomic_commit()), so the device is active here.
  */
 static void wddmseg_crtc_atomic_enable(struct drm_crtc *crtc,
-				       struct drm_atomic_state *state)
+				       struct wddmseg_atomic_state *state)
 {
 	pm_runtime_get_noresume(crtc->dev->dev);
 	/* The configuration goes out in atomic_flush, right after. */
@@ -458,7 +459,7 @@ static void wddmseg_crtc_atomic_enable(struct drm_crtc *crtc,
 }
 
 static void wddmseg_crtc_atomic_disable(struct drm_crtc *crtc,
-					struct drm_atomic_state *state)
+					struct wddmseg_atomic_state *state)
 {
 	struct wddmseg_device *wdev = crtc_to_wddmseg(crtc);
 	void __iomem *mmio = wdev->mmio;
@@ -558,7 +559,7 @@ static void wddmseg_gamma_program(struct wddmseg_device *wdev,
 }
 
 static void wddmseg_crtc_atomic_flush(struct drm_crtc *crtc,
-				      struct drm_atomic_state *state)
+				      struct wddmseg_atomic_state *state)
 {
 	struct wddmseg_device *wdev = crtc_to_wddmseg(crtc);
 	struct wddmseg_kms *kms = &wdev->kms;
@@ -974,6 +975,7 @@ static const struct drm_connector_funcs wddmseg_connector_funcs = {
 
 static struct drm_framebuffer *
 wddmseg_fb_create(struct drm_device *drm, struct drm_file *file,
+		  WDDMSEG_FB_CREATE_INFO
 		  const struct drm_mode_fb_cmd2 *cmd)
 {
 	struct wddmseg_device *wdev = to_wddmseg(drm);
@@ -989,7 +991,7 @@ wddmseg_fb_create(struct drm_device *drm, struct drm_file *file,
 		kms_refuse(drm, "fb-modifier", "only linear framebuffers");
 		return ERR_PTR(-EINVAL);
 	}
-	return drm_gem_fb_create(drm, file, cmd);
+	return wddmseg_gem_fb_create(drm, file, cmd);
 }
 
 /*
@@ -1001,7 +1003,7 @@ wddmseg_fb_create(struct drm_device *drm, struct drm_file *file,
  * itself, or the old cursor buffer would be unpinned, and its VRAM reused,
  * while the device still shows it.
  */
-static void wddmseg_commit_tail(struct drm_atomic_state *old)
+static void wddmseg_commit_tail(struct wddmseg_atomic_state *old)
 {
 	struct drm_device *drm = old->dev;
 	struct wddmseg_device *wdev = to_wddmseg(drm);
@@ -1032,7 +1034,7 @@ static void wddmseg_commit_tail(struct drm_atomic_state *old)
  * in a worker (nonblocking).
  */
 static int wddmseg_atomic_commit(struct drm_device *drm,
-				 struct drm_atomic_state *state, bool nonblock)
+				 struct wddmseg_atomic_state *state, bool nonblock)
 {
 	struct wddmseg_device *wdev = to_wddmseg(drm);
 	int ret;
@@ -1127,6 +1129,18 @@ static int wddmseg_kms_init_pipeline(struct wddmseg_device *wdev)
 	if (ret)
 		return ret;
 	drm_plane_helper_add(&kms->primary, &wddmseg_plane_helper_funcs);
+	/*
+	 * The "pixel blend mode" of the planes with alpha (7.3's DRM core
+	 * warns at registration about a plane without it): the
+	 * primary plane is alone over a black background, where "None" and
+	 * "Pre-multiplied" give the same pixels; the cursor is blended
+	 * premultiplied.
+	 */
+	ret = drm_plane_create_blend_mode_property(&kms->primary,
+						   BIT(DRM_MODE_BLEND_PIXEL_NONE) |
+						   BIT(DRM_MODE_BLEND_PREMULTI));
+	if (ret)
+		return ret;
 
 	if (kms->features & WDDMSEG_SCANOUT_FEAT_CURSOR) {
 		ret = drm_universal_plane_init(drm, &kms->cursor, 0,
@@ -1137,6 +1151,10 @@ static int wddmseg_kms_init_pipeline(struct wddmseg_device *wdev)
 		if (ret)
 			return ret;
 		drm_plane_helper_add(&kms->cursor, &wddmseg_cursor_helper_funcs);
+		ret = drm_plane_create_blend_mode_property(&kms->cursor,
+							   BIT(DRM_MODE_BLEND_PREMULTI));
+		if (ret)
+			return ret;
 		drm->mode_config.cursor_width = kms->cursor_w;
 		drm->mode_config.cursor_height = kms->cursor_h;
 	}

@@ -237,7 +237,7 @@ static int wddmseg_mgr_scatter(struct wddmseg_mgr *mgr,
 				}
 				node->blocks = arr;
 			}
-			blk = kzalloc(sizeof(*blk), GFP_KERNEL);
+			blk = kzalloc_obj(*blk, GFP_KERNEL);
 			if (!blk) {
 				ret = -ENOMEM;
 				goto fail;
@@ -299,15 +299,7 @@ fail:
  */
 void wddmseg_mgr_drop_signaled_move(struct ttm_resource_manager *man)
 {
-	struct dma_fence *done = NULL;
-
-	spin_lock(&man->move_lock);
-	if (man->move && dma_fence_is_signaled(man->move)) {
-		done = man->move;
-		man->move = NULL;
-	}
-	spin_unlock(&man->move_lock);
-	dma_fence_put(done);
+	wddmseg_man_move_drop_signaled(man);
 }
 
 static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
@@ -323,7 +315,7 @@ static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
 	bool committed = true;
 	int ret;
 
-	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	node = kzalloc_obj(*node, GFP_KERNEL);
 	if (!node)
 		return -ENOMEM;
 
@@ -462,7 +454,7 @@ int wddmseg_mgr_init(struct wddmseg_device *wdev, u32 segment_id)
 	struct wddmseg_mgr *mgr;
 	u64 pages = seg->size >> PAGE_SHIFT;
 
-	mgr = kzalloc(sizeof(*mgr), GFP_KERNEL);
+	mgr = kzalloc_obj(*mgr, GFP_KERNEL);
 	if (!mgr)
 		return -ENOMEM;
 

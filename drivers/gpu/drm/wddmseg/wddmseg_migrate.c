@@ -859,7 +859,7 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 
 	/* Either side may be the ttm_tt (system memory or an aperture). */
 	if (ttm && !clear) {
-		ret = ttm_tt_populate(&wdev->bdev, ttm, ctx);
+		ret = wddmseg_bo_populate(tbo, ctx);
 		if (ret)
 			return ret;
 	}

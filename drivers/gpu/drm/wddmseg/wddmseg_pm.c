@@ -287,7 +287,7 @@ static int wddmseg_pm_evict_bo(struct wddmseg_device *wdev,
 		return -EACCES;
 	}
 
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	e = kzalloc_obj(*e, GFP_KERNEL);
 	if (!e)
 		goto no_memory;
 	if (bo->tbo.pin_count) {

@@ -71,7 +71,7 @@
 #include "wddmseg_hw.h"
 
 /* dma_buf_mmap() of an imported allocation */
-MODULE_IMPORT_NS(DMA_BUF);
+WDDMSEG_IMPORT_NS_DMA_BUF();
 
 static int wddmseg_dmabuf_attach(struct dma_buf *dma_buf,
 				 struct dma_buf_attachment *attach)

@@ -47,12 +47,7 @@ static bool wddmseg_tt_user(struct ttm_buffer_object *tbo)
 static void wddmseg_man_move_fence(struct ttm_resource_manager *man,
 				   struct dma_fence *fence)
 {
-	spin_lock(&man->move_lock);
-	if (!man->move || dma_fence_is_later(fence, man->move)) {
-		dma_fence_put(man->move);
-		man->move = dma_fence_get(fence);
-	}
-	spin_unlock(&man->move_lock);
+	wddmseg_man_move_set(man, fence);
 }
 
 /*
@@ -184,7 +179,7 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	if (ret)
 		return ret;
 	if (ttm && (!clear || new_man->use_tt)) {
-		ret = ttm_tt_populate(tbo->bdev, ttm, ctx);
+		ret = wddmseg_bo_populate(tbo, ctx);
 		if (ret)
 			return ret;
 	}
@@ -276,7 +271,7 @@ static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
 			return ret;
 	}
 	if (permanent && READ_ONCE(bo->kept) && tbo->ttm) {
-		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, ctx);
+		ret = wddmseg_bo_populate(tbo, ctx);
 		if (ret)
 			return ret;
 	}
@@ -504,7 +499,7 @@ static struct ttm_tt *wddmseg_ttm_tt_create(struct ttm_buffer_object *tbo,
 	enum ttm_caching caching = wddmseg_bo_caching(bo);
 	struct wddmseg_tt *wtt;
 
-	wtt = kzalloc(sizeof(*wtt), GFP_KERNEL);
+	wtt = kzalloc_obj(*wtt, GFP_KERNEL);
 	if (!wtt)
 		return NULL;
 
@@ -986,9 +981,9 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 						  &wdev->access_bounce_dma,
 						  GFP_KERNEL);
 
-	ret = ttm_device_init(&wdev->bdev, &wddmseg_ttm_funcs, drm->dev,
-			      drm->anon_inode->i_mapping, drm->vma_offset_manager,
-			      false, false);
+	ret = wddmseg_ttm_device_init(&wdev->bdev, &wddmseg_ttm_funcs, drm->dev,
+				      drm->anon_inode->i_mapping,
+				      drm->vma_offset_manager);
 	if (ret) {
 		drm_err(drm, "ttm_device_init failed: %d\n", ret);
 		return ret;

@@ -5,8 +5,10 @@
  * every allocation placed there, so a fence that has signaled is dropped,
  * and one that has not is kept, whatever else happens.
  *
- * Only the manager's move_lock and move fence are used: a zeroed manager
- * with its lock initialized, and a fence of a context of its own.
+ * Only the manager's move fence bookkeeping is used (move_lock and move,
+ * or eviction_lock and eviction_fences[] since they became one fence per
+ * context; wddmseg_compat.h): a zeroed manager with that initialized, and
+ * a fence of a context of its own.
  */
 
 #include <kunit/test.h>
@@ -37,28 +39,29 @@ static void mgr_move_fence_dropped_once_signaled(struct kunit *test)
 
 	man = kunit_kzalloc(test, sizeof(*man), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, man);
-	spin_lock_init(&man->move_lock);
+	wddmseg_man_move_init(man);
 
 	/* No move fence: nothing happens. */
 	wddmseg_mgr_drop_signaled_move(man);
-	KUNIT_EXPECT_PTR_EQ(test, man->move, (struct dma_fence *)NULL);
+	KUNIT_EXPECT_TRUE(test, !wddmseg_man_move_peek(man, 0));
 
 	/* Freed by its last dma_fence_put(), not by KUnit. */
-	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	fence = kzalloc_obj(*fence, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fence);
 	dma_fence_init(fence, &mgr_test_fence_ops, &mgr_test_fence_lock,
 		       dma_fence_context_alloc(1), 1);
-	man->move = dma_fence_get(fence);
+	wddmseg_man_move_set(man, fence);
 
 	/* Still queued: new allocations must wait for it. */
 	wddmseg_mgr_drop_signaled_move(man);
-	KUNIT_EXPECT_PTR_EQ(test, man->move, fence);
+	KUNIT_EXPECT_PTR_EQ(test, wddmseg_man_move_peek(man, fence->context), fence);
 	KUNIT_EXPECT_EQ(test, kref_read(&fence->refcount), 2U);
 
 	/* Done: dropped, and the manager's reference with it. */
 	dma_fence_signal(fence);
 	wddmseg_mgr_drop_signaled_move(man);
-	KUNIT_EXPECT_PTR_EQ(test, man->move, (struct dma_fence *)NULL);
+	KUNIT_EXPECT_PTR_EQ(test, wddmseg_man_move_peek(man, fence->context),
+			    (struct dma_fence *)NULL);
 	KUNIT_EXPECT_EQ(test, kref_read(&fence->refcount), 1U);
 	dma_fence_put(fence);
 }

@@ -2646,19 +2646,28 @@ TEST_F(alloc, accepted_flags)
 
 #define TTM_PAGE_POOL	"/sys/kernel/debug/ttm/page_pool"
 
-/* Pages in TTM's global pools ("total" of debugfs ttm/page_pool), or -1. */
+/*
+ * Pages in TTM's global pools, or -1: the "total" line of debugfs
+ * ttm/page_pool, or since the pools are per NUMA node (7.x) the sum of
+ * its "total nodeN" lines.
+ */
 static long ttm_pool_pages(void)
 {
 	unsigned long t, max;
+	unsigned int node;
 	char line[256];
 	long total = -1;
 	FILE *f = fopen(TTM_PAGE_POOL, "re");
 
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "total : %lu of %lu", &t, &max) == 2)
 			total = t;
+		else if (sscanf(line, "total node%u : %lu of %lu", &node, &t,
+				&max) == 3)
+			total = (total < 0 ? 0 : total) + t;
+	}
 	fclose(f);
 	return total;
 }
