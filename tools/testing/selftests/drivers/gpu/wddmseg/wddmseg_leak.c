@@ -29,7 +29,7 @@
  * exact). It records:
  *   - TTM's global BO count, debugfs ttm/buffer_objects (6.1 creates it
  *     with the first TTM device and removes it with the last);
- *   - TTM's global page pool, the "total" line of debugfs ttm/page_pool;
+ *   - TTM's global page pool, the "total" line(s) of debugfs ttm/page_pool;
  *   - per device, sysfs wddmseg/{usage_bytes,allocations,pinned_bytes,
  *     evictions} (one value per segment);
  *   - /proc/slabinfo active objects of every cache, /proc/meminfo.
@@ -377,10 +377,17 @@ static long pool_total(void)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long t, max;
+		unsigned int node;
 
-		/* "total\t: %8lu of %8lu" */
+		/*
+		 * "total\t: %8lu of %8lu", or since the pools are per NUMA
+		 * node (7.x) one "total node%d\t: %8lu of %8lu" per node
+		 */
 		if (sscanf(line, "total : %lu of %lu", &t, &max) == 2)
 			total = t;
+		else if (sscanf(line, "total node%u : %lu of %lu", &node, &t,
+				&max) == 3)
+			total = (total < 0 ? 0 : total) + t;
 	}
 	fclose(f);
 	return total;
