@@ -4,7 +4,7 @@
 # `make check-debug`: the debug-kernel test tier.
 #
 #   1. builds what the VM needs (QEMU with the device, the kselftests) and
-#      the debug kernel (tools/debug/kernel.sh: Debian's linux-source-6.12
+#      the debug kernel (tools/debug/kernel.sh: Debian's linux-source-7.3
 #      with wddmseg in-tree as a module; tinyconfig + tools/debug/debug.config:
 #      KASAN, lockdep, kmemleak, debugobjects, DMA-API debug, UBSAN, KUnit);
 #   2. boots it once (tools/vm/run-vm.sh --mode debug) with one wddmseg

@@ -6,8 +6,8 @@
 #
 # Usage: tools/debug/kernel.sh
 #
-#   1. tools/debug/tree.sh: build/linux-tree, Debian's linux-source-6.12
-#      with the repository's driver, uapi header, docs and selftests
+#   1. tools/debug/tree.sh: build/linux-tree, Debian's linux-source-7.3
+#      (unpacked by tools/vm/kernel-src.sh --fetch) with the repository's driver, uapi header, docs and selftests
 #      linked in and hooked into the DRM Kconfig and Makefile;
 #   2. configuration: `make tinyconfig`, merge tools/debug/debug.config,
 #      `make olddefconfig`; every line of the fragment must survive;
@@ -50,7 +50,7 @@ exec 9>"$OBJ.lock"
 flock 9
 
 # an empty LOCALVERSION on the command line: no "+" from
-# scripts/setlocalversion (the release is 6.12.N + CONFIG_LOCALVERSION)
+# scripts/setlocalversion (the release is 7.3.N + CONFIG_LOCALVERSION)
 KMAKE=(make -C "$TREE" O="$OBJ" LOCALVERSION= -j"$JOBS")
 
 # --- 2. configuration ------------------------------------------------------

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The driver's KUnit suites the way kernel CI runs them: kunit.py in the
-# overlaid kernel tree (tools/debug/tree.sh, Debian's linux-source-6.12),
+# overlaid kernel tree (tools/debug/tree.sh, Debian's linux-source-7.3),
 #
 #   tools/testing/kunit/kunit.py run --kunitconfig=drivers/gpu/drm/wddmseg \
 #       --arch=x86_64

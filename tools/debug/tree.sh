@@ -6,10 +6,17 @@
 #
 # Usage: tools/debug/tree.sh [TREE]        (default build/linux-tree)
 #
-# 1. Once: extract Debian's linux-source-6.12
-#    (/usr/src/linux-source-6.12.tar.xz, installed by tools/vm/deps.sh;
-#    DEBUG_SERIES=6.1 for 6.1's) into TREE. A stamp file names the
-#    tarball; a different tarball means a fresh extraction.
+# 1. Once: copy the kernel source into TREE. By default that is Linux
+#    7.3 (DEBUG_SERIES, any series tools/vm/kabi.sh knows): a series
+#    built from Debian's linux-source-SERIES of another suite
+#    (tools/vm/kabi.sh --source-pkg) is taken from what
+#    `tools/vm/kernel-src.sh --fetch` unpacked into
+#    build/linux-source-SERIES/ for the guest kernel (so the package is
+#    downloaded and unpacked once for both), copied as hard links (fast,
+#    no second copy on disk); a Debian-packaged series (6.12, 6.1) is
+#    extracted from /usr/src/linux-source-SERIES.tar.xz (tools/vm/deps.sh
+#    installs it). A stamp file names the source and its version; a
+#    different one means a fresh copy.
 # 2. Every time (cheap, idempotent): link the repository's overlay into it
 #      drivers/gpu/drm/wddmseg/            a directory of per-file symlinks to
 #                                          the driver's sources (Kconfig,
@@ -40,22 +47,39 @@ case "$TREE" in /*) ;; *) TREE=$PWD/$TREE ;; esac
 
 log() { echo "tree.sh: $*" >&2; }
 
-TARBALL=/usr/src/linux-source-${DEBUG_SERIES:-6.12}.tar.xz
-if [ ! -f "$TARBALL" ]; then
-	log "no $TARBALL (tools/vm/deps.sh installs linux-source-${DEBUG_SERIES:-6.12})"
-	exit 1
-fi
-STAMP="$TARBALL $(stat -c '%s %Y' "$TARBALL")"
-
+SERIES=${DEBUG_SERIES:-7.3}
 mkdir -p "$(dirname "$TREE")"
+
+# KSRC (an unpacked source tree) or TARBALL, and STAMP naming it
+KSRC='' TARBALL=''
+if read -r _suite pkg < <(bash "$REPO/tools/vm/kabi.sh" --source-pkg "$SERIES" 2>/dev/null); then
+	KSRC=$REPO/build/$pkg
+	env -u WDDMSEG_KABI KABI="$SERIES" bash "$REPO/tools/vm/kernel-src.sh" --fetch ||
+		{ log "FAILED: tools/vm/kernel-src.sh --fetch ($pkg)"; exit 1; }
+	STAMP="$KSRC $(cat "$KSRC/.wddmseg-deb-version")"
+else
+	TARBALL=/usr/src/linux-source-$SERIES.tar.xz
+	if [ ! -f "$TARBALL" ]; then
+		log "no $TARBALL (tools/vm/deps.sh installs linux-source-$SERIES)"
+		exit 1
+	fi
+	STAMP="$TARBALL $(stat -c '%s %Y' "$TARBALL")"
+fi
+
 exec 9>"$TREE.lock"
 flock 9
 
 if [ ! -f "$TREE/.wddmseg-stamp" ] || [ "$(cat "$TREE/.wddmseg-stamp")" != "$STAMP" ]; then
-	log "extracting $TARBALL into $TREE"
 	rm -rf "$TREE" "$TREE.tmp"
 	mkdir -p "$TREE.tmp"
-	tar -xJf "$TARBALL" -C "$TREE.tmp" --strip-components=1
+	if [ -n "$KSRC" ]; then
+		log "copying $KSRC into $TREE (hard links)"
+		cp -al "$KSRC/." "$TREE.tmp/"
+		rm -f "$TREE.tmp/.wddmseg-deb-version"
+	else
+		log "extracting $TARBALL into $TREE"
+		tar -xJf "$TARBALL" -C "$TREE.tmp" --strip-components=1
+	fi
 	echo "$STAMP" >"$TREE.tmp/.wddmseg-stamp"
 	mv "$TREE.tmp" "$TREE"
 fi
@@ -96,11 +120,14 @@ link "$REPO/Documentation/gpu/wddmseg.rst" "$TREE/Documentation/gpu/wddmseg.rst"
 link "$REPO/tools/testing/selftests/drivers/gpu/wddmseg" \
 	"$TREE/tools/testing/selftests/drivers/gpu/wddmseg"
 
-# append LINE to FILE unless FILE already has it
+# append LINE to FILE unless FILE already has it. The file may be a hard
+# link into build/linux-source-SERIES (the guest kernel's source): write
+# a new file and rename it over the link, never append in place.
 hook() {
 	local file=$1 line=$2
 	grep -qxF -- "$line" "$file" && return 0
-	printf '\n%s\n' "$line" >>"$file"
+	{ cat "$file"; printf '\n%s\n' "$line"; } >"$file.wddmseg-tmp"
+	mv -f "$file.wddmseg-tmp" "$file"
 }
 hook "$TREE/drivers/gpu/drm/Kconfig" 'source "drivers/gpu/drm/wddmseg/Kconfig"'
 hook "$TREE/drivers/gpu/drm/Makefile" 'obj-$(CONFIG_DRM_WDDMSEG) += wddmseg/'
