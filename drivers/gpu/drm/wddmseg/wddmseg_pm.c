@@ -569,11 +569,18 @@ static void wddmseg_pm_sleep_put(struct wddmseg_device *wdev)
  */
 static void wddmseg_pm_console(struct wddmseg_device *wdev, bool suspend)
 {
+	/*
+	 * Without fbdev emulation there is no console to stop, and 7.3's
+	 * <drm/drm_fb_helper.h> declares its helpers only with it (the
+	 * kunit.py kernel of tools/debug/kunit.sh has it off).
+	 */
+#ifdef CONFIG_DRM_FBDEV_EMULATION
 	struct drm_fb_helper *fb_helper = wdev->drm.fb_helper;
 
 	drm_fb_helper_set_suspend_unlocked(fb_helper, suspend);
 	if (suspend && fb_helper)
 		flush_work(&fb_helper->damage_work);
+#endif
 }
 
 static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
