@@ -134,3 +134,23 @@ hook "$TREE/drivers/gpu/drm/Makefile" 'obj-$(CONFIG_DRM_WDDMSEG) += wddmseg/'
 if ! grep -qx '   wddmseg' "$TREE/Documentation/gpu/drivers.rst"; then
 	sed -i '/^   komeda-kms$/a\   wddmseg' "$TREE/Documentation/gpu/drivers.rst"
 fi
+
+# Kernel fixes the debug tier needs, tools/debug/patches/SERIES-*.patch
+# (written for wddmseg; each says why). Applied once: a patch that
+# already reverses cleanly is in. The files a patch touches may be hard
+# links into build/linux-source-SERIES (the guest kernel of make check,
+# which stays as Debian ships it): each is replaced by a private copy
+# before patching.
+for p in "$REPO"/tools/debug/patches/"$SERIES"-*.patch; do
+	[ -f "$p" ] || continue
+	if patch -d "$TREE" -p1 -R --dry-run -s -f <"$p" >/dev/null 2>&1; then
+		continue
+	fi
+	while read -r f; do
+		cp -p "$TREE/$f" "$TREE/$f.wddmseg-tmp"
+		mv -f "$TREE/$f.wddmseg-tmp" "$TREE/$f"
+	done < <(sed -n 's|^+++ b/||p' "$p")
+	log "applying $(basename "$p")"
+	patch -d "$TREE" -p1 -s -f --no-backup-if-mismatch <"$p" ||
+		{ log "FAILED: $p does not apply"; exit 1; }
+done
