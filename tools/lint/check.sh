@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Host-side static checks for one kernel (KABI, tools/vm/kenv.sh; default
-# the primary one, 6.12), printed as TAP lines:
+# the primary one, 7.3), printed as TAP lines:
 #   - checkpatch.pl --strict of that kernel's source on every tracked
 #     driver and uapi file
 #   - that kernel-doc, -Werror, on the uapi header and the driver
