@@ -62,34 +62,10 @@ cfg_stamp() {
 			sort -z | xargs -0 cat
 	} | sha256sum | cut -d' ' -f1
 }
-STAMP=$(cfg_stamp)
-if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.config.wddmseg-stamp" 2>/dev/null)" != "$STAMP" ]; then
-	log "configuring: tinyconfig + $(basename "$FRAG")"
-	"${KMAKE[@]}" -s tinyconfig >/dev/null
-	(cd "$OBJ" && KCONFIG_CONFIG=.config \
-		"$TREE/scripts/kconfig/merge_config.sh" -m .config "$FRAG" >/dev/null)
-	"${KMAKE[@]}" -s olddefconfig >/dev/null
-	# every line of the fragment must be in the result
-	bad=0
-	while IFS= read -r line; do
-		case "$line" in
-		CONFIG_*=*) sym=${line%%=*} ;;
-		'# CONFIG_'*' is not set') sym=${line#\# }; sym=${sym%% *} ;;
-		*) continue ;;
-		esac
-		got=$(grep -E "^$sym=|^# $sym is not set" "$OBJ/.config" || echo "# $sym is not set")
-		# "not set" is what a missing bool/tristate means
-		if [ "$got" != "$line" ]; then
-			log "config: wanted '$line', got '$got'"
-			bad=1
-		fi
-	done <"$FRAG"
-	if [ $bad = 1 ]; then
-		log "FAILED: $(basename "$FRAG") does not apply (a dependency is missing?)"
-		rm -f "$OBJ/.config.wddmseg-stamp"
-		exit 1
-	fi
-	echo "$STAMP" >"$OBJ/.config.wddmseg-stamp"
+. "$REPO/tools/vm/kconfig.sh"
+if ! kconfig_tiny "$TREE" "$OBJ" "$FRAG" "$(cfg_stamp)" "${KMAKE[@]}"; then
+	log "FAILED: $(basename "$FRAG") does not apply (a dependency is missing?)"
+	exit 1
 fi
 
 # --- 3. the driver with W=1 --------------------------------------------------

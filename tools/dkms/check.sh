@@ -36,16 +36,7 @@ fi
 SERIES=("$@")
 [ ${#SERIES[@]} -gt 0 ] || SERIES=(6.12 6.1)
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $* # SKIP"; }
-# check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
+. "$REPO/tools/testing/tap.sh"
 
 rm -rf "$OUT"
 mkdir -p "$OUT"

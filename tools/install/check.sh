@@ -36,14 +36,7 @@ PFX=$OUT/prefix
 USER_C=$REPO/tools/install/libwddmseg-user.c
 TOOLS="wddmseg-bench wddmseg-churn wddmseg-info wddmseg-pattern wddmseg-pmbench"
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
+. "$REPO/tools/testing/tap.sh"
 
 # The library's versions, from the sources: the .so's (Makefile) and the
 # interface version of wddmseg.h and of the uapi header.

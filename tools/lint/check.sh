@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Host-side static checks for one kernel (KABI, tools/vm/kenv.sh; default
-# the primary one, 6.12), printed as TAP lines:
+# the primary one, 7.3), printed as TAP lines:
 #   - checkpatch.pl --strict of that kernel's source on every tracked
 #     driver and uapi file
 #   - that kernel-doc, -Werror, on the uapi header and the driver
@@ -20,18 +20,7 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 SRC=$WDDMSEG_KBUILD/linux-src
 LOG=${1:-$WDDMSEG_KBUILD/lint}
 K="Linux $WDDMSEG_KSERIES"
-n=0
-fail=0
-
-tap() { # tap STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
+. "$REPO/tools/testing/tap.sh"
 
 bash "$REPO/tools/lint/linux-source.sh" "$SRC" || exit 1
 mkdir -p "$LOG"

@@ -121,16 +121,8 @@ log "$(ls "$OUT"/*.patch | wc -l) patches for qemu $ver in $OUT"
 [ $VERIFY = 1 ] || exit 0
 
 # --verify: TAP. The series on another fresh tree, as `git am` applies it.
-n=0 fail=0
-tap() { # STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - qemu-patch: $2"
-	else
-		echo "not ok $n - qemu-patch: $2"
-		fail=1
-	fi
-}
+TAP_PREFIX='qemu-patch: '
+. "$REPO/tools/testing/tap.sh"
 V=$WORK/verify
 unpack "$V"
 st=0

@@ -90,30 +90,9 @@ cfg_stamp() {
 		cat "$FRAG" "$SRC/kernel/configs/tiny.config" "$SRC/arch/x86/configs/tiny.config"
 	} | sha256sum | cut -d' ' -f1
 }
-STAMP=$(cfg_stamp)
-if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.config.wddmseg-stamp" 2>/dev/null)" != "$STAMP" ]; then
-	log "configuring: tinyconfig + $(basename "$FRAG")"
-	"${KMAKE[@]}" -s tinyconfig >/dev/null
-	(cd "$OBJ" && KCONFIG_CONFIG=.config \
-		"$SRC/scripts/kconfig/merge_config.sh" -m .config "$FRAG" >/dev/null)
-	"${KMAKE[@]}" -s olddefconfig >/dev/null
-	# every line of the fragment must be in the result
-	bad=0
-	while IFS= read -r line; do
-		case "$line" in
-		CONFIG_*=*) sym=${line%%=*} ;;
-		'# CONFIG_'*' is not set') sym=${line#\# }; sym=${sym%% *} ;;
-		*) continue ;;
-		esac
-		got=$(grep -E "^$sym=|^# $sym is not set" "$OBJ/.config" || echo "# $sym is not set")
-		if [ "$got" != "$line" ]; then
-			log "config: wanted '$line', got '$got'"
-			bad=1
-		fi
-	done <"$FRAG"
-	[ $bad = 0 ] || { rm -f "$OBJ/.config.wddmseg-stamp"; die "$(basename "$FRAG") does not apply (a dependency is missing?)"; }
-	echo "$STAMP" >"$OBJ/.config.wddmseg-stamp"
-fi
+. "$REPO/tools/vm/kconfig.sh"
+kconfig_tiny "$SRC" "$OBJ" "$FRAG" "$(cfg_stamp)" "${KMAKE[@]}" ||
+	die "$(basename "$FRAG") does not apply (a dependency is missing?)"
 
 if [ $PREPARE = 1 ]; then
 	"${KMAKE[@]}" -s modules_prepare >"$OUT.logs/prepare.log" 2>&1 ||

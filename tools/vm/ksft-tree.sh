@@ -18,12 +18,15 @@
 #    (tools/testing/selftests, scripts/subarch.include, the top Makefile)
 #    into build/ksft/linux-SERIES/. The tarball is
 #    /usr/src/linux-source-SERIES.tar.xz when installed (6.1 and 6.12:
-#    tools/vm/deps.sh), otherwise the package is fetched from
-#    $WDDMSEG_KSRC_SUITE (default trixie-backports) with
-#    tools/vm/debsuite.sh and unpacked with dpkg-deb -x into
-#    build/ksft/deb/ (nothing is installed). WDDMSEG_KSRC_TARBALL names
-#    another linux-source tarball of that series (one already fetched
-#    for the guest kernel, say). A stamp names the tarball.
+#    tools/vm/deps.sh). A series the harness builds from source (7.3:
+#    tools/vm/kabi.sh --source-pkg) is taken from the tree
+#    `tools/vm/kernel-src.sh --fetch` unpacks for the guest kernel,
+#    build/linux-source-SERIES/ (fetched once for both). Otherwise the
+#    package is fetched from $WDDMSEG_KSRC_SUITE (default
+#    trixie-backports) with tools/vm/debsuite.sh and unpacked with
+#    dpkg-deb -x into build/ksft/deb/ (nothing is installed).
+#    WDDMSEG_KSRC_TARBALL names another linux-source tarball of that
+#    series. A stamp names the source and its version.
 # 2. Every time: the repository's files go into that tree as a patch
 #    would put them (copies; only changed files, with their times, so the
 #    build stays incremental; files gone from the repository go too):
@@ -65,12 +68,20 @@ mkdir -p "$KSFT"
 exec 9>"$TREE.lock"
 flock 9
 
-# tarball: Debian's linux-source-SERIES, installed or fetched
+# the source: Debian's linux-source-SERIES, installed, unpacked for the
+# guest kernel (KSRC) or fetched (TARBALL)
 TARBALL=${WDDMSEG_KSRC_TARBALL:-/usr/src/linux-source-$SERIES.tar.xz}
+KSRC=
 if [ -n "${WDDMSEG_KSRC_TARBALL:-}" ] && [ ! -f "$TARBALL" ]; then
 	die "WDDMSEG_KSRC_TARBALL: no file $TARBALL"
 fi
-if [ ! -f "$TARBALL" ]; then
+if [ ! -f "$TARBALL" ] &&
+	read -r _suite pkg < <(bash "$REPO/tools/vm/kabi.sh" --source-pkg "$SERIES" 2>/dev/null); then
+	KSRC=$REPO/build/$pkg
+	env -u WDDMSEG_KABI KABI="$SERIES" bash "$REPO/tools/vm/kernel-src.sh" --fetch ||
+		die "tools/vm/kernel-src.sh --fetch ($pkg) failed"
+	STAMP="$KSRC $(cat "$KSRC/.wddmseg-deb-version")"
+elif [ ! -f "$TARBALL" ]; then
 	suite=${WDDMSEG_KSRC_SUITE:-trixie-backports}
 	deb=$KSFT/deb/linux-source-$SERIES
 	TARBALL=$deb/usr/src/linux-source-$SERIES.tar.xz
@@ -87,17 +98,25 @@ if [ ! -f "$TARBALL" ]; then
 		[ -f "$TARBALL" ] || die "the package has no $TARBALL"
 	fi
 fi
-STAMP="$TARBALL $(stat -c '%s %Y' "$TARBALL")"
+[ -n "$KSRC" ] || STAMP="$TARBALL $(stat -c '%s %Y' "$TARBALL")"
 
 if [ ! -f "$TREE/.wddmseg-stamp" ] || [ "$(cat "$TREE/.wddmseg-stamp")" != "$STAMP" ]; then
-	log "extracting the kselftest framework of $TARBALL into $TREE"
 	rm -rf "$TREE" "$TREE.tmp"
 	mkdir -p "$TREE.tmp"
-	tar -xJf "$TARBALL" -C "$TREE.tmp" --strip-components=1 --wildcards \
-		'*/tools/testing/selftests/*' '*/scripts/subarch.include' \
-		'linux-source-*/Makefile'
+	if [ -n "$KSRC" ]; then
+		log "copying the kselftest framework of $KSRC into $TREE"
+		mkdir -p "$TREE.tmp/tools/testing" "$TREE.tmp/scripts"
+		cp -a "$KSRC/tools/testing/selftests" "$TREE.tmp/tools/testing/"
+		cp -a "$KSRC/scripts/subarch.include" "$TREE.tmp/scripts/"
+		cp -a "$KSRC/Makefile" "$TREE.tmp/"
+	else
+		log "extracting the kselftest framework of $TARBALL into $TREE"
+		tar -xJf "$TARBALL" -C "$TREE.tmp" --strip-components=1 --wildcards \
+			'*/tools/testing/selftests/*' '*/scripts/subarch.include' \
+			'linux-source-*/Makefile'
+	fi
 	[ -f "$TREE.tmp/tools/testing/selftests/kselftest_harness.h" ] ||
-		die "$TARBALL has no tools/testing/selftests/kselftest_harness.h"
+		die "${KSRC:-$TARBALL} has no tools/testing/selftests/kselftest_harness.h"
 	echo "$STAMP" >"$TREE.tmp/.wddmseg-stamp"
 	mv "$TREE.tmp" "$TREE"
 fi
