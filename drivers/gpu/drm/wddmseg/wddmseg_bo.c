@@ -29,7 +29,18 @@
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 
+#include "wddmseg_alloc_rules.h"
+#include "wddmseg_bo.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_fdinfo.h"
+#include "wddmseg_file.h"
+#include "wddmseg_kept.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_pm.h"
+#include "wddmseg_prime.h"
+#include "wddmseg_protect.h"
 #include "wddmseg_hw.h"
 #include "wddmseg_trace.h"
 

@@ -22,7 +22,21 @@
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 
+#include "wddmseg_blit.h"
+#include "wddmseg_bo.h"
+#include "wddmseg_debugfs.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_engine.h"
+#include "wddmseg_fdinfo.h"
+#include "wddmseg_file.h"
+#include "wddmseg_kms.h"
+#include "wddmseg_pm.h"
+#include "wddmseg_prime.h"
+#include "wddmseg_query.h"
+#include "wddmseg_sysfs.h"
+#include "wddmseg_ttm.h"
 #include "wddmseg_hw.h"
 
 static const struct drm_ioctl_desc wddmseg_ioctls[] = {

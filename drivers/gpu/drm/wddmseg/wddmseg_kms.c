@@ -55,7 +55,14 @@
 #include <drm/drm_probe_helper.h>
 #include <drm/drm_vblank.h>
 
+#include "wddmseg_bo.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_kms.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_params.h"
+#include "wddmseg_pm.h"
 #include "wddmseg_hw.h"
 
 #define WDDMSEG_KMS_IRQS	(WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR)

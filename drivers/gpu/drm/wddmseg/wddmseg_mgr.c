@@ -81,7 +81,10 @@
 
 #include <drm/drm_print.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_params.h"
 #include "wddmseg_hw.h"
 
 /* drm_mm colour of the ranges after the first of a resource made of blocks. */

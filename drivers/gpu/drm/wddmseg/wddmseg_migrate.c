@@ -18,7 +18,14 @@
 #include <drm/drm_gem.h>
 #include <drm/ttm/ttm_tt.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_bo.h"
+#include "wddmseg_device_types.h"
+#include "wddmseg_engine.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_migrate.h"
+#include "wddmseg_paging.h"
+#include "wddmseg_params.h"
+#include "wddmseg_vram.h"
 #include "wddmseg_hw.h"
 #include "wddmseg_trace.h"
 

@@ -142,8 +142,17 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_modeset_helper.h>
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_tt.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_bo.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
+#include "wddmseg_engine.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_params.h"
+#include "wddmseg_pm.h"
+#include "wddmseg_protect.h"
+#include "wddmseg_vram.h"
 #include "wddmseg_hw.h"
 
 /**

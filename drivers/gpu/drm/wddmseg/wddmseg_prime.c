@@ -66,8 +66,13 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_tt.h>
 
+#include "wddmseg_bo.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_prime.h"
+#include "wddmseg_protect.h"
 #include "wddmseg_hw.h"
 
 /* dma_buf_mmap() of an imported allocation */

@@ -28,7 +28,17 @@
 #include <drm/ttm/ttm_pool.h>
 #include <drm/ttm/ttm_tt.h>
 
+#include "wddmseg_bo.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_kept.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_migrate.h"
+#include "wddmseg_params.h"
+#include "wddmseg_protect.h"
+#include "wddmseg_ttm.h"
+#include "wddmseg_vram.h"
 #include "wddmseg_hw.h"
 #include "wddmseg_trace.h"
 
