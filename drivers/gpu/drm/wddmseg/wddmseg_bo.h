@@ -12,16 +12,14 @@
 #include <drm/wddmseg_drm.h>
 
 #include "wddmseg_compat.h"
+#include "wddmseg_device_types.h"
 
-struct dma_buf_attachment;
-struct drm_device;
 struct drm_file;
-struct drm_gem_object;
-struct drm_mode_create_dumb;
-struct sg_table;
+struct drm_wddmseg_gem_create;
 struct ttm_operation_ctx;
 struct ttm_placement;
 struct ttm_resource;
+struct ttm_place;
 struct wddmseg_file;
 struct wddmseg_kept;
 
@@ -144,19 +142,35 @@ static inline bool wddmseg_bo_hw_protected(const struct wddmseg_bo *bo)
 	return bo->flags & WDDMSEG_ALLOC_HARDWARE_PROTECTED;
 }
 
+static inline struct wddmseg_device *wddmseg_bo_wdev(struct wddmseg_bo *bo)
+{
+	return container_of(bo->tbo.bdev, struct wddmseg_device, bdev);
+}
+
 extern const struct drm_gem_object_funcs wddmseg_gem_funcs;
 bool wddmseg_is_bo(struct ttm_buffer_object *tbo);
+void wddmseg_bo_destroy(struct ttm_buffer_object *tbo);
+int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
+		      const struct drm_wddmseg_gem_create *args,
+		      u32 *handle);
+void wddmseg_place(struct wddmseg_bo *bo, struct ttm_place *pl, u32 id,
+		   u32 bank);
 void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access);
 void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from_segment,
 				struct ttm_placement *placement);
+int wddmseg_bo_validate(struct wddmseg_bo *bo,
+			struct ttm_operation_ctx *ctx);
+int wddmseg_bo_move_system_locked(struct wddmseg_bo *bo,
+				  struct ttm_operation_ctx *ctx);
+int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
+				    struct ttm_operation_ctx *ctx);
+int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
+			     struct ttm_operation_ctx *ctx);
+int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard);
 int wddmseg_bo_pm_move(struct wddmseg_bo *bo, u32 id);
-void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
-		      struct ttm_resource *new, bool evict);
-void wddmseg_bo_residency_commit(struct wddmseg_bo *bo);
-int wddmseg_dumb_create(struct drm_file *file, struct drm_device *drm,
-			struct drm_mode_create_dumb *args);
-int wddmseg_dumb_map_offset(struct drm_file *file, struct drm_device *drm,
-			    u32 handle, u64 *offset);
+
+void wddmseg_bo_pin_locked(struct wddmseg_bo *bo);
+void wddmseg_bo_unpin_locked(struct wddmseg_bo *bo);
 u32 wddmseg_bo_direct_flip_segments(struct wddmseg_bo *bo);
 int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo);
 int wddmseg_bo_pin_shared(struct wddmseg_bo *bo);
@@ -166,29 +180,5 @@ static inline void wddmseg_bo_unpin_scanout(struct wddmseg_bo *bo)
 {
 	wddmseg_bo_unpin(bo);
 }
-
-int wddmseg_ioctl_gem_create(struct drm_device *drm, void *data,
-			     struct drm_file *file);
-int wddmseg_ioctl_gem_mmap_offset(struct drm_device *drm, void *data,
-				  struct drm_file *file);
-int wddmseg_ioctl_gem_info(struct drm_device *drm, void *data,
-			   struct drm_file *file);
-int wddmseg_ioctl_gem_make_resident(struct drm_device *drm, void *data,
-				    struct drm_file *file);
-int wddmseg_ioctl_gem_evict(struct drm_device *drm, void *data,
-			    struct drm_file *file);
-int wddmseg_ioctl_gem_wait(struct drm_device *drm, void *data,
-			   struct drm_file *file);
-int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
-			       struct drm_file *file);
-
-int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
-				    struct ttm_operation_ctx *ctx);
-int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
-			     struct ttm_operation_ctx *ctx);
-struct drm_gem_object *
-wddmseg_gem_prime_import_sg_table(struct drm_device *drm,
-				  struct dma_buf_attachment *attach,
-				  struct sg_table *sgt);
 
 #endif /* WDDMSEG_BO_H */

@@ -14,8 +14,13 @@
  * refuses a table that breaks a WDDM rule, and turns each segment into a
  * TTM memory type with its own resource manager (``wddmseg_mgr.c``,
  * ``wddmseg_ttm.c``). Allocations are GEM objects backed by TTM buffer
- * objects (``wddmseg_bo.c``), placed by WDDM allocation flags and segment
- * sets (``wddmseg_alloc_rules.c`` checks a request first). Content moves
+ * objects (``wddmseg_bo.c``: creation, placement, pinning), placed by WDDM
+ * allocation flags and segment sets (``wddmseg_alloc_rules.c`` checks a
+ * request first); ``wddmseg_bo_residency.c`` accounts their placement
+ * changes against the budget and reports them, ``wddmseg_bo_cpu.c`` serves
+ * CPU access (faults, mmap, vmap), ``wddmseg_gem_ioctl.c`` the GEM ioctls,
+ * ``wddmseg_file.c`` the per-file state and ``wddmseg_prime.c`` dma-buf
+ * export and import. Content moves
  * as WDDM paging operations (``wddmseg_paging.c`` encodes them) on the
  * device's copy engine (``wddmseg_engine.c``: ring, fences, recovery),
  * and ``wddmseg_migrate.c`` is the one way into it, with the CPU fallback
@@ -33,9 +38,9 @@
  * From DRM_IOCTL_WDDMSEG_GEM_CREATE to the interrupt that signals the
  * fence of its first move, function by function:
  *
- * 1. wddmseg_ioctl_gem_create() (``wddmseg_bo.c``) checks the request with
- *    wddmseg_alloc_validate() (``wddmseg_alloc_rules.c``: every rule has a
- *    name, logged with drm_dbg).
+ * 1. wddmseg_ioctl_gem_create() (``wddmseg_gem_ioctl.c``) checks the
+ *    request with wddmseg_alloc_validate() (``wddmseg_alloc_rules.c``:
+ *    every rule has a name, logged with drm_dbg).
  * 2. wddmseg_bo_create() makes the GEM object and the TTM buffer object in
  *    system memory (ttm_bo_init_reserved(), no content yet), then
  *    wddmseg_bo_placement() turns the preferred and supported segments into

@@ -31,6 +31,7 @@
 #include "wddmseg_engine.h"
 #include "wddmseg_fdinfo.h"
 #include "wddmseg_file.h"
+#include "wddmseg_gem_ioctl.h"
 #include "wddmseg_kms.h"
 #include "wddmseg_pm.h"
 #include "wddmseg_prime.h"
