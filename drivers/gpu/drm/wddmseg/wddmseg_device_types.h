@@ -309,6 +309,32 @@ struct wddmseg_pm {
 	bool sleep_ref;
 };
 
+struct wddmseg_device;
+
+/**
+ * enum wddmseg_irq_client_id - the users of the device's interrupt
+ * @WDDMSEG_IRQ_ENGINE: the copy engine (FENCE, ERROR)
+ * @WDDMSEG_IRQ_DISPLAY: the display (VBLANK, SCANOUT_ERROR)
+ * @WDDMSEG_IRQ_CLIENTS: how many there are
+ */
+enum wddmseg_irq_client_id {
+	WDDMSEG_IRQ_ENGINE,
+	WDDMSEG_IRQ_DISPLAY,
+	WDDMSEG_IRQ_CLIENTS,
+};
+
+/**
+ * struct wddmseg_irq_client - a handler of some of the interrupt's causes
+ * @bits: the IRQ_STATUS bits it handles
+ * @handler: called in hard interrupt context with the IRQ_STATUS bits
+ *	that were set (all of them, acknowledged already) when one of
+ *	@bits is among them; NULL while not registered
+ */
+struct wddmseg_irq_client {
+	u32 bits;
+	void (*handler)(struct wddmseg_device *wdev, u32 status);
+};
+
 /**
  * struct wddmseg_device - driver instance
  * @drm: DRM device, first so that the managed allocation frees us
@@ -327,7 +353,9 @@ struct wddmseg_pm {
  * @ttm_ready: the TTM device and its managers are initialized
  * @engine: the copy engine
  * @kms: the display controller
- * @irq_lock: protects @irq_mask and the IRQ_MASK register
+ * @irq_ready: the device's interrupt is requested (wddmseg_irq.c)
+ * @irq_client: the handlers of the engine and of the display
+ * @irq_lock: protects @irq_mask, the IRQ_MASK register and @irq_client
  * @irq_mask: what IRQ_MASK holds: the engine's and the display's bits
  * @kept_lock: protects @kept_list, @kept_pages and every &wddmseg_bo.kept
  * @kept_list: system pages kept by allocations in VRAM, oldest first
@@ -360,7 +388,9 @@ struct wddmseg_device {
 	bool ttm_ready;
 	struct wddmseg_engine engine;
 	struct wddmseg_kms kms;
-	spinlock_t irq_lock;	/* irq_mask, IRQ_MASK */
+	bool irq_ready;
+	struct wddmseg_irq_client irq_client[WDDMSEG_IRQ_CLIENTS];
+	spinlock_t irq_lock;	/* irq_mask, IRQ_MASK, irq_client */
 	u32 irq_mask;
 	spinlock_t kept_lock;		/* kept_list, kept_pages, bo->kept */
 	struct list_head kept_list;

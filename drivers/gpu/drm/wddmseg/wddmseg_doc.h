@@ -28,7 +28,10 @@
  * system pages of allocations in VRAM for their next eviction,
  * ``wddmseg_protect.c`` decides where protected content may go,
  * ``wddmseg_blit.c`` serves SUBMIT_BLIT, ``wddmseg_query.c`` the query
- * ioctls and ``wddmseg_kms.c`` the display. ``wddmseg_params.c`` holds
+ * ioctls and ``wddmseg_kms.c`` the display (its planes in
+ * ``wddmseg_kms_plane.c``, its CRTC in ``wddmseg_kms_crtc.c``).
+ * ``wddmseg_irq.c`` requests the device's interrupt and hands its causes
+ * to the engine and the display. ``wddmseg_params.c`` holds
  * every module parameter.
  */
 
@@ -67,8 +70,9 @@
  * 7. Back in the move callback, TTM gets the job's fence
  *    (ttm_bo_move_accel_cleanup(), or wddmseg_bo_cleanup_from_pages() for
  *    moves out of pages) and the ioctl returns: the move is pipelined.
- * 8. wddmseg_engine_irq() reads IRQ_STATUS and wddmseg_engine_retire()
- *    signals every fence whose seqno the writeback has reached, freeing
+ * 8. The interrupt handler (``wddmseg_irq.c``) reads IRQ_STATUS and hands
+ *    it to wddmseg_engine_irq(), whose wddmseg_engine_retire() signals
+ *    every fence whose seqno the writeback has reached, freeing
  *    their ring and arena space.
  * 9. Waiters (GEM_WAIT's dma_resv_wait_timeout(), TTM's ttm_bo_wait_ctx(),
  *    a CPU fault) wake up, after polling the writeback for a moment in

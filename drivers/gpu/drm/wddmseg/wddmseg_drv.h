@@ -30,7 +30,4 @@ static inline struct wddmseg_device *bdev_to_wddmseg(struct ttm_device *bdev)
 	return container_of(bdev, struct wddmseg_device, bdev);
 }
 
-/* wddmseg_drv.c */
-void wddmseg_irq_mask_update(struct wddmseg_device *wdev, u32 clear, u32 set);
-
 #endif /* WDDMSEG_DRV_H */

@@ -148,6 +148,7 @@
 #include "wddmseg_desc.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_engine.h"
+#include "wddmseg_irq.h"
 #include "wddmseg_mgr.h"
 #include "wddmseg_params.h"
 #include "wddmseg_pm.h"
@@ -707,6 +708,8 @@ static int wddmseg_pm_wake_locked(struct wddmseg_device *wdev)
 	/* And where the BAR4 window was: it is back at 0. */
 	wddmseg_vram_regs_lost(wdev);
 	ret = wddmseg_engine_resume(&wdev->engine);
+	/* The display's bits too, with or without the engine. */
+	wddmseg_irq_resume(wdev);
 	wddmseg_pm_rebind_apertures(wdev);
 	wddmseg_pm_restore_pinned(wdev);
 	pm->phase_us[WDDMSEG_PM_RESUME] = wddmseg_pm_us_since(t0);
