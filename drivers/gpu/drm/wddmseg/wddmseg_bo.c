@@ -180,6 +180,7 @@ int wddmseg_bo_move_system_locked(struct wddmseg_bo *bo,
 	struct ttm_placement placement;
 	int ret;
 
+	dma_resv_assert_held(bo->tbo.base.resv);
 	wddmseg_placement_init(&placement, &sys, 1, 0);
 	bo->evicting = true;
 	ret = ttm_bo_validate(&bo->tbo, &placement, ctx);
@@ -311,23 +312,31 @@ static void wddmseg_gem_free(struct drm_gem_object *obj)
 	wddmseg_ttm_bo_fini(&bo->tbo);
 }
 
-/* Pin accounting follows the pin count's 0 <-> 1 transitions. */
+/*
+ * Pin a reserved allocation where it is. Pin accounting follows the pin
+ * count's 0 <-> 1 transitions.
+ */
 void wddmseg_bo_pin_locked(struct wddmseg_bo *bo)
 {
 	struct wddmseg_device *wdev = wddmseg_bo_wdev(bo);
-	u32 id = wddmseg_res_segment(wdev, bo->tbo.resource);
+	u32 id;
 
+	dma_resv_assert_held(bo->tbo.base.resv);
+	id = wddmseg_res_segment(wdev, bo->tbo.resource);
 	if (!bo->tbo.pin_count && id)
 		atomic64_add(bo->tbo.base.size >> PAGE_SHIFT,
 			     &wdev->mgr[id - 1]->pinned_pages);
 	ttm_bo_pin(&bo->tbo);
 }
 
+/* Undo wddmseg_bo_pin_locked(); the reservation is held. */
 void wddmseg_bo_unpin_locked(struct wddmseg_bo *bo)
 {
 	struct wddmseg_device *wdev = wddmseg_bo_wdev(bo);
-	u32 id = wddmseg_res_segment(wdev, bo->tbo.resource);
+	u32 id;
 
+	dma_resv_assert_held(bo->tbo.base.resv);
+	id = wddmseg_res_segment(wdev, bo->tbo.resource);
 	ttm_bo_unpin(&bo->tbo);
 	if (!bo->tbo.pin_count && id)
 		atomic64_sub(bo->tbo.base.size >> PAGE_SHIFT,

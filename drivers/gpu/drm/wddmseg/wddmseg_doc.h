@@ -89,10 +89,21 @@
  * ============================= ======================================
  * lock                          protects
  * ============================= ======================================
+ * &wddmseg_pm.lock              the phases of a suspend or resume
+ *                               (system or runtime) and their records;
+ *                               outermost: taken by the PM callbacks
+ *                               and the PM notifier, which reserve and
+ *                               move allocations under it. A CPU fault
+ *                               (under mmap_lock) and an atomic commit
+ *                               (under the modeset locks) may take it
+ *                               by resuming the device in
+ *                               wddmseg_pm_get(), before any
+ *                               reservation
  * allocation reservation        the allocation's placement, ttm_tt,
  * (dma_resv)                    @sealed, @kept pointer changes by the
- *                               move; outermost; several are taken
- *                               with a ww ticket (blits)
+ *                               move; several are taken with a ww
+ *                               ticket (blits); under &wddmseg_pm.lock
+ *                               or none
  * &wddmseg_device.access_lock   the ReadPhysical/WritePhysical bounce
  *                               buffer and @access_fence; under a
  *                               reservation, before the engine lock
@@ -103,7 +114,9 @@
  *                               reservation or none (the watchdog)
  * &wddmseg_engine.fence_lock    the pending list, the ring's and the
  *                               arena's free offsets, fence signalling;
- *                               leaf, irqsave (the interrupt handler)
+ *                               irqsave (the interrupt handler); takes
+ *                               only &wddmseg_device.irq_lock (FENCE
+ *                               masked and unmasked)
  * &wddmseg_device.window_lock   the BAR4 window and its base; leaf
  * &wddmseg_device.apt_lock      select-then-access register sequences
  *                               (APT, PEEK); leaf
@@ -112,17 +125,21 @@
  *                               takes it without a reservation)
  * &wddmseg_mgr.lock             a segment's drm_mm and committed
  *                               pages; leaf
- * &wddmseg_device.irq_lock      IRQ_MASK; leaf, irqsave
+ * &wddmseg_device.irq_lock      IRQ_MASK and the interrupt's handlers
+ *                               (``wddmseg_irq.c``); leaf, irqsave
  * &wddmseg_kms.lock             the pending flip event and the COMMIT
  *                               write; leaf, irqsave
  * drm_device.event_lock         residency and flip events; leaf,
  *                               irqsave
  * ============================= ======================================
  *
- * So: reservation -> access_lock -> engine lock -> fence_lock, and
- * reservation -> window_lock / apt_lock / kept_lock / a manager's lock.
- * Functions whose comment says the caller holds a lock assert it with
- * lockdep_assert_held() or dma_resv_assert_held().
+ * So: pm.lock -> reservation -> access_lock -> engine lock -> fence_lock
+ * -> irq_lock, and reservation -> window_lock / apt_lock / kept_lock / a
+ * manager's lock; mmap_lock or the modeset locks -> pm.lock. Functions
+ * whose comment says the caller holds a lock assert it with
+ * lockdep_assert_held() or dma_resv_assert_held(); wddmseg_pm_get(),
+ * which may resume the device, tells lockdep with might_lock() that it
+ * may take &wddmseg_pm.lock even when the device is awake.
  */
 
 #endif /* WDDMSEG_DOC_H */

@@ -806,8 +806,11 @@ static int wddmseg_pm_runtime_resume(struct device *dev)
  */
 int wddmseg_pm_get(struct wddmseg_device *wdev)
 {
-	int ret = pm_runtime_resume_and_get(wdev->drm.dev);
+	int ret;
 
+	/* The runtime resume takes it: tell lockdep when awake too. */
+	might_lock(&wdev->pm.lock);
+	ret = pm_runtime_resume_and_get(wdev->drm.dev);
 	if (ret < 0)
 		drm_dbg_driver(&wdev->drm, "pm: runtime resume failed (%d)\n",
 			       ret);
