@@ -604,17 +604,6 @@ bool wddmseg_mgr_res_contiguous(const struct ttm_resource *res)
 }
 
 /**
- * wddmseg_mgr_res_ranges - how many ranges a segment resource is made of
- * @res: a resource one of the segment managers allocated
- *
- * Return: 1 for a contiguous resource, more for one made of blocks.
- */
-u32 wddmseg_mgr_res_ranges(const struct ttm_resource *res)
-{
-	return to_mgr_node_const(res)->nr_blocks + 1;
-}
-
-/**
  * wddmseg_mgr_res_run - where a page of a segment resource is
  * @res: a resource one of the segment managers allocated
  * @page: page of @res, below wddmseg_mgr_res_pages()

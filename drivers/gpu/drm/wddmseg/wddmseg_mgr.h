@@ -26,7 +26,6 @@ struct ttm_resource *wddmseg_mgr_node_res(struct drm_mm_node *node);
 bool wddmseg_mgr_node_is_first(const struct drm_mm_node *node);
 bool wddmseg_mgr_res_contiguous(const struct ttm_resource *res);
 u64 wddmseg_mgr_res_run(const struct ttm_resource *res, u64 page, u64 *run);
-u32 wddmseg_mgr_res_ranges(const struct ttm_resource *res);
 bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
 				 const struct ttm_resource *res);
 bool wddmseg_mgr_res_zeroed(const struct ttm_resource *res);

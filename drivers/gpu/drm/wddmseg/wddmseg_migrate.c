@@ -184,6 +184,20 @@ static bool wddmseg_res_loc_list(struct wddmseg_device *wdev,
  * right time.
  */
 
+/**
+ * wddmseg_noncoherent_modelled - the device does not snoop CPU-cached
+ *	pages in apertures without CacheCoherent (device 1.7)
+ * @wdev: device
+ *
+ * Return: true when the driver must tell it the pages' cache type and
+ * flush them (DOC: Cache coherency).
+ */
+static bool wddmseg_noncoherent_modelled(struct wddmseg_device *wdev)
+{
+	return WDDMSEG_VERSION_MINOR(wdev->desc.hw_version) >=
+	       WDDMSEG_VERSION_MINOR_NONCOHERENT;
+}
+
 /*
  * DXGK_MAPAPERTUREFLAGS of pages of @ttm mapped into aperture @mgr, and
  * their cache type (DOC: Cache coherency): CPU-cached pages need
@@ -199,20 +213,6 @@ static u64 wddmseg_map_flags(struct wddmseg_device *wdev,
 	if (mgr->desc->flags & DXGK_SEGFLAG_CACHE_COHERENT)
 		return WDDMSEG_MAP_CACHE_COHERENT;
 	return wddmseg_noncoherent_modelled(wdev) ? WDDMSEG_MAP_CPU_CACHED : 0;
-}
-
-/**
- * wddmseg_noncoherent_modelled - the device does not snoop CPU-cached
- *	pages in apertures without CacheCoherent (device 1.7)
- * @wdev: device
- *
- * Return: true when the driver must tell it the pages' cache type and
- * flush them (DOC: Cache coherency).
- */
-bool wddmseg_noncoherent_modelled(struct wddmseg_device *wdev)
-{
-	return WDDMSEG_VERSION_MINOR(wdev->desc.hw_version) >=
-	       WDDMSEG_VERSION_MINOR_NONCOHERENT;
 }
 
 /*
@@ -251,7 +251,7 @@ static void wddmseg_blit_loc(struct wddmseg_device *wdev,
  * Transfer carries each job's offset in the allocation. The engine runs
  * jobs in order. On failure after some jobs were queued, waits for them.
  *
- * Return: 0, -ENODEV without an engine (use wddmseg_migrate_cpu_move()),
+ * Return: 0, -ENODEV without an engine (use wddmseg_migrate_cpu_copy()),
  * or a negative errno.
  */
 int wddmseg_migrate_move(struct wddmseg_device *wdev,

@@ -39,7 +39,6 @@ struct dma_fence *wddmseg_migrate_blit(struct wddmseg_device *wdev,
 				       const struct drm_wddmseg_submit_blit *a,
 				       struct drm_gem_object *src,
 				       struct drm_gem_object *dst);
-bool wddmseg_noncoherent_modelled(struct wddmseg_device *wdev);
 struct dma_fence *wddmseg_migrate_flush_aperture(struct wddmseg_device *wdev,
 						 struct ttm_buffer_object *tbo);
 struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
