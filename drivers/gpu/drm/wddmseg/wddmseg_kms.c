@@ -24,33 +24,24 @@
  *
  * A device without a display (version below 1.3, zero limits, no known
  * format, no DirectFlip memory segment, or no interrupt) gets an empty
- * mode configuration: the driver still
- * advertises DRIVER_MODESET, but there is no CRTC, plane or connector, as
- * for a headless variant of a GPU.
+ * mode configuration: the driver still advertises DRIVER_MODESET, but
+ * there is no CRTC, plane or connector, as for a headless variant of a
+ * GPU.
  */
 
-#include <linux/debugfs.h>
-#include <linux/fs.h>
 #include <linux/iopoll.h>
-#include <linux/kstrtox.h>
-#include <linux/module.h>
-#include <linux/pm_runtime.h>
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_blend.h>
 #include <drm/drm_color_mgmt.h>
-#include <drm/drm_damage_helper.h>
-#include <drm/drm_drv.h>
 #include <drm/drm_edid.h>
 #include <drm/drm_fb_helper.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
-#include <drm/drm_gem_atomic_helper.h>
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_modeset_helper_vtables.h>
-#include <drm/drm_modeset_lock.h>
 #include <drm/drm_print.h>
 #include <drm/drm_probe_helper.h>
 #include <drm/drm_vblank.h>
