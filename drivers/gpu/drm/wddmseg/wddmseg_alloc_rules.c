@@ -15,7 +15,9 @@
 #include <linux/mm.h>
 #include <linux/sizes.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_alloc_rules.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_hw.h"
 
 #define WDDMSEG_ALLOC_KNOWN_MASK	((u32)GENMASK(18, 0))

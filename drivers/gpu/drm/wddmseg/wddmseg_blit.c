@@ -16,7 +16,15 @@
 #include <drm/drm_syncobj.h>
 #include <drm/ttm/ttm_tt.h>
 
+#include "wddmseg_blit.h"
+#include "wddmseg_bo.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_fdinfo.h"
+#include "wddmseg_kept.h"
+#include "wddmseg_migrate.h"
+#include "wddmseg_prime.h"
+#include "wddmseg_protect.h"
 #include "wddmseg_hw.h"
 #include "wddmseg_trace.h"
 

@@ -12,8 +12,8 @@
  * drm_client_setup()), so a version number would lie. Each shim names
  * the mainline release and commit that made the change; for changes
  * after 6.12 whose release we could not pin down, it says "by 7.2" (in
- * Debian's linux-source-7.2, 7.2.13) or "by 7.3". The logic files include this header through
- * wddmseg_drv.h and carry no #if of their own.
+ * Debian's linux-source-7.2, 7.2.13) or "by 7.3". The logic files include
+ * this header through wddmseg_device_types.h and carry no #if of their own.
  * Documentation/gpu/wddmseg.rst lists the shims and the API changes the
  * driver absorbed without one.
  */
@@ -31,6 +31,7 @@
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
+#include <drm/ttm/ttm_tt.h>
 
 /*
  * 6.4 ("drm/ttm: merge ttm_bo_api.h and ttm_bo_driver.h"): one header for

@@ -17,7 +17,12 @@
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 
+#include "wddmseg_debugfs.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_engine.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_pm.h"
 #include "wddmseg_hw.h"
 
 static const char *wddmseg_segment_kind(const struct wddmseg_segment_desc *s)

@@ -15,7 +15,8 @@
 #include <linux/overflow.h>
 #include <linux/sizes.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_hw.h"
 
 static u64 wddmseg_rd64(void __iomem *mmio, u32 lo)

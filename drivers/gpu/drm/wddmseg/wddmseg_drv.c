@@ -22,7 +22,23 @@
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 
+#include "wddmseg_blit.h"
+#include "wddmseg_bo.h"
+#include "wddmseg_debugfs.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_engine.h"
+#include "wddmseg_fdinfo.h"
+#include "wddmseg_file.h"
+#include "wddmseg_gem_ioctl.h"
+#include "wddmseg_irq.h"
+#include "wddmseg_kms.h"
+#include "wddmseg_pm.h"
+#include "wddmseg_prime.h"
+#include "wddmseg_query.h"
+#include "wddmseg_sysfs.h"
+#include "wddmseg_ttm.h"
 #include "wddmseg_hw.h"
 
 static const struct drm_ioctl_desc wddmseg_ioctls[] = {
@@ -215,25 +231,6 @@ static int wddmseg_load_segments(struct wddmseg_device *wdev)
 	return 0;
 }
 
-/**
- * wddmseg_irq_mask_update - change bits of IRQ_MASK
- * @wdev: device
- * @clear: bits to clear
- * @set: bits to set
- *
- * The copy engine and the display share IRQ_MASK: every change goes
- * through the driver's copy, under one lock, and writes it whole.
- */
-void wddmseg_irq_mask_update(struct wddmseg_device *wdev, u32 clear, u32 set)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&wdev->irq_lock, flags);
-	wdev->irq_mask = (wdev->irq_mask & ~clear) | set;
-	writel(wdev->irq_mask, wdev->mmio + WDDMSEG_REG_IRQ_MASK);
-	spin_unlock_irqrestore(&wdev->irq_lock, flags);
-}
-
 static void wddmseg_unmap_bars(struct drm_device *drm, void *unused)
 {
 	struct wddmseg_device *wdev = to_wddmseg(drm);
@@ -319,6 +316,12 @@ static int wddmseg_pci_probe(struct pci_dev *pdev,
 	ret = wddmseg_load_segments(wdev);
 	if (ret)
 		return ret;
+
+	/* Freed at unbind after the engine stopped (devres order). */
+	ret = wddmseg_irq_init(wdev);
+	if (ret)
+		drm_warn(&wdev->drm, "no interrupt (%d): no copy engine, no display\n",
+			 ret);
 
 	ret = wddmseg_engine_init(wdev, &wdev->engine);
 	if (ret) {

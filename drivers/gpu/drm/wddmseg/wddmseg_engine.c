@@ -29,12 +29,22 @@
 
 #include <drm/drm_print.h>
 
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_engine.h"
+#include "wddmseg_irq.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_paging.h"
+#include "wddmseg_params.h"
+#include "wddmseg_vram.h"
 #include "wddmseg_hw.h"
 #include "wddmseg_trace.h"
 
 #define WDDMSEG_RING_BYTES	SZ_256K
 #define WDDMSEG_ARENA_BYTES	SZ_1M
+
+/* The causes of the device's interrupt that are the engine's. */
+#define WDDMSEG_ENGINE_IRQS	(WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR)
 
 /**
  * struct wddmseg_fence - completion of one engine job
@@ -273,22 +283,14 @@ static void wddmseg_engine_retire(struct wddmseg_engine *eng)
 		wake_up_all(&eng->space_wq);
 }
 
-static irqreturn_t wddmseg_engine_irq(int irq, void *arg)
+/* The engine's share of the device's interrupt (wddmseg_irq.c). */
+static void wddmseg_engine_irq(struct wddmseg_device *wdev, u32 status)
 {
-	struct wddmseg_engine *eng = arg;
-	u32 status = readl(eng->mmio + WDDMSEG_REG_IRQ_STATUS);
-
-	/* All ones: the device is in D3hot (BAR0 not decoded) or gone. */
-	if (!status || status == ~0u)
-		return IRQ_NONE;
-	writel(status, eng->mmio + WDDMSEG_REG_IRQ_STATUS);
+	struct wddmseg_engine *eng = &wdev->engine;
 
 	wddmseg_engine_retire(eng);
 	if (status & WDDMSEG_IRQ_ERROR)
 		mod_delayed_work(WDDMSEG_PERCPU_WQ, &eng->watchdog, 0);
-	if (status & (WDDMSEG_IRQ_VBLANK | WDDMSEG_IRQ_SCANOUT_ERROR))
-		wddmseg_kms_irq(eng->wdev, status);
-	return IRQ_HANDLED;
 }
 
 static void wddmseg_engine_hw_start(struct wddmseg_engine *eng)
@@ -811,7 +813,6 @@ int wddmseg_engine_resume(struct wddmseg_engine *eng)
  */
 int wddmseg_engine_init(struct wddmseg_device *wdev, struct wddmseg_engine *eng)
 {
-	struct pci_dev *pdev = to_pci_dev(wdev->drm.dev);
 	struct device *dev = wdev->drm.dev;
 	int ret;
 
@@ -823,6 +824,10 @@ int wddmseg_engine_init(struct wddmseg_device *wdev, struct wddmseg_engine *eng)
 	init_waitqueue_head(&eng->space_wq);
 	INIT_DELAYED_WORK(&eng->watchdog, wddmseg_engine_watchdog);
 	eng->fence_context = dma_fence_context_alloc(1);
+
+	/* Completions and faults come by interrupt (wddmseg_irq_init()). */
+	if (!wdev->irq_ready)
+		return -ENODEV;
 
 	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
 	if (ret)
@@ -841,14 +846,8 @@ int wddmseg_engine_init(struct wddmseg_device *wdev, struct wddmseg_engine *eng)
 		goto err_free;
 	}
 
-	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX | PCI_IRQ_INTX);
-	if (ret < 0)
-		goto err_free;
-	ret = request_irq(pci_irq_vector(pdev, 0), wddmseg_engine_irq,
-			  IRQF_SHARED, WDDMSEG_DRIVER_NAME, eng);
-	if (ret)
-		goto err_vectors;
-
+	wddmseg_irq_register(wdev, WDDMSEG_IRQ_ENGINE, WDDMSEG_ENGINE_IRQS,
+			     wddmseg_engine_irq);
 	writel(WDDMSEG_RING_CTRL_RESET, eng->mmio + WDDMSEG_REG_RING_CTRL);
 	writel(~0u, eng->mmio + WDDMSEG_REG_IRQ_STATUS);
 	wddmseg_engine_hw_start(eng);
@@ -862,9 +861,7 @@ int wddmseg_engine_init(struct wddmseg_device *wdev, struct wddmseg_engine *eng)
 	return 0;
 
 err_irq:
-	free_irq(pci_irq_vector(pdev, 0), eng);
-err_vectors:
-	pci_free_irq_vectors(pdev);
+	wddmseg_irq_unregister(wdev, WDDMSEG_IRQ_ENGINE);
 err_free:
 	if (eng->dummy)
 		dma_free_coherent(dev, PAGE_SIZE, eng->dummy, eng->dummy_dma);
@@ -886,13 +883,11 @@ err_free:
  */
 void wddmseg_engine_fini(struct wddmseg_engine *eng)
 {
-	struct pci_dev *pdev;
 	struct device *dev;
 
 	if (!eng->ready && !eng->suspended)
 		return;
 	dev = eng->wdev->drm.dev;
-	pdev = to_pci_dev(dev);
 
 	mutex_lock(&eng->lock);
 	if (!wddmseg_engine_idle(eng, msecs_to_jiffies(wddmseg_fence_timeout_ms))) {
@@ -906,9 +901,7 @@ void wddmseg_engine_fini(struct wddmseg_engine *eng)
 	cancel_delayed_work_sync(&eng->watchdog);
 
 	writel(WDDMSEG_RING_CTRL_RESET, eng->mmio + WDDMSEG_REG_RING_CTRL);
-	wddmseg_irq_mask_update(eng->wdev, ~0u, 0);
-	free_irq(pci_irq_vector(pdev, 0), eng);
-	pci_free_irq_vectors(pdev);
+	wddmseg_irq_unregister(eng->wdev, WDDMSEG_IRQ_ENGINE);
 
 	dma_free_coherent(dev, PAGE_SIZE, eng->dummy, eng->dummy_dma);
 	dma_free_coherent(dev, PAGE_SIZE, eng->writeback, eng->writeback_dma);

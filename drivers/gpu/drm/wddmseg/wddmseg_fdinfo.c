@@ -25,8 +25,14 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_tt.h>
 
+#include "wddmseg_bo.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_fdinfo.h"
+#include "wddmseg_file.h"
+#include "wddmseg_mgr.h"
 
 /* Client ids for kernels whose DRM core has none (see wddmseg_open()). */
 static atomic64_t wddmseg_next_client_id = ATOMIC64_INIT(0);

@@ -19,7 +19,7 @@
  *
  * - In system memory or an aperture the allocation's pages are the copy.
  *   When it moves into a memory segment, the pages are Transferred there
- *   and kept (as kept pages, wddmseg_kept.c, but never given back to the
+ *   and kept (as the kept pages below, but never given back to the
  *   shrinker nor counted against keep_sysmem_mb); when it leaves for
  *   system memory they become its pages again and the segment's copy is
  *   dropped with a DiscardContent: an eviction never Transfers anything
@@ -67,7 +67,12 @@
 #include <drm/ttm/ttm_pool.h>
 #include <drm/ttm/ttm_tt.h>
 
+#include "wddmseg_bo.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_kept.h"
+#include "wddmseg_params.h"
+#include "wddmseg_ttm.h"
 
 /**
  * struct wddmseg_kept - system pages an allocation left behind in VRAM

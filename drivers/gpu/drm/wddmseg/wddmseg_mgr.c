@@ -81,7 +81,10 @@
 
 #include <drm/drm_print.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_params.h"
 #include "wddmseg_hw.h"
 
 /* drm_mm colour of the ranges after the first of a resource made of blocks. */
@@ -598,17 +601,6 @@ bool wddmseg_mgr_node_is_first(const struct drm_mm_node *node)
 bool wddmseg_mgr_res_contiguous(const struct ttm_resource *res)
 {
 	return !to_mgr_node_const(res)->nr_blocks;
-}
-
-/**
- * wddmseg_mgr_res_ranges - how many ranges a segment resource is made of
- * @res: a resource one of the segment managers allocated
- *
- * Return: 1 for a contiguous resource, more for one made of blocks.
- */
-u32 wddmseg_mgr_res_ranges(const struct ttm_resource *res)
-{
-	return to_mgr_node_const(res)->nr_blocks + 1;
 }
 
 /**

@@ -18,7 +18,14 @@
 #include <drm/drm_gem.h>
 #include <drm/ttm/ttm_tt.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_bo.h"
+#include "wddmseg_device_types.h"
+#include "wddmseg_engine.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_migrate.h"
+#include "wddmseg_paging.h"
+#include "wddmseg_params.h"
+#include "wddmseg_vram.h"
 #include "wddmseg_hw.h"
 #include "wddmseg_trace.h"
 
@@ -177,6 +184,20 @@ static bool wddmseg_res_loc_list(struct wddmseg_device *wdev,
  * right time.
  */
 
+/**
+ * wddmseg_noncoherent_modelled - the device does not snoop CPU-cached
+ *	pages in apertures without CacheCoherent (device 1.7)
+ * @wdev: device
+ *
+ * Return: true when the driver must tell it the pages' cache type and
+ * flush them (DOC: Cache coherency).
+ */
+static bool wddmseg_noncoherent_modelled(struct wddmseg_device *wdev)
+{
+	return WDDMSEG_VERSION_MINOR(wdev->desc.hw_version) >=
+	       WDDMSEG_VERSION_MINOR_NONCOHERENT;
+}
+
 /*
  * DXGK_MAPAPERTUREFLAGS of pages of @ttm mapped into aperture @mgr, and
  * their cache type (DOC: Cache coherency): CPU-cached pages need
@@ -192,20 +213,6 @@ static u64 wddmseg_map_flags(struct wddmseg_device *wdev,
 	if (mgr->desc->flags & DXGK_SEGFLAG_CACHE_COHERENT)
 		return WDDMSEG_MAP_CACHE_COHERENT;
 	return wddmseg_noncoherent_modelled(wdev) ? WDDMSEG_MAP_CPU_CACHED : 0;
-}
-
-/**
- * wddmseg_noncoherent_modelled - the device does not snoop CPU-cached
- *	pages in apertures without CacheCoherent (device 1.7)
- * @wdev: device
- *
- * Return: true when the driver must tell it the pages' cache type and
- * flush them (DOC: Cache coherency).
- */
-bool wddmseg_noncoherent_modelled(struct wddmseg_device *wdev)
-{
-	return WDDMSEG_VERSION_MINOR(wdev->desc.hw_version) >=
-	       WDDMSEG_VERSION_MINOR_NONCOHERENT;
 }
 
 /*
@@ -244,7 +251,7 @@ static void wddmseg_blit_loc(struct wddmseg_device *wdev,
  * Transfer carries each job's offset in the allocation. The engine runs
  * jobs in order. On failure after some jobs were queued, waits for them.
  *
- * Return: 0, -ENODEV without an engine (use wddmseg_migrate_cpu_move()),
+ * Return: 0, -ENODEV without an engine (use wddmseg_migrate_cpu_copy()),
  * or a negative errno.
  */
 int wddmseg_migrate_move(struct wddmseg_device *wdev,

@@ -11,7 +11,7 @@
 
 #include <linux/kernel.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_paging.h"
 #include "wddmseg_hw.h"
 
 static void wddmseg_encode_loc(u64 *w, const struct wddmseg_loc *loc)

@@ -8,7 +8,7 @@
 
 #include <linux/moduleparam.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_params.h"
 
 bool wddmseg_use_engine = true;
 module_param_named(use_engine, wddmseg_use_engine, bool, 0644);

@@ -142,8 +142,18 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_modeset_helper.h>
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_tt.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_bo.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
+#include "wddmseg_engine.h"
+#include "wddmseg_irq.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_params.h"
+#include "wddmseg_pm.h"
+#include "wddmseg_protect.h"
+#include "wddmseg_vram.h"
 #include "wddmseg_hw.h"
 
 /**
@@ -705,6 +715,8 @@ static int wddmseg_pm_wake_locked(struct wddmseg_device *wdev)
 	/* And where the BAR4 window was: it is back at 0. */
 	wddmseg_vram_regs_lost(wdev);
 	ret = wddmseg_engine_resume(&wdev->engine);
+	/* The display's bits too, with or without the engine. */
+	wddmseg_irq_resume(wdev);
 	wddmseg_pm_rebind_apertures(wdev);
 	wddmseg_pm_restore_pinned(wdev);
 	pm->phase_us[WDDMSEG_PM_RESUME] = wddmseg_pm_us_since(t0);
@@ -801,8 +813,11 @@ static int wddmseg_pm_runtime_resume(struct device *dev)
  */
 int wddmseg_pm_get(struct wddmseg_device *wdev)
 {
-	int ret = pm_runtime_resume_and_get(wdev->drm.dev);
+	int ret;
 
+	/* The runtime resume takes it: tell lockdep when awake too. */
+	might_lock(&wdev->pm.lock);
+	ret = pm_runtime_resume_and_get(wdev->drm.dev);
 	if (ret < 0)
 		drm_dbg_driver(&wdev->drm, "pm: runtime resume failed (%d)\n",
 			       ret);

@@ -66,8 +66,14 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_tt.h>
 
+#include "wddmseg_bo.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_prime.h"
+#include "wddmseg_protect.h"
+#include "wddmseg_trace.h"
 #include "wddmseg_hw.h"
 
 /* dma_buf_mmap() of an imported allocation */
@@ -213,4 +219,59 @@ int wddmseg_prime_check_engine(struct drm_gem_object *obj)
 		return 0;
 	drm_dbg(obj->dev, "blit: rule cross-adapter-texture: an imported allocation, and the adapter has no CrossAdapterResourceTexture\n");
 	return -EOPNOTSUPP;
+}
+
+/**
+ * wddmseg_gem_prime_import_sg_table - &drm_driver.gem_prime_import_sg_table
+ * @drm: the importing device
+ * @attach: its attachment to another device's dma-buf
+ * @sgt: the exporter's pages, DMA-mapped for this device
+ *
+ * A cross-adapter resource (DOC: PRIME): an allocation in system memory
+ * over @sgt, sharing the dma-buf's reservation, with no supported
+ * segment, pinned there (it never moves, and TTM never swaps its pages).
+ * CpuVisible: its mmap is the exporter's, whose rules decide.
+ *
+ * Return: the new GEM object, or an ERR_PTR.
+ */
+struct drm_gem_object *
+wddmseg_gem_prime_import_sg_table(struct drm_device *drm,
+				  struct dma_buf_attachment *attach,
+				  struct sg_table *sgt)
+{
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct dma_resv *resv = attach->dmabuf->resv;
+	struct wddmseg_bo *bo;
+	int ret;
+
+	bo = kzalloc_obj(*bo, GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->flags = WDDMSEG_ALLOC_CPU_VISIBLE;
+	bo->group = -1;
+	drm_gem_private_object_init(drm, &bo->tbo.base, attach->dmabuf->size);
+	bo->tbo.base.funcs = &wddmseg_gem_funcs;
+	wddmseg_place(bo, &bo->places[0], WDDMSEG_SEGMENT_SYSTEM, 0);
+	wddmseg_placement_init(&bo->placement, bo->places, 1, 0);
+
+	/* TTM wants a reservation passed in held; on failure it is still ours. */
+	ret = dma_resv_lock_interruptible(resv, NULL);
+	if (ret) {
+		drm_gem_object_release(&bo->tbo.base);
+		kfree(bo);
+		return ERR_PTR(ret);
+	}
+	ret = ttm_bo_init_reserved(&wdev->bdev, &bo->tbo, ttm_bo_type_sg,
+				   &bo->placement, 0, &ctx, sgt, resv,
+				   wddmseg_bo_destroy);
+	if (ret) {
+		dma_resv_unlock(resv);
+		return ERR_PTR(ret);
+	}
+	atomic64_set(&bo->moves, 0);
+	trace_wddmseg_bo_create(bo, bo->tbo.base.size, bo->flags, 0, 0);
+	wddmseg_bo_pin_locked(bo);
+	ttm_bo_unreserve(&bo->tbo);
+	return &bo->tbo.base;
 }

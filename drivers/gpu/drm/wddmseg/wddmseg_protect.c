@@ -62,7 +62,13 @@
 
 #include <drm/drm_print.h>
 
+#include "wddmseg_bo.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_migrate.h"
+#include "wddmseg_protect.h"
 #include "wddmseg_hw.h"
 
 /**

@@ -11,7 +11,9 @@
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_query.h"
 
 static bool wddmseg_all_zero(const void *p, size_t len)
 {

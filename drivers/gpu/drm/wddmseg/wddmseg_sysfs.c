@@ -9,7 +9,8 @@
 
 #include <drm/drm_drv.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_device_types.h"
+#include "wddmseg_sysfs.h"
 
 typedef u64 (*wddmseg_mgr_value)(struct wddmseg_mgr *mgr);
 

@@ -28,7 +28,18 @@
 #include <drm/ttm/ttm_pool.h>
 #include <drm/ttm/ttm_tt.h>
 
+#include "wddmseg_bo.h"
+#include "wddmseg_bo_residency.h"
+#include "wddmseg_desc.h"
+#include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_kept.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_migrate.h"
+#include "wddmseg_params.h"
+#include "wddmseg_protect.h"
+#include "wddmseg_ttm.h"
+#include "wddmseg_vram.h"
 #include "wddmseg_hw.h"
 #include "wddmseg_trace.h"
 
@@ -244,8 +255,8 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
  * discard_bytes):
  * - GEM_EVICT with WDDMSEG_EVICT_DISCARD: the content is dropped. The new
  *   system placement keeps an unpopulated ttm_tt (content that never
- *   existed: the next move into VRAM is a Fill of zeroes); wddmseg_bo.c
- *   then marks it for clearing.
+ *   existed: the next move into VRAM is a Fill of zeroes);
+ *   wddmseg_bo_discard_pages() then marks it for clearing.
  * - @permanent, a PermanentSysMem allocation: its content is its
  *   permanent copy (DOC: PermanentSysMem), which becomes the pages of its
  *   new placement (wddmseg_kept_reuse()). Without a copy (content that

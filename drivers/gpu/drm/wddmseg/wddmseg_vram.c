@@ -12,7 +12,9 @@
 
 #include <drm/ttm/ttm_tt.h>
 
-#include "wddmseg_drv.h"
+#include "wddmseg_device_types.h"
+#include "wddmseg_mgr.h"
+#include "wddmseg_vram.h"
 #include "wddmseg_hw.h"
 
 /**

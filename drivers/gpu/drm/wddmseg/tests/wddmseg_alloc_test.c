@@ -17,7 +17,9 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 
-#include "../wddmseg_drv.h"
+#include "../wddmseg_alloc_rules.h"
+#include "../wddmseg_desc.h"
+#include "../wddmseg_device_types.h"
 #include "../wddmseg_hw.h"
 
 #define TEST_BAR	0xe0000000ULL

@@ -20,7 +20,8 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 
-#include "../wddmseg_drv.h"
+#include "../wddmseg_desc.h"
+#include "../wddmseg_device_types.h"
 #include "../wddmseg_hw.h"
 
 /* Bus address of BAR2 in the test adapter: any page-aligned address. */

@@ -16,7 +16,9 @@
 
 #include <drm/drm_modes.h>
 
-#include "../wddmseg_drv.h"
+#include "../wddmseg_bo.h"
+#include "../wddmseg_device_types.h"
+#include "../wddmseg_kms.h"
 #include "../wddmseg_hw.h"
 
 #define SEG(id)		WDDMSEG_SEGMENT_BIT(id)

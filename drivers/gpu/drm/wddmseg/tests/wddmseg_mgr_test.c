@@ -18,7 +18,8 @@
 
 #include <drm/ttm/ttm_resource.h>
 
-#include "../wddmseg_drv.h"
+#include "../wddmseg_device_types.h"
+#include "../wddmseg_mgr.h"
 
 static DEFINE_SPINLOCK(mgr_test_fence_lock);
 

@@ -12,7 +12,7 @@
 #include <linux/bits.h>
 #include <linux/kernel.h>
 
-#include "../wddmseg_drv.h"
+#include "../wddmseg_paging.h"
 #include "../wddmseg_hw.h"
 
 #define SENTINEL	0x5a5a5a5a5a5a5a5aULL

@@ -15,6 +15,9 @@
 
 #include <drm/ttm/ttm_placement.h>
 
+#include "../wddmseg_bo.h"
+#include "../wddmseg_desc.h"
+#include "../wddmseg_device_types.h"
 #include "../wddmseg_drv.h"
 #include "../wddmseg_hw.h"
 

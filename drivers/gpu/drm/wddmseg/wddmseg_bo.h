@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * wddmseg: allocations, GEM objects backed by TTM buffer objects
+ * (wddmseg_bo.c).
+ */
+#ifndef WDDMSEG_BO_H
+#define WDDMSEG_BO_H
+
+#include <linux/types.h>
+
+#include <drm/drm_file.h>
+#include <drm/wddmseg_drm.h>
+
+#include "wddmseg_compat.h"
+#include "wddmseg_device_types.h"
+
+struct drm_file;
+struct drm_wddmseg_gem_create;
+struct ttm_operation_ctx;
+struct ttm_placement;
+struct ttm_resource;
+struct ttm_place;
+struct wddmseg_file;
+struct wddmseg_kept;
+
+/**
+ * struct wddmseg_residency_event - a residency notification being built
+ * @base: DRM pending event, reserved on the creating file
+ * @event: what userspace reads
+ */
+struct wddmseg_residency_event {
+	struct drm_pending_event base;
+	struct drm_wddmseg_event_residency event;
+};
+
+/**
+ * struct wddmseg_bo - an allocation: a GEM object backed by a TTM BO
+ * @tbo: the TTM buffer object (its base is the GEM object)
+ * @flags: DXGK_ALLOCATIONINFOFLAGS value
+ * @supported: segment set the allocation may live in
+ * @eviction: segment set it is evicted to before system memory
+ * @preferred: segment ids in order of preference, 0-terminated
+ * @bank_hint: 0, or 1 + bank index of @preferred[0]
+ * @userptr: ExistingSysMem: user address of the backing store, else 0
+ * @user_pages: ExistingSysMem: its pages, pinned for the allocation's life
+ * @owner: usage accounting of the file that created the allocation
+ * @group: budget group the current placement is charged to, or -1
+ * @places: storage for @placement
+ * @placement: where validation may put the allocation
+ * @evict_places: storage for the placement of an eviction
+ * @residency_event: pending notification for the creating file
+ *	(ExplicitResidencyNotification), protected by the DRM event_lock
+ * @residency_seq: notifications sent so far
+ * @residency_pending: the placement changed since the last notification
+ *	was committed (wddmseg_bo_residency_commit()); under the reservation
+ * @residency_segment: where it changed to
+ * @residency_offset: the offset there
+ * @evicting: an explicit eviction (GEM_EVICT) is moving the allocation
+ * @discarding: that eviction has WDDMSEG_EVICT_DISCARD: DiscardContent
+ *	instead of a Transfer, the content is dropped
+ * @evictions: times evicted
+ * @moves: times its content moved
+ * @kept: system pages kept from its last stay in system memory or an
+ *	aperture while it is in VRAM, for the next eviction (wddmseg_kept.c);
+ *	protected by &wddmseg_device.kept_lock
+ * @sealed: HardwareProtected: its system pages hold its content encrypted
+ *	by the device (TRANSFER_ENCRYPTED); the way back decrypts. Changed
+ *	under the reservation
+ * @seal_nonce: the nonce of that encryption
+ * @exposed: mapped by the CPU (mmap, vmap), exported, or the destination
+ *	of a blit: its VRAM may have been written in place. Never cleared
+ * @contiguous: mapped by the kernel (vmap) once: every VRAM placement
+ *	asks for one range from then on. Set under the reservation
+ * @perm_slot: PermanentSysMem: the record of @kept, allocated with the
+ *	allocation so that keeping its permanent copy cannot fail; NULL
+ *	while in use as @kept
+ * @perm_cpu_dirty: PermanentSysMem in a memory segment: the CPU may have
+ *	written the permanent copy since the segment's copy was last
+ *	brought up to date from it (DOC: PermanentSysMem); under the
+ *	reservation
+ */
+struct wddmseg_bo {
+	struct ttm_buffer_object tbo;
+	u32 flags;
+	u32 supported;
+	u32 eviction;
+	u8 preferred[WDDMSEG_MAX_PREFERRED + 1];
+	u32 bank_hint;
+	u64 userptr;
+	struct page **user_pages;
+	struct wddmseg_file *owner;
+	int group;
+	struct ttm_place places[WDDMSEG_MAX_SEGMENTS + 2];
+	struct ttm_placement placement;
+	struct ttm_place evict_places[WDDMSEG_MAX_SEGMENTS + 1];
+	struct wddmseg_residency_event *residency_event;
+	u64 residency_seq;
+	bool residency_pending;
+	u32 residency_segment;
+	u64 residency_offset;
+	bool evicting;
+	bool discarding;
+	atomic64_t evictions;
+	atomic64_t moves;
+	struct wddmseg_kept *kept;
+	bool sealed;
+	u64 seal_nonce;
+	bool exposed;
+	bool contiguous;
+	struct wddmseg_kept *perm_slot;
+	bool perm_cpu_dirty;
+};
+
+static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)
+{
+	return container_of(tbo, struct wddmseg_bo, tbo);
+}
+
+static inline struct wddmseg_bo *gem_to_wddmseg_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct wddmseg_bo, tbo.base);
+}
+
+#define WDDMSEG_ALLOC_ANY_PROTECTED	(WDDMSEG_ALLOC_PROTECTED | \
+					 WDDMSEG_ALLOC_HARDWARE_PROTECTED)
+
+/* PermanentSysMem: a system-memory copy for life (wddmseg_kept.c). */
+static inline bool wddmseg_bo_permanent(const struct wddmseg_bo *bo)
+{
+	return bo->flags & WDDMSEG_ALLOC_PERMANENT_SYSMEM;
+}
+
+/* Protected or HardwareProtected: see wddmseg_protect.c. */
+static inline bool wddmseg_bo_protected(const struct wddmseg_bo *bo)
+{
+	return bo->flags & WDDMSEG_ALLOC_ANY_PROTECTED;
+}
+
+/* HardwareProtected: its content stays in VprSupported segments. */
+static inline bool wddmseg_bo_hw_protected(const struct wddmseg_bo *bo)
+{
+	return bo->flags & WDDMSEG_ALLOC_HARDWARE_PROTECTED;
+}
+
+static inline struct wddmseg_device *wddmseg_bo_wdev(struct wddmseg_bo *bo)
+{
+	return container_of(bo->tbo.bdev, struct wddmseg_device, bdev);
+}
+
+extern const struct drm_gem_object_funcs wddmseg_gem_funcs;
+bool wddmseg_is_bo(struct ttm_buffer_object *tbo);
+void wddmseg_bo_destroy(struct ttm_buffer_object *tbo);
+int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
+		      const struct drm_wddmseg_gem_create *args,
+		      u32 *handle);
+void wddmseg_place(struct wddmseg_bo *bo, struct ttm_place *pl, u32 id,
+		   u32 bank);
+void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access);
+void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from_segment,
+				struct ttm_placement *placement);
+int wddmseg_bo_validate(struct wddmseg_bo *bo,
+			struct ttm_operation_ctx *ctx);
+int wddmseg_bo_move_system_locked(struct wddmseg_bo *bo,
+				  struct ttm_operation_ctx *ctx);
+int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
+				    struct ttm_operation_ctx *ctx);
+int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
+			     struct ttm_operation_ctx *ctx);
+int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard);
+int wddmseg_bo_pm_move(struct wddmseg_bo *bo, u32 id);
+
+void wddmseg_bo_pin_locked(struct wddmseg_bo *bo);
+void wddmseg_bo_unpin_locked(struct wddmseg_bo *bo);
+u32 wddmseg_bo_direct_flip_segments(struct wddmseg_bo *bo);
+int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo);
+int wddmseg_bo_pin_shared(struct wddmseg_bo *bo);
+void wddmseg_bo_unpin(struct wddmseg_bo *bo);
+
+static inline void wddmseg_bo_unpin_scanout(struct wddmseg_bo *bo)
+{
+	wddmseg_bo_unpin(bo);
+}
+
+#endif /* WDDMSEG_BO_H */

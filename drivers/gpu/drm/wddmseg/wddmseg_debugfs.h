@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * wddmseg: debugfs files (wddmseg_debugfs.c).
+ */
+#ifndef WDDMSEG_DEBUGFS_H
+#define WDDMSEG_DEBUGFS_H
+
+struct drm_minor;
+
+void wddmseg_debugfs_init(struct drm_minor *minor);
+
+#endif /* WDDMSEG_DEBUGFS_H */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * wddmseg: per-open-file state.
+ */
+#ifndef WDDMSEG_FILE_H
+#define WDDMSEG_FILE_H
+
+#include <linux/kref.h>
+#include <linux/types.h>
+
+struct drm_device;
+struct drm_file;
+
+/**
+ * struct wddmseg_file - per-open-file (per-process) state
+ * @refcount: held by the file and by every allocation it created
+ * @resident: bytes of this file's allocations resident in each budget
+ *	group (WDDMSEG_BUDGET_LOCAL, WDDMSEG_BUDGET_NON_LOCAL)
+ * @engine_ns: copy-engine time of this file's completed blits, in ns
+ *	(fdinfo drm-engine-copy)
+ * @client_id: fdinfo drm-client-id where the DRM core has none (6.1)
+ */
+struct wddmseg_file {
+	struct kref refcount;
+	atomic64_t resident[2];
+	atomic64_t engine_ns;
+	u64 client_id;
+};
+
+int wddmseg_open(struct drm_device *drm, struct drm_file *file);
+void wddmseg_postclose(struct drm_device *drm, struct drm_file *file);
+struct wddmseg_file *wddmseg_file_get(struct wddmseg_file *wfile);
+void wddmseg_file_put(struct wddmseg_file *wfile);
+
+#endif /* WDDMSEG_FILE_H */
