@@ -392,6 +392,36 @@ struct wddmseg_pm {
 	bool sleep_ref;
 };
 
+/* Kinds of move with their own engine-or-CPU threshold (cpu_move_max_kb). */
+enum wddmseg_move_path {
+	WDDMSEG_MOVE_SYSTEM,	/* VRAM <-> system memory */
+	WDDMSEG_MOVE_APERTURE,	/* an aperture on either side */
+	WDDMSEG_MOVE_VRAM,	/* VRAM <-> VRAM */
+	WDDMSEG_MOVE_PATHS,
+};
+
+/**
+ * struct wddmseg_knobs - test and tuning knobs of one device
+ *
+ * Files in the DRM device's debugfs directory, wddmseg/ (DOC: Test knobs,
+ * wddmseg_debugfs.c), for tests and ``make bench``; nothing a user has
+ * to set. Written there at any time, so read with READ_ONCE().
+ *
+ * @use_engine: move with the copy engine; false: the CPU copies
+ * @cpu_move_max_kb: largest move in KiB the CPU copies although the
+ *	engine runs, when the allocation is idle, per &enum wddmseg_move_path
+ * @fence_spin_us: microseconds a waiter polls a paging fence's writeback
+ *	before sleeping until the interrupt; 0: sleep at once
+ * @vram_blocks: allocations that need no contiguous VRAM may be made of
+ *	several ranges; false: one range each
+ */
+struct wddmseg_knobs {
+	bool use_engine;
+	u32 cpu_move_max_kb[WDDMSEG_MOVE_PATHS];
+	u32 fence_spin_us;
+	bool vram_blocks;
+};
+
 /**
  * struct wddmseg_device - driver instance
  * @drm: DRM device, first so that the managed allocation frees us
@@ -407,6 +437,7 @@ struct wddmseg_pm {
  *	after a resume)
  * @apt_lock: serializes select-then-access register sequences (APT, PEEK)
  * @peek_addr: GPU address the debugfs peek file reads
+ * @knobs: test and tuning knobs (debugfs)
  * @ttm_ready: the TTM device and its managers are initialized
  * @engine: the copy engine
  * @kms: the display controller
@@ -440,6 +471,7 @@ struct wddmseg_device {
 	u64 window_base;
 	struct mutex apt_lock;		/* select + access of APT and PEEK */
 	u64 peek_addr;
+	struct wddmseg_knobs knobs;
 	bool ttm_ready;
 	struct wddmseg_engine engine;
 	struct wddmseg_kms kms;
@@ -796,23 +828,11 @@ void wddmseg_pm_runtime_stop(struct wddmseg_device *wdev);
 int wddmseg_pm_get(struct wddmseg_device *wdev);
 void wddmseg_pm_put(struct wddmseg_device *wdev);
 
-/* wddmseg_params.c */
-/* Kinds of move with their own engine-or-CPU threshold (cpu_move_max_kb). */
-enum wddmseg_move_path {
-	WDDMSEG_MOVE_SYSTEM,	/* VRAM <-> system memory */
-	WDDMSEG_MOVE_APERTURE,	/* an aperture on either side */
-	WDDMSEG_MOVE_VRAM,	/* VRAM <-> VRAM */
-	WDDMSEG_MOVE_PATHS,
-};
-
-extern bool wddmseg_use_engine;
-extern unsigned int wddmseg_cpu_move_max_kb[WDDMSEG_MOVE_PATHS];
+/* wddmseg_params.c: what a user sets */
 extern unsigned int wddmseg_keep_sysmem_mb;
 extern unsigned int wddmseg_fence_timeout_ms;
-extern unsigned int wddmseg_fence_spin_us;
 extern bool wddmseg_fbdev;
 extern int wddmseg_autosuspend_ms;
-extern bool wddmseg_vram_blocks;
 
 /* wddmseg_bo.c */
 extern const struct drm_gem_object_funcs wddmseg_gem_funcs;
@@ -918,6 +938,7 @@ const char *wddmseg_kms_mode_rule(u32 max_width, u32 max_height,
 int wddmseg_sysfs_init(struct wddmseg_device *wdev);
 
 /* wddmseg_debugfs.c */
+void wddmseg_knobs_init(struct wddmseg_device *wdev);
 void wddmseg_debugfs_init(struct drm_minor *minor);
 
 #endif /* WDDMSEG_DRV_H */

@@ -95,7 +95,7 @@ static bool wddmseg_fence_signaled(struct dma_fence *f)
 }
 
 /*
- * Poll the writeback for up to wddmseg_fence_spin_us before sleeping until the
+ * Poll the writeback for up to the knob fence_spin_us before sleeping until the
  * interrupt: most paging jobs (a 1 MiB move) finish within that, and a
  * sleeping waiter pays for the interrupt, the wakeup and, on an idle
  * (virtual) CPU, its way out of HLT, which under TCG can cost more than
@@ -122,7 +122,9 @@ static bool wddmseg_fence_signaled(struct dma_fence *f)
 static signed long wddmseg_fence_wait(struct dma_fence *f, bool intr,
 				      signed long timeout)
 {
-	u64 spin_ns = (u64)wddmseg_fence_spin_us * NSEC_PER_USEC, end;
+	struct wddmseg_engine *eng = container_of(f, struct wddmseg_fence, base)->eng;
+	u64 spin_ns = (u64)READ_ONCE(eng->wdev->knobs.fence_spin_us) *
+		      NSEC_PER_USEC, end;
 	unsigned long start = jiffies, spent;
 
 	if (!timeout || !spin_ns)
