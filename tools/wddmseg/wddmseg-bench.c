@@ -167,6 +167,11 @@
  * (the VM idle meanwhile): each engine-or-CPU run against the faster of
  * the two samples around it, median of the 6 ratios. A size that does
  * not fit a segment shows n/a. The content is checked after each size.
+ * Last, what the driver's own dma_fence wait buys: 64 KiB and 1 MiB VRAM
+ * <-> system round trips in engine-or-CPU mode with the debugfs knob
+ * fence_spin_us as loaded (the waiter polls the fence's writeback first)
+ * and with 0 (dma_fence_default_wait() at once), 12 runs each, ABBA
+ * order; a note gives both medians and the median of the paired ratios.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1190,7 +1195,7 @@ static void bench_wddmseg(struct col *c)
 /* ---- wddmseg migration throughput: engine against CPU --------------- */
 
 /* The test knobs the migration table switches, of its device. */
-static char use_engine_knob[64], cpu_move_knob[64];
+static char use_engine_knob[64], cpu_move_knob[64], fence_spin_knob[64];
 /*
  * Repeats of a cell: the 6 orders of the three modes (MIG_ORDERS), once
  * for 1 MiB and more, MIG_SMALL_CYCLES times below (mig_repeats()).
@@ -1234,7 +1239,7 @@ static double mig_runs[MIG_NPATHS][MIG_NSIZES][MIG_NMODES][MIG_REPEATS_MAX];
 static double mig_host[MIG_NPATHS][MIG_ORDERS + 1];
 static char mig_note[MIG_NPATHS][MIG_NSIZES][MIG_NMODES][96];
 static bool mig_ran;
-static char mig_info[6][200];
+static char mig_info[8][200];
 static unsigned int mig_ninfo;
 static double guest_memcpy = NA;
 
@@ -1524,6 +1529,72 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 	}
 }
 
+/*
+ * What the driver's dma_fence_ops.wait buys (wddmseg_fence_wait(): poll
+ * the fence's writeback for up to the knob fence_spin_us before sleeping
+ * until the interrupt, where the default wait sleeps at once): VRAM <->
+ * system round trips of @size in engine-or-CPU mode (each move's GEM_WAIT
+ * reaches the fence through dma_fence_wait_timeout()), with the knob as
+ * loaded and with 0 (the default wait), in 2 * MIG_ORDERS runs of
+ * alternating order (ABBA...), one note: both medians and the median of
+ * the ratios of the runs made one after the other.
+ */
+static void mig_fence_spin(struct col *c, uint32_t vis, uint64_t size)
+{
+	struct wddmseg_allocation_desc g = {
+		.size = size,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+		.preferred = { vis },
+		.supported_segments = WDDMSEG_SEGMENT_BIT(vis),
+	};
+	double spin[2 * MIG_ORDERS], nospin[2 * MIG_ORDERS];
+	char saved[16] = "", note[96] = "";
+	unsigned int k, i, n = 2 * MIG_ORDERS;
+	uint32_t h = 0;
+	double q;
+	int ret;
+
+	knob_path(c, "fence_spin_us", fence_spin_knob, sizeof(fence_spin_knob));
+	if (param_read(fence_spin_knob, saved, sizeof(saved)) || !atoi(saved)) {
+		minfo("fence polling: no knob %s or 0, not measured",
+		      fence_spin_knob);
+		return;
+	}
+	ret = vis ? wddmseg_create_allocation(c->fd, &g, &h) : -ENODEV;
+	if (!ret)
+		ret = mig_move(c, h, vis);
+	for (k = 0; !ret && k < n; k++) {
+		for (i = 0; i < 2; i++) {
+			/* spin first in even pairs, second in odd ones */
+			bool on = (i == 0) == !(k & 1);
+
+			ret = param_write(fence_spin_knob, on ? saved : "0");
+			if (ret)
+				break;
+			(on ? spin : nospin)[k] =
+				mig_run(c, h, size, vis, 0, mig_seconds / MIG_ORDERS,
+					note, sizeof(note));
+		}
+	}
+	param_write(fence_spin_knob, saved);
+	if (h)
+		gem_close(c, h);
+	if (ret) {
+		minfo("fence polling %" PRIu64 " KiB: %s", size >> 10,
+		      strerror(-ret));
+		return;
+	}
+	/* the ratios before the medians, which sort the runs */
+	q = mig_paired(spin, nospin, n);
+	if (q == NA) {
+		minfo("fence polling %" PRIu64 " KiB: a run failed: %s",
+		      size >> 10, note);
+		return;
+	}
+	minfo("dma_fence wait, %" PRIu64 " KiB VRAM <-> system, engine-or-CPU: polling (fence_spin_us=%s) %.1f MiB/s, default wait (0) %.1f MiB/s, ratio %.2f",
+	      size >> 10, saved, median(spin, n), median(nospin, n), q);
+}
+
 static void bench_migrate(struct col *c)
 {
 	struct drm_wddmseg_query_adapter qa;
@@ -1637,6 +1708,11 @@ static void bench_migrate(struct col *c)
 		param_write(use_engine_knob, saved);
 	if (saved_cpu_move[0])
 		param_write(cpu_move_knob, saved_cpu_move);
+	/* engine-or-CPU as loaded again */
+	if (!mig_only || mig_only == 65536)
+		mig_fence_spin(c, vis, 65536);
+	if (!mig_only || mig_only == 1048576)
+		mig_fence_spin(c, vis, 1048576);
 }
 
 /*

@@ -111,9 +111,10 @@ static bool wddmseg_fence_signaled(struct dma_fence *f)
  * waits that matter are not ours to change: TTM's (ttm_bo_wait_ctx() in
  * the move and fault paths, dma_resv_wait_timeout()) reach the fence only
  * through dma_fence_wait_timeout(), so a spin in our own callers would
- * miss them, and the spin is what took 1 MiB moves from 2.2 to 6.1 GB/s
- * (VRAM<->system, wddmseg-bench -m, commit "poll a paging fence's
- * writeback before sleeping on it"). It keeps .wait's contract: the same
+ * miss them; and because of what it buys, which ``make bench`` measures
+ * in every run (wddmseg-bench's "dma_fence wait" notes: 64 KiB and 1 MiB
+ * moves with fence_spin_us as loaded against 0, i.e. this against the
+ * default wait). It keeps .wait's contract: the same
  * return values as dma_fence_default_wait(), which it ends in, never
  * longer than the timeout, interruptible when asked; and waits on several
  * fences (dma_fence_wait_any_timeout()), which bypass .wait, still work
