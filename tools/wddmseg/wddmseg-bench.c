@@ -130,7 +130,8 @@
  *                         vram_blocks=0 ("one range", every placement
  *                         contiguous, as before issue 17) and with
  *                         vram_blocks=1 ("blocks", the default), in the
- *                         same boot; the parameter is restored. The
+ *                         same boot (debugfs knob wddmseg/vram_blocks
+ *                         of the device); the knob is restored. The
  *                         evictions in all and the time per 4 MiB
  *                         placement are in the notes. Aim: no eviction
  *                         with blocks, as the free space can hold them.
@@ -154,8 +155,9 @@
  * repeats run the modes in the 6 possible orders) so that all see the
  * same host (its speed drifts under TCG): engine-or-CPU (use_engine=1 with the
  * driver's cpu_move_max_kb thresholds: what users get), the engine alone
- * (cpu_move_max_kb=0,0,0) and the CPU copy fallback (use_engine=0); the
- * parameters are restored afterwards. Rows also show engine-or-CPU over
+ * (cpu_move_max_kb=0,0,0) and the CPU copy fallback (use_engine=0), all
+ * debugfs knobs of the device (wddmseg/ in its debugfs directory); the
+ * knobs are restored afterwards. Rows also show engine-or-CPU over
  * each of the others: the median of the ratios of runs made one after
  * the other in the same repeat, not the ratio of the medians, so that a
  * drift of the host between repeats cancels out. The 64 MiB figures are
@@ -165,6 +167,11 @@
  * (the VM idle meanwhile): each engine-or-CPU run against the faster of
  * the two samples around it, median of the 6 ratios. A size that does
  * not fit a segment shows n/a. The content is checked after each size.
+ * Last, what the driver's own dma_fence wait buys: 64 KiB and 1 MiB VRAM
+ * <-> system round trips in engine-or-CPU mode with the debugfs knob
+ * fence_spin_us as loaded (the waiter polls the fence's writeback first)
+ * and with 0 (dma_fence_default_wait() at once), 12 runs each, ABBA
+ * order; a note gives both medians and the median of the paired ratios.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -984,10 +991,23 @@ static void bench_live(struct col *c)
 
 /* ---- fragmentation: 4 MiB at 90% full -------------------------------- */
 
-#define VRAM_BLOCKS_PARAM	"/sys/module/wddmseg/parameters/vram_blocks"
-
 static int param_read(const char *path, char *buf, size_t len);
 static int param_write(const char *path, const char *val);
+
+/*
+ * The test knob @name of the device of @c (Documentation/gpu/wddmseg.rst,
+ * DOC: Test knobs) into @buf: /sys/kernel/debug/dri/N/wddmseg/@name, N
+ * of its primary node cardN.
+ */
+static const char *knob_path(const struct col *c, const char *name,
+			     char *buf, size_t len)
+{
+	const char *n = c->node + strcspn(c->node, "0123456789");
+
+	snprintf(buf, len, "/sys/kernel/debug/dri/%s/wddmseg/%s",
+		 *n ? n : "0", name);
+	return buf;
+}
 #define FRAG_TRIALS		24
 #define FRAG_CHURN		1500
 #define FRAG_MAX		4096
@@ -1122,21 +1142,22 @@ static int frag_run(struct col *c, unsigned int *needed, uint64_t *evictions,
 
 static void bench_frag(struct col *c)
 {
-	char saved[16] = "";
+	char saved[16] = "", knob[64];
 	unsigned int i, needed = 0;
 	uint64_t ev = 0;
 	double ms = NA;
 	int ret;
 
-	if (param_read(VRAM_BLOCKS_PARAM, saved, sizeof(saved))) {
-		na(c, R_FRAG_CONTIG, "no parameter vram_blocks");
-		na(c, R_FRAG_BLOCKS, "no parameter vram_blocks");
+	knob_path(c, "vram_blocks", knob, sizeof(knob));
+	if (param_read(knob, saved, sizeof(saved))) {
+		na(c, R_FRAG_CONTIG, "no knob %s", knob);
+		na(c, R_FRAG_BLOCKS, "no knob %s", knob);
 		return;
 	}
 	for (i = 0; i < 2; i++) {
 		enum row r = i ? R_FRAG_BLOCKS : R_FRAG_CONTIG;
 
-		ret = param_write(VRAM_BLOCKS_PARAM, i ? "1" : "0");
+		ret = param_write(knob, i ? "1" : "0");
 		if (!ret)
 			ret = frag_run(c, &needed, &ev, &ms);
 		if (ret) {
@@ -1149,7 +1170,7 @@ static void bench_frag(struct col *c)
 		     i ? "blocks" : "one range", needed, FRAG_TRIALS,
 		     (unsigned long long)ev, ms);
 	}
-	param_write(VRAM_BLOCKS_PARAM, saved);
+	param_write(knob, saved);
 }
 
 static void bench_wddmseg(struct col *c)
@@ -1173,8 +1194,8 @@ static void bench_wddmseg(struct col *c)
 
 /* ---- wddmseg migration throughput: engine against CPU --------------- */
 
-#define USE_ENGINE_PARAM	"/sys/module/wddmseg/parameters/use_engine"
-#define CPU_MOVE_PARAM	"/sys/module/wddmseg/parameters/cpu_move_max_kb"
+/* The test knobs the migration table switches, of its device. */
+static char use_engine_knob[64], cpu_move_knob[64], fence_spin_knob[64];
 /*
  * Repeats of a cell: the 6 orders of the three modes (MIG_ORDERS), once
  * for 1 MiB and more, MIG_SMALL_CYCLES times below (mig_repeats()).
@@ -1218,7 +1239,7 @@ static double mig_runs[MIG_NPATHS][MIG_NSIZES][MIG_NMODES][MIG_REPEATS_MAX];
 static double mig_host[MIG_NPATHS][MIG_ORDERS + 1];
 static char mig_note[MIG_NPATHS][MIG_NSIZES][MIG_NMODES][96];
 static bool mig_ran;
-static char mig_info[6][200];
+static char mig_info[8][200];
 static unsigned int mig_ninfo;
 static double guest_memcpy = NA;
 
@@ -1403,14 +1424,14 @@ static double mig_run(struct col *c, uint32_t h, uint64_t size, uint32_t a,
 	return 2.0 * n * size / 1048576.0 / dt;
 }
 
-/* Switch the module parameters to mode @e; 0 or a negative errno. */
+/* Switch the test knobs to mode @e; 0 or a negative errno. */
 static int mig_set_mode(unsigned int e, char *note, size_t nlen)
 {
-	const char *path = USE_ENGINE_PARAM;
+	const char *path = use_engine_knob;
 	int ret = param_write(path, e == MIG_CPU ? "0" : "1");
 
 	if (!ret && saved_cpu_move[0] && e != MIG_CPU) {
-		path = CPU_MOVE_PARAM;
+		path = cpu_move_knob;
 		ret = param_write(path, e == MIG_ENGINE ? "0,0,0" :
 				  saved_cpu_move);
 	}
@@ -1448,7 +1469,7 @@ static unsigned int mig_repeats(unsigned int s)
 
 /*
  * The cells of one path and size: mig_repeats() runs in each mode, the
- * modes alternating (the parameters are switched between runs), so that
+ * modes alternating (the knobs are switched between runs), so that
  * all see the same host; each cell is the median of its runs. Without
  * use_engine only the default mode runs (as engine-or-CPU); without
  * cpu_move_max_kb (a driver that always uses the engine) engine-or-CPU
@@ -1475,7 +1496,7 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 			if (e == MIG_ENGINE && !saved_cpu_move[0]) {
 				snprintf(note, sizeof(mig_note[0][0][0]),
 					 "no %s: engine-or-CPU is the engine",
-					 CPU_MOVE_PARAM);
+					 cpu_move_knob);
 				continue;
 			}
 			if (switchable &&
@@ -1506,6 +1527,72 @@ static void mig_cells(struct col *c, uint32_t h, unsigned int p,
 			printf(")\n");
 		}
 	}
+}
+
+/*
+ * What the driver's dma_fence_ops.wait buys (wddmseg_fence_wait(): poll
+ * the fence's writeback for up to the knob fence_spin_us before sleeping
+ * until the interrupt, where the default wait sleeps at once): VRAM <->
+ * system round trips of @size in engine-or-CPU mode (each move's GEM_WAIT
+ * reaches the fence through dma_fence_wait_timeout()), with the knob as
+ * loaded and with 0 (the default wait), in 2 * MIG_ORDERS runs of
+ * alternating order (ABBA...), one note: both medians and the median of
+ * the ratios of the runs made one after the other.
+ */
+static void mig_fence_spin(struct col *c, uint32_t vis, uint64_t size)
+{
+	struct wddmseg_allocation_desc g = {
+		.size = size,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND,
+		.preferred = { vis },
+		.supported_segments = WDDMSEG_SEGMENT_BIT(vis),
+	};
+	double spin[2 * MIG_ORDERS], nospin[2 * MIG_ORDERS];
+	char saved[16] = "", note[96] = "";
+	unsigned int k, i, n = 2 * MIG_ORDERS;
+	uint32_t h = 0;
+	double q;
+	int ret;
+
+	knob_path(c, "fence_spin_us", fence_spin_knob, sizeof(fence_spin_knob));
+	if (param_read(fence_spin_knob, saved, sizeof(saved)) || !atoi(saved)) {
+		minfo("fence polling: no knob %s or 0, not measured",
+		      fence_spin_knob);
+		return;
+	}
+	ret = vis ? wddmseg_create_allocation(c->fd, &g, &h) : -ENODEV;
+	if (!ret)
+		ret = mig_move(c, h, vis);
+	for (k = 0; !ret && k < n; k++) {
+		for (i = 0; i < 2; i++) {
+			/* spin first in even pairs, second in odd ones */
+			bool on = (i == 0) == !(k & 1);
+
+			ret = param_write(fence_spin_knob, on ? saved : "0");
+			if (ret)
+				break;
+			(on ? spin : nospin)[k] =
+				mig_run(c, h, size, vis, 0, mig_seconds / MIG_ORDERS,
+					note, sizeof(note));
+		}
+	}
+	param_write(fence_spin_knob, saved);
+	if (h)
+		gem_close(c, h);
+	if (ret) {
+		minfo("fence polling %" PRIu64 " KiB: %s", size >> 10,
+		      strerror(-ret));
+		return;
+	}
+	/* the ratios before the medians, which sort the runs */
+	q = mig_paired(spin, nospin, n);
+	if (q == NA) {
+		minfo("fence polling %" PRIu64 " KiB: a run failed: %s",
+		      size >> 10, note);
+		return;
+	}
+	minfo("dma_fence wait, %" PRIu64 " KiB VRAM <-> system, engine-or-CPU: polling (fence_spin_us=%s) %.1f MiB/s, default wait (0) %.1f MiB/s, ratio %.2f",
+	      size >> 10, saved, median(spin, n), median(nospin, n), q);
 }
 
 static void bench_migrate(struct col *c)
@@ -1552,9 +1639,11 @@ static void bench_migrate(struct col *c)
 	other[MIG_SYS] = 0;
 	other[MIG_APT] = apt;
 	other[MIG_VRAM] = inv;
-	if (param_read(USE_ENGINE_PARAM, saved, sizeof(saved)))
-		minfo("no %s: only the default mode is measured", USE_ENGINE_PARAM);
-	if (param_read(CPU_MOVE_PARAM, saved_cpu_move, sizeof(saved_cpu_move)))
+	knob_path(c, "use_engine", use_engine_knob, sizeof(use_engine_knob));
+	knob_path(c, "cpu_move_max_kb", cpu_move_knob, sizeof(cpu_move_knob));
+	if (param_read(use_engine_knob, saved, sizeof(saved)))
+		minfo("no %s: only the default mode is measured", use_engine_knob);
+	if (param_read(cpu_move_knob, saved_cpu_move, sizeof(saved_cpu_move)))
 		saved_cpu_move[0] = '\0';
 	else
 		minfo("engine-or-CPU: cpu_move_max_kb=%s (VRAM<->system, aperture, VRAM<->VRAM)",
@@ -1616,9 +1705,14 @@ static void bench_migrate(struct col *c)
 		gem_close(c, h);
 	}
 	if (saved[0])
-		param_write(USE_ENGINE_PARAM, saved);
+		param_write(use_engine_knob, saved);
 	if (saved_cpu_move[0])
-		param_write(CPU_MOVE_PARAM, saved_cpu_move);
+		param_write(cpu_move_knob, saved_cpu_move);
+	/* engine-or-CPU as loaded again */
+	if (!mig_only || mig_only == 65536)
+		mig_fence_spin(c, vis, 65536);
+	if (!mig_only || mig_only == 1048576)
+		mig_fence_spin(c, vis, 1048576);
 }
 
 /*

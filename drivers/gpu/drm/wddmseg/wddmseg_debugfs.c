@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * debugfs: the validated segment table, each segment's allocations, and a
- * port to read memory as the GPU sees it.
+ * debugfs: the validated segment table, each segment's allocations, a
+ * port to read memory as the GPU sees it, fault injection, and the
+ * device's test knobs.
  */
 
 #include <linux/debugfs.h>
@@ -228,6 +229,114 @@ static const struct file_operations wddmseg_inject_fops = {
 	.llseek = noop_llseek,
 };
 
+/**
+ * DOC: Test knobs
+ *
+ * Knobs that tests and ``make bench`` turn, and that a user has no reason
+ * to, are per device in debugfs, in the ``wddmseg`` directory of the DRM
+ * device's debugfs directory (``/sys/kernel/debug/dri/N/wddmseg/``, N of
+ * ``/dev/dri/cardN``); they may change at any time:
+ *
+ * - ``use_engine`` (Y): move memory with the copy engine; N: the CPU
+ *   copies, as without an engine.
+ * - ``cpu_move_max_kb`` (4,4,4): the largest move in KiB the CPU copies
+ *   although the engine runs, when the allocation is idle, per path:
+ *   VRAM<->system memory, an aperture on either side, VRAM<->VRAM; 0 turns
+ *   the CPU off for a path (see "Engine or CPU"). Read and written as
+ *   three numbers separated by commas.
+ * - ``fence_spin_us`` (500): microseconds a waiter polls a paging fence's
+ *   writeback before it sleeps until the interrupt; 0: sleeps at once.
+ * - ``vram_blocks`` (Y): allocations that need no contiguous VRAM may be
+ *   made of several ranges; N: one range each (DOC: VRAM made of blocks).
+ *
+ * Each file is read and written like a module parameter of its type
+ * (``echo 0 > use_engine``). Without debugfs the defaults stay.
+ */
+
+/**
+ * wddmseg_knobs_init - the test knobs' defaults
+ * @wdev: new device
+ */
+void wddmseg_knobs_init(struct wddmseg_device *wdev)
+{
+	struct wddmseg_knobs *k = &wdev->knobs;
+	int i;
+
+	k->use_engine = true;
+	for (i = 0; i < WDDMSEG_MOVE_PATHS; i++)
+		k->cpu_move_max_kb[i] = 4;
+	k->fence_spin_us = 500;
+	k->vram_blocks = true;
+}
+
+static int wddmseg_cpu_move_max_kb_show(struct seq_file *m, void *unused)
+{
+	struct wddmseg_device *wdev = m->private;
+	int i;
+
+	for (i = 0; i < WDDMSEG_MOVE_PATHS; i++)
+		seq_printf(m, "%s%u", i ? "," : "",
+			   READ_ONCE(wdev->knobs.cpu_move_max_kb[i]));
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static int wddmseg_cpu_move_max_kb_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, wddmseg_cpu_move_max_kb_show, inode->i_private);
+}
+
+/* One number per path, separated by commas; all or nothing changes. */
+static ssize_t wddmseg_cpu_move_max_kb_write(struct file *file,
+					     const char __user *ubuf,
+					     size_t len, loff_t *pos)
+{
+	struct wddmseg_device *wdev = file_inode(file)->i_private;
+	u32 kb[WDDMSEG_MOVE_PATHS];
+	char buf[48] = {}, *p = buf, *tok;
+	int i, ret;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	for (i = 0; i < WDDMSEG_MOVE_PATHS; i++) {
+		tok = strsep(&p, ",");
+		if (!tok)
+			return -EINVAL;
+		ret = kstrtou32(strim(tok), 0, &kb[i]);
+		if (ret)
+			return ret;
+	}
+	if (p)
+		return -EINVAL;
+	for (i = 0; i < WDDMSEG_MOVE_PATHS; i++)
+		WRITE_ONCE(wdev->knobs.cpu_move_max_kb[i], kb[i]);
+	return len;
+}
+
+static const struct file_operations wddmseg_cpu_move_max_kb_fops = {
+	.owner = THIS_MODULE,
+	.open = wddmseg_cpu_move_max_kb_open,
+	.read = seq_read,
+	.write = wddmseg_cpu_move_max_kb_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static void wddmseg_knobs_debugfs(struct wddmseg_device *wdev,
+				  struct dentry *root)
+{
+	struct wddmseg_knobs *k = &wdev->knobs;
+	struct dentry *dir = debugfs_create_dir("wddmseg", root);
+
+	debugfs_create_bool("use_engine", 0600, dir, &k->use_engine);
+	debugfs_create_file("cpu_move_max_kb", 0600, dir, wdev,
+			    &wddmseg_cpu_move_max_kb_fops);
+	debugfs_create_u32("fence_spin_us", 0600, dir, &k->fence_spin_us);
+	debugfs_create_bool("vram_blocks", 0600, dir, &k->vram_blocks);
+}
+
 static const struct drm_info_list wddmseg_debugfs_list[] = {
 	{ "segments", wddmseg_segments_show, 0, NULL },
 	{ "mm", wddmseg_mm_show, 0, NULL },
@@ -246,4 +355,5 @@ void wddmseg_debugfs_init(struct drm_minor *minor)
 			   &wdev->peek_addr);
 	debugfs_create_file("inject", 0200, minor->debugfs_root, wdev,
 			    &wddmseg_inject_fops);
+	wddmseg_knobs_debugfs(wdev, minor->debugfs_root);
 }

@@ -335,6 +335,36 @@ struct wddmseg_irq_client {
 	void (*handler)(struct wddmseg_device *wdev, u32 status);
 };
 
+/* Kinds of move with their own engine-or-CPU threshold (cpu_move_max_kb). */
+enum wddmseg_move_path {
+	WDDMSEG_MOVE_SYSTEM,	/* VRAM <-> system memory */
+	WDDMSEG_MOVE_APERTURE,	/* an aperture on either side */
+	WDDMSEG_MOVE_VRAM,	/* VRAM <-> VRAM */
+	WDDMSEG_MOVE_PATHS,
+};
+
+/**
+ * struct wddmseg_knobs - test and tuning knobs of one device
+ *
+ * Files in the DRM device's debugfs directory, wddmseg/ (DOC: Test knobs,
+ * wddmseg_debugfs.c), for tests and ``make bench``; nothing a user has
+ * to set. Written there at any time, so read with READ_ONCE().
+ *
+ * @use_engine: move with the copy engine; false: the CPU copies
+ * @cpu_move_max_kb: largest move in KiB the CPU copies although the
+ *	engine runs, when the allocation is idle, per &enum wddmseg_move_path
+ * @fence_spin_us: microseconds a waiter polls a paging fence's writeback
+ *	before sleeping until the interrupt; 0: sleep at once
+ * @vram_blocks: allocations that need no contiguous VRAM may be made of
+ *	several ranges; false: one range each
+ */
+struct wddmseg_knobs {
+	bool use_engine;
+	u32 cpu_move_max_kb[WDDMSEG_MOVE_PATHS];
+	u32 fence_spin_us;
+	bool vram_blocks;
+};
+
 /**
  * struct wddmseg_device - driver instance
  * @drm: DRM device, first so that the managed allocation frees us
@@ -350,6 +380,7 @@ struct wddmseg_irq_client {
  *	after a resume)
  * @apt_lock: serializes select-then-access register sequences (APT, PEEK)
  * @peek_addr: GPU address the debugfs peek file reads
+ * @knobs: test and tuning knobs (debugfs)
  * @ttm_ready: the TTM device and its managers are initialized
  * @engine: the copy engine
  * @kms: the display controller
@@ -385,6 +416,7 @@ struct wddmseg_device {
 	u64 window_base;
 	struct mutex apt_lock;		/* select + access of APT and PEEK */
 	u64 peek_addr;
+	struct wddmseg_knobs knobs;
 	bool ttm_ready;
 	struct wddmseg_engine engine;
 	struct wddmseg_kms kms;

@@ -39,6 +39,7 @@
 #include "wddmseg_vram.h"
 #include "wddmseg_hw.h"
 #include "wddmseg_trace.h"
+#include "wddmseg_wrap.h"
 
 #define WDDMSEG_RING_BYTES	SZ_256K
 #define WDDMSEG_ARENA_BYTES	SZ_1M
@@ -105,7 +106,7 @@ static bool wddmseg_fence_signaled(struct dma_fence *f)
 }
 
 /*
- * Poll the writeback for up to wddmseg_fence_spin_us before sleeping until the
+ * Poll the writeback for up to the knob fence_spin_us before sleeping until the
  * interrupt: most paging jobs (a 1 MiB move) finish within that, and a
  * sleeping waiter pays for the interrupt, the wakeup and, on an idle
  * (virtual) CPU, its way out of HLT, which under TCG can cost more than
@@ -121,9 +122,10 @@ static bool wddmseg_fence_signaled(struct dma_fence *f)
  * waits that matter are not ours to change: TTM's (ttm_bo_wait_ctx() in
  * the move and fault paths, dma_resv_wait_timeout()) reach the fence only
  * through dma_fence_wait_timeout(), so a spin in our own callers would
- * miss them, and the spin is what took 1 MiB moves from 2.2 to 6.1 GB/s
- * (VRAM<->system, wddmseg-bench -m, commit "poll a paging fence's
- * writeback before sleeping on it"). It keeps .wait's contract: the same
+ * miss them; and because of what it buys, which ``make bench`` measures
+ * in every run (wddmseg-bench's "dma_fence wait" notes: 64 KiB and 1 MiB
+ * moves with fence_spin_us as loaded against 0, i.e. this against the
+ * default wait). It keeps .wait's contract: the same
  * return values as dma_fence_default_wait(), which it ends in, never
  * longer than the timeout, interruptible when asked; and waits on several
  * fences (dma_fence_wait_any_timeout()), which bypass .wait, still work
@@ -132,7 +134,9 @@ static bool wddmseg_fence_signaled(struct dma_fence *f)
 static signed long wddmseg_fence_wait(struct dma_fence *f, bool intr,
 				      signed long timeout)
 {
-	u64 spin_ns = (u64)wddmseg_fence_spin_us * NSEC_PER_USEC, end;
+	struct wddmseg_engine *eng = container_of(f, struct wddmseg_fence, base)->eng;
+	u64 spin_ns = (u64)READ_ONCE(eng->wdev->knobs.fence_spin_us) *
+		      NSEC_PER_USEC, end;
 	unsigned long start = jiffies, spent;
 
 	if (!timeout || !spin_ns)
@@ -304,45 +308,26 @@ static void wddmseg_engine_hw_start(struct wddmseg_engine *eng)
 	writel(WDDMSEG_RING_CTRL_ENABLE, eng->mmio + WDDMSEG_REG_RING_CTRL);
 }
 
-static u32 wddmseg_ring_used(struct wddmseg_engine *eng)
-{
-	return (eng->ring_tail - eng->ring_free) & (WDDMSEG_RING_BYTES - 1);
-}
-
-/* Bytes to skip at the ring end so that @bytes fit contiguously. */
-static u32 wddmseg_ring_pad(struct wddmseg_engine *eng, u32 bytes)
-{
-	u32 left = WDDMSEG_RING_BYTES - eng->ring_tail;
-
-	return left < bytes ? left : 0;
-}
-
+/*
+ * Both the ring and the arena are wddmseg_wrap.h buffers: their tails
+ * stay below their sizes, a piece that does not fit before the end goes
+ * to the start.
+ */
 static bool wddmseg_ring_fits(struct wddmseg_engine *eng, u32 bytes)
 {
-	/* Keep one word free: head == tail must mean empty. */
-	return wddmseg_ring_used(eng) + wddmseg_ring_pad(eng, bytes) + bytes +
-	       8 <= WDDMSEG_RING_BYTES;
-}
-
-static u32 wddmseg_arena_pad(struct wddmseg_engine *eng, u32 bytes)
-{
-	u32 left = WDDMSEG_ARENA_BYTES - eng->arena_tail;
-
-	return left < bytes ? left : 0;
+	return wddmseg_wrap_fits(WDDMSEG_RING_BYTES, eng->ring_tail,
+				 eng->ring_free, bytes);
 }
 
 static bool wddmseg_arena_fits(struct wddmseg_engine *eng, u32 bytes)
 {
-	u32 used = (eng->arena_tail - eng->arena_free) &
-		   (WDDMSEG_ARENA_BYTES - 1);
-
 	if (!bytes)
 		return true;
 	/* An empty arena may restart anywhere. */
 	if (list_empty(&eng->pending))
 		return true;
-	return used + wddmseg_arena_pad(eng, bytes) + bytes + 8 <=
-	       WDDMSEG_ARENA_BYTES;
+	return wddmseg_wrap_fits(WDDMSEG_ARENA_BYTES, eng->arena_tail,
+				 eng->arena_free, bytes);
 }
 
 static bool wddmseg_engine_has_room(struct wddmseg_engine *eng, u32 ring_bytes,
@@ -378,7 +363,7 @@ int wddmseg_engine_reserve(struct wddmseg_engine *eng, u32 qwords,
 {
 	u32 ring_bytes = (qwords + WDDMSEG_FENCE_QWORDS) * 8;
 	unsigned long flags;
-	u32 pad;
+	u32 pad, arena_start;
 
 	lockdep_assert_held(&eng->lock);
 	arena_bytes = ALIGN(arena_bytes, 8);
@@ -407,16 +392,16 @@ int wddmseg_engine_reserve(struct wddmseg_engine *eng, u32 qwords,
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
 
 	/* Pad the ring end with a NOP so the job is contiguous. */
-	pad = wddmseg_ring_pad(eng, ring_bytes);
+	pad = wddmseg_wrap_pad(WDDMSEG_RING_BYTES, eng->ring_tail, ring_bytes);
 	if (pad) {
 		u64 nop = WDDMSEG_CMD_HDR(WDDMSEG_OP_NOP, pad / 8);
 
 		eng->ring[eng->ring_tail / 8] = cpu_to_le64(nop);
-		eng->ring_tail = 0;
 	}
-	pad = wddmseg_arena_pad(eng, arena_bytes);
-	if (pad)
-		eng->arena_tail = 0;
+	eng->ring_tail = wddmseg_wrap_start(WDDMSEG_RING_BYTES, eng->ring_tail,
+					    ring_bytes);
+	arena_start = wddmseg_wrap_start(WDDMSEG_ARENA_BYTES, eng->arena_tail,
+					 arena_bytes);
 
 	job->zero_segment = 0;
 	job->zero_addr = 0;
@@ -424,9 +409,10 @@ int wddmseg_engine_reserve(struct wddmseg_engine *eng, u32 qwords,
 	job->ring_start = eng->ring_tail;
 	job->ring_pos = eng->ring_tail;
 	job->ring_limit = eng->ring_tail + ring_bytes - WDDMSEG_FENCE_QWORDS * 8;
-	job->arena = eng->arena + eng->arena_tail;
-	job->arena_dma = eng->arena_dma + eng->arena_tail;
-	eng->arena_tail += arena_bytes;
+	job->arena = eng->arena + arena_start;
+	job->arena_dma = eng->arena_dma + arena_start;
+	eng->arena_tail = wddmseg_wrap_end(WDDMSEG_ARENA_BYTES, arena_start,
+					   arena_bytes);
 	return 0;
 }
 
@@ -485,7 +471,7 @@ struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 	wddmseg_engine_emit(eng, job, cmd, WDDMSEG_FENCE_QWORDS);
 
 	f->ring_start = job->ring_start;
-	f->ring_end = job->ring_pos & (WDDMSEG_RING_BYTES - 1);
+	f->ring_end = wddmseg_wrap_end(WDDMSEG_RING_BYTES, job->ring_pos, 0);
 	f->arena_end = eng->arena_tail;
 	f->deadline = jiffies + msecs_to_jiffies(wddmseg_fence_timeout_ms);
 	f->zero_segment = job->zero_segment;

@@ -60,7 +60,8 @@
  * /proc/PID/mem: one Read/WritePhysical per range), wipes and
  * DiscardContent (one engine job per range). Apertures stay one range
  * (their page table is written per range); a device before 1.6, or the
- * module parameter ``vram_blocks=0``, keeps every placement one range.
+ * debugfs knob ``wddmseg/vram_blocks`` set to 0, keeps every placement
+ * one range.
  * The known-zero tracking works per range: a resource is zeroed when all
  * of its ranges were, and a wipe marks all of them.
  *
@@ -345,7 +346,7 @@ static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
 
 	/* No one range has room: several, where contiguity is not needed. */
 	if (ret == -ENOSPC && committed && mgr->blocks &&
-	    READ_ONCE(wddmseg_vram_blocks) &&
+	    READ_ONCE(mgr->wdev->knobs.vram_blocks) &&
 	    !(place->flags & TTM_PL_FLAG_CONTIGUOUS))
 		ret = wddmseg_mgr_scatter(mgr, node, pages, bo->page_alignment,
 					  place->fpfn, lpfn, mode);

@@ -6,7 +6,7 @@
  * Transfer/Fill/Map/Unmap jobs of a TTM move, DiscardContent, the wipe of
  * released VRAM, ReadPhysical/WritePhysical for access_memory and the
  * blits of SUBMIT_BLIT. Nothing else takes the engine's lock. Without an
- * engine (use_engine=0, or the engine did not start) moves and accesses
+ * engine (debugfs knob use_engine=0, or the engine did not start) moves and accesses
  * fall back to the CPU (wddmseg_migrate_cpu_copy(), wddmseg_vram.c).
  */
 
@@ -39,11 +39,11 @@
  * wddmseg_migrate_uses_engine - whether moves go through the copy engine now
  * @wdev: device
  *
- * Return: false with use_engine=0 or while the engine does not run.
+ * Return: false with the knob use_engine off or while the engine does not run.
  */
 bool wddmseg_migrate_uses_engine(struct wddmseg_device *wdev)
 {
-	return READ_ONCE(wddmseg_use_engine) && READ_ONCE(wdev->engine.ready);
+	return READ_ONCE(wdev->knobs.use_engine) && READ_ONCE(wdev->engine.ready);
 }
 
 /*

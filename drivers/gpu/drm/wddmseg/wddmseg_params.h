@@ -7,21 +7,10 @@
 
 #include <linux/types.h>
 
-/* Kinds of move with their own engine-or-CPU threshold (cpu_move_max_kb). */
-enum wddmseg_move_path {
-	WDDMSEG_MOVE_SYSTEM,	/* VRAM <-> system memory */
-	WDDMSEG_MOVE_APERTURE,	/* an aperture on either side */
-	WDDMSEG_MOVE_VRAM,	/* VRAM <-> VRAM */
-	WDDMSEG_MOVE_PATHS,
-};
-
-extern bool wddmseg_use_engine;
-extern unsigned int wddmseg_cpu_move_max_kb[WDDMSEG_MOVE_PATHS];
+/* What a user sets; test and tuning knobs are in debugfs (struct wddmseg_knobs). */
 extern unsigned int wddmseg_keep_sysmem_mb;
 extern unsigned int wddmseg_fence_timeout_ms;
-extern unsigned int wddmseg_fence_spin_us;
 extern bool wddmseg_fbdev;
 extern int wddmseg_autosuspend_ms;
-extern bool wddmseg_vram_blocks;
 
 #endif /* WDDMSEG_PARAMS_H */

@@ -319,7 +319,7 @@ static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
 
 /*
  * Whether the CPU moves @bo into @new_mem although the engine runs: a
- * small move (at most cpu_move_max_kb for its path) of an idle allocation
+ * small move (at most the knob cpu_move_max_kb for its path) of an idle allocation
  * whose content the CPU may see. An engine job costs a ring submission,
  * a doorbell and a fence interrupt however small it is, where the CPU
  * copies a few pages in less time; a busy allocation stays on the engine,
@@ -350,7 +350,7 @@ static bool wddmseg_bo_move_on_cpu(struct wddmseg_bo *bo,
 		path = WDDMSEG_MOVE_APERTURE;
 	else if (!old_man->use_tt && !new_man->use_tt)
 		path = WDDMSEG_MOVE_VRAM;
-	max = (u64)READ_ONCE(wddmseg_cpu_move_max_kb[path]) << 10;
+	max = (u64)READ_ONCE(bdev_to_wddmseg(bo->tbo.bdev)->knobs.cpu_move_max_kb[path]) << 10;
 	if (bo->tbo.base.size > max)
 		return false;
 	return dma_resv_test_signaled(bo->tbo.base.resv,

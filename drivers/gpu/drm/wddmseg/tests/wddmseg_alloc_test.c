@@ -21,9 +21,8 @@
 #include "../wddmseg_desc.h"
 #include "../wddmseg_device_types.h"
 #include "../wddmseg_hw.h"
+#include "wddmseg_test_fixtures.h"
 
-#define TEST_BAR	0xe0000000ULL
-#define TEST_APT	0x100000000ULL
 #define TEST_MAX_SIZE	SZ_1G		/* limit of system-memory allocations */
 #define TEST_USER_PTR	0x7f0000000000ULL
 
@@ -43,41 +42,23 @@ struct alloc_case {
 	void (*mutate)(struct drm_wddmseg_gem_create *a);
 };
 
-static void set_seg(struct wddmseg_segment_desc *s, u64 base, u64 cpu,
-		    u64 size, u32 flags)
-{
-	memset(s, 0, sizeof(*s));
-	s->base_address = base;
-	s->cpu_translated_address = cpu;
-	s->size = size;
-	s->commit_limit = size;
-	s->flags = flags;
-}
-
 /*
- * The adapter: 2 MiB of VRAM, a 1 MiB BAR2.
+ * The adapter: wddmseg_test_adapter() (2 MiB of VRAM, a 1 MiB BAR2) with
  *   1: VRAM [0, 1M), CPU-visible
  *   2: VRAM [1M, 2M), invisible, two banks of 512 KiB, VprSupported
- *   3: aperture of 1 MiB at 4 GiB
+ *   3: aperture of 1 MiB at 4 GiB, not cache coherent
  *   4: an Agp aperture
  */
 static void base_adapter(struct wddmseg_adapter_desc *d)
 {
-	memset(d, 0, sizeof(*d));
-	d->hw_version = WDDMSEG_VERSION_CURRENT;
-	d->num_engines = 1;
-	d->vram_size = SZ_2M;
-	d->bar_start = TEST_BAR;
-	d->bar_size = SZ_1M;
+	wddmseg_test_adapter(d);
 	d->segment_count = 4;
-	set_seg(&d->seg[0], 0, TEST_BAR, SZ_1M, DXGK_SEGFLAG_CPU_VISIBLE);
-	set_seg(&d->seg[1], SZ_1M, 0, SZ_1M,
-		DXGK_SEGFLAG_USE_BANKING | DXGK_SEGFLAG_VPR_SUPPORTED);
+	d->seg[1].flags = DXGK_SEGFLAG_USE_BANKING | DXGK_SEGFLAG_VPR_SUPPORTED;
 	d->seg[1].nb_banks = 2;
 	d->seg[1].bank_end[0] = SZ_512K;
 	d->seg[1].bank_end[1] = SZ_1M;
-	set_seg(&d->seg[2], TEST_APT, 0, SZ_1M, DXGK_SEGFLAG_APERTURE);
-	set_seg(&d->seg[3], 0, 0, SZ_1M, DXGK_SEGFLAG_AGP);
+	d->seg[2].flags = DXGK_SEGFLAG_APERTURE;
+	wddmseg_test_seg(&d->seg[3], 0, 0, SZ_1M, SZ_1M, DXGK_SEGFLAG_AGP);
 }
 
 /* 64 KiB in either VRAM segment, visible first, evicted to the other one */

@@ -23,10 +23,7 @@
 #include "../wddmseg_desc.h"
 #include "../wddmseg_device_types.h"
 #include "../wddmseg_hw.h"
-
-/* Bus address of BAR2 in the test adapter: any page-aligned address. */
-#define TEST_BAR	0xe0000000ULL
-#define TEST_APT	0x100000000ULL	/* apertures live above VRAM */
+#include "wddmseg_test_fixtures.h"
 
 /**
  * struct desc_case - one mutation of the base adapter
@@ -42,37 +39,13 @@ struct desc_case {
 	void (*mutate)(struct wddmseg_adapter_desc *d);
 };
 
-static void set_seg(struct wddmseg_segment_desc *s, u64 base, u64 cpu,
-		    u64 size, u64 commit, u32 flags)
-{
-	memset(s, 0, sizeof(*s));
-	s->base_address = base;
-	s->cpu_translated_address = cpu;
-	s->size = size;
-	s->commit_limit = commit;
-	s->flags = flags;
-}
-
 /*
- * The base adapter: 2 MiB of VRAM, a 1 MiB BAR2, one engine.
+ * The base adapter is wddmseg_test_adapter() (wddmseg_test_fixtures.c):
+ * 2 MiB of VRAM, a 1 MiB BAR2, one engine.
  *   1: VRAM [0, 1M), CPU-visible through BAR2 at offset 0
  *   2: VRAM [1M, 2M), invisible
  *   3: aperture of 1 MiB at 4 GiB, cache coherent
  */
-static void base_adapter(struct wddmseg_adapter_desc *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->hw_version = WDDMSEG_VERSION_CURRENT;
-	d->num_engines = 1;
-	d->vram_size = SZ_2M;
-	d->bar_start = TEST_BAR;
-	d->bar_size = SZ_1M;
-	d->segment_count = 3;
-	set_seg(&d->seg[0], 0, TEST_BAR, SZ_1M, SZ_1M, DXGK_SEGFLAG_CPU_VISIBLE);
-	set_seg(&d->seg[1], SZ_1M, 0, SZ_1M, SZ_1M, 0);
-	set_seg(&d->seg[2], TEST_APT, 0, SZ_1M, SZ_1M,
-		DXGK_SEGFLAG_APERTURE | DXGK_SEGFLAG_CACHE_COHERENT);
-}
 
 static void set_banks(struct wddmseg_segment_desc *s, u32 nb,
 		      const u64 *ends, u32 n)
@@ -98,7 +71,7 @@ static void check_case(struct kunit *test, const struct desc_case *c)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
 
 	/* the mutation alone must make the difference */
-	base_adapter(d);
+	wddmseg_test_adapter(d);
 	ret = wddmseg_desc_validate(d, &v);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "base adapter refused: rule %s: %s",
 			    v.rule, v.detail);
@@ -305,7 +278,7 @@ static void caps_before_segments(struct kunit *test)
 
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
-	base_adapter(d);
+	wddmseg_test_adapter(d);
 	d->vidmm_caps = DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED;
 	d->seg[1].flags = DXGK_SEGFLAG_RESERVED_SYSMEM;
 	KUNIT_EXPECT_EQ(test, wddmseg_desc_validate(d, &v), -EINVAL);
@@ -414,7 +387,7 @@ static void seg_aperture_commit_below(struct wddmseg_adapter_desc *d)
 
 static void seg_agp_ignores_base_size(struct wddmseg_adapter_desc *d)
 {
-	set_seg(&d->seg[2], 0x123, 0, 0x1800, SZ_4K, DXGK_SEGFLAG_AGP);
+	wddmseg_test_seg(&d->seg[2], 0x123, 0, 0x1800, SZ_4K, DXGK_SEGFLAG_AGP);
 }
 
 static void seg_every_harmless_flag(struct wddmseg_adapter_desc *d)
@@ -803,7 +776,7 @@ static void segment_first_reported(struct kunit *test)
 
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
-	base_adapter(d);
+	wddmseg_test_adapter(d);
 	d->seg[2].commit_limit = 0;			/* commit-limit */
 	d->seg[1].flags = DXGK_SEGFLAG_RESERVED_SYSMEM;	/* reserved-sysmem */
 	KUNIT_EXPECT_EQ(test, wddmseg_desc_validate(d, &v), -EINVAL);
@@ -819,7 +792,7 @@ static void segment_banks_bounded(struct kunit *test)
 
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
-	base_adapter(d);
+	wddmseg_test_adapter(d);
 	d->seg[1].flags = DXGK_SEGFLAG_USE_BANKING;
 	d->seg[1].nb_banks = U32_MAX;
 	KUNIT_EXPECT_EQ(test, wddmseg_desc_validate(d, &v), -EINVAL);
@@ -873,7 +846,7 @@ static void table_max_segments(struct wddmseg_adapter_desc *d)
 
 	d->segment_count = WDDMSEG_MAX_SEGMENTS;
 	for (i = 0; i < WDDMSEG_MAX_SEGMENTS; i++)
-		set_seg(&d->seg[i], (u64)i * SZ_256K, 0, SZ_256K, SZ_256K, 0);
+		wddmseg_test_seg(&d->seg[i], (u64)i * SZ_256K, 0, SZ_256K, SZ_256K, 0);
 	d->seg[0].cpu_translated_address = TEST_BAR;
 	d->seg[0].flags = DXGK_SEGFLAG_CPU_VISIBLE;
 }
@@ -882,15 +855,15 @@ static void table_adjacent(struct wddmseg_adapter_desc *d)
 {
 	/* a second aperture right after the first one */
 	d->segment_count = 4;
-	set_seg(&d->seg[3], TEST_APT + SZ_1M, 0, SZ_1M, SZ_1M,
-		DXGK_SEGFLAG_APERTURE);
+	wddmseg_test_seg(&d->seg[3], TEST_APT + SZ_1M, 0, SZ_1M, SZ_1M,
+			 DXGK_SEGFLAG_APERTURE);
 }
 
 static void table_agp_no_overlap(struct wddmseg_adapter_desc *d)
 {
 	/* an Agp segment on top of VRAM takes no part in the overlap rule */
 	d->segment_count = 4;
-	set_seg(&d->seg[3], 0, 0, SZ_1M, SZ_1M, DXGK_SEGFLAG_AGP);
+	wddmseg_test_seg(&d->seg[3], 0, 0, SZ_1M, SZ_1M, DXGK_SEGFLAG_AGP);
 }
 
 static void table_no_segment(struct wddmseg_adapter_desc *d)
@@ -912,8 +885,8 @@ static void table_count_huge(struct wddmseg_adapter_desc *d)
 static void table_two_agp(struct wddmseg_adapter_desc *d)
 {
 	d->segment_count = 5;
-	set_seg(&d->seg[3], TEST_APT * 2, 0, SZ_1M, SZ_1M, DXGK_SEGFLAG_AGP);
-	set_seg(&d->seg[4], TEST_APT * 3, 0, SZ_1M, SZ_1M, DXGK_SEGFLAG_AGP);
+	wddmseg_test_seg(&d->seg[3], TEST_APT * 2, 0, SZ_1M, SZ_1M, DXGK_SEGFLAG_AGP);
+	wddmseg_test_seg(&d->seg[4], TEST_APT * 3, 0, SZ_1M, SZ_1M, DXGK_SEGFLAG_AGP);
 }
 
 static void table_overlap_memory(struct wddmseg_adapter_desc *d)
@@ -924,8 +897,8 @@ static void table_overlap_memory(struct wddmseg_adapter_desc *d)
 static void table_overlap_apertures(struct wddmseg_adapter_desc *d)
 {
 	d->segment_count = 4;
-	set_seg(&d->seg[3], TEST_APT + SZ_512K, 0, SZ_1M, SZ_1M,
-		DXGK_SEGFLAG_APERTURE);
+	wddmseg_test_seg(&d->seg[3], TEST_APT + SZ_512K, 0, SZ_1M, SZ_1M,
+			 DXGK_SEGFLAG_APERTURE);
 }
 
 static void table_overlap_aperture_memory(struct wddmseg_adapter_desc *d)
@@ -936,8 +909,8 @@ static void table_overlap_aperture_memory(struct wddmseg_adapter_desc *d)
 static void table_overlap_contained(struct wddmseg_adapter_desc *d)
 {
 	d->segment_count = 4;
-	set_seg(&d->seg[3], TEST_APT + SZ_4K, 0, SZ_4K, SZ_4K,
-		DXGK_SEGFLAG_APERTURE);
+	wddmseg_test_seg(&d->seg[3], TEST_APT + SZ_4K, 0, SZ_4K, SZ_4K,
+			 DXGK_SEGFLAG_APERTURE);
 }
 
 static void table_overlap_at_top(struct wddmseg_adapter_desc *d)
@@ -945,8 +918,8 @@ static void table_overlap_at_top(struct wddmseg_adapter_desc *d)
 	/* two apertures just below the top: [-2M, -1M) and [-1.25M, -0.75M) */
 	d->segment_count = 4;
 	d->seg[2].base_address = U64_MAX - SZ_2M + 1;
-	set_seg(&d->seg[3], U64_MAX - SZ_1M - SZ_256K + 1, 0, SZ_512K,
-		SZ_512K, DXGK_SEGFLAG_APERTURE);
+	wddmseg_test_seg(&d->seg[3], U64_MAX - SZ_1M - SZ_256K + 1, 0, SZ_512K,
+			 SZ_512K, DXGK_SEGFLAG_APERTURE);
 }
 
 static void table_end_at_top(struct wddmseg_adapter_desc *d)

@@ -20,9 +20,8 @@
 #include "../wddmseg_device_types.h"
 #include "../wddmseg_drv.h"
 #include "../wddmseg_hw.h"
+#include "wddmseg_test_fixtures.h"
 
-#define TEST_BAR	0xe0000000ULL
-#define TEST_APT	0x100000000ULL
 #define SEG(id)		WDDMSEG_SEGMENT_BIT(id)
 #define PFN(bytes)	((bytes) >> PAGE_SHIFT)
 
@@ -31,19 +30,9 @@ static const u32 test_mem_type[] = {
 	TTM_PL_VRAM, TTM_PL_PRIV, TTM_PL_TT, TTM_PL_PRIV + 1,
 };
 
-static void set_seg(struct wddmseg_segment_desc *s, u64 base, u64 cpu,
-		    u64 size, u32 flags)
-{
-	memset(s, 0, sizeof(*s));
-	s->base_address = base;
-	s->cpu_translated_address = cpu;
-	s->size = size;
-	s->commit_limit = size;
-	s->flags = flags;
-}
-
 /*
- * A device with 3 MiB of VRAM, a 1 MiB BAR2 and
+ * A device made from wddmseg_test_adapter(), with 3 MiB of VRAM, a 1 MiB
+ * BAR2 and
  *   1: VRAM [0, 1M), CPU-visible                       (TTM_PL_VRAM)
  *   2: VRAM [1M, 2M), invisible, banks end at 256K, 1M (TTM_PL_PRIV)
  *   3: aperture of 1 MiB at 4 GiB                      (TTM_PL_TT)
@@ -63,19 +52,16 @@ static struct wddmseg_bo *test_bo(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bo);
 
 	d = &wdev->desc;
-	d->hw_version = WDDMSEG_VERSION_CURRENT;
-	d->num_engines = 1;
+	wddmseg_test_adapter(d);
 	d->vram_size = 3 * SZ_1M;
-	d->bar_start = TEST_BAR;
-	d->bar_size = SZ_1M;
 	d->segment_count = ARRAY_SIZE(test_mem_type);
-	set_seg(&d->seg[0], 0, TEST_BAR, SZ_1M, DXGK_SEGFLAG_CPU_VISIBLE);
-	set_seg(&d->seg[1], SZ_1M, 0, SZ_1M, DXGK_SEGFLAG_USE_BANKING);
+	d->seg[1].flags = DXGK_SEGFLAG_USE_BANKING;
 	d->seg[1].nb_banks = 2;
 	d->seg[1].bank_end[0] = SZ_256K;
 	d->seg[1].bank_end[1] = SZ_1M;
-	set_seg(&d->seg[2], TEST_APT, 0, SZ_1M, DXGK_SEGFLAG_APERTURE);
-	set_seg(&d->seg[3], SZ_2M, 0, SZ_1M, DXGK_SEGFLAG_PITCH_ALIGNMENT);
+	d->seg[2].flags = DXGK_SEGFLAG_APERTURE;
+	wddmseg_test_seg(&d->seg[3], SZ_2M, 0, SZ_1M, SZ_1M,
+			 DXGK_SEGFLAG_PITCH_ALIGNMENT);
 	KUNIT_ASSERT_EQ_MSG(test, wddmseg_desc_validate(d, &v), 0,
 			    "test adapter refused: rule %s: %s", v.rule, v.detail);
 	memcpy(wdev->mem_type, test_mem_type, sizeof(test_mem_type));

@@ -2,13 +2,13 @@
 /*
  * wddmseg copy engine (wddmseg_engine.c, the engine path of
  * wddmseg_ttm.c): multi-job migrations between every kind of place, the
- * engine against the CPU fallback (module parameter use_engine), GEM_WAIT
+ * engine against the CPU fallback (test knob use_engine), GEM_WAIT
  * on pipelined engine work, recovery from an injected hang and an injected
  * fault (debugfs "inject"; the watchdog resets the engine and replays the
  * jobs that had not completed), GEM_WAIT's -ETIME while an injected hang
  * holds the engine, the wipe of released VRAM, the unmapping of an
  * aperture range an allocation left, concurrent submitters, both ways
- * of waiting for a paging fence (polling its writeback, module parameter
+ * of waiting for a paging fence (polling its writeback, test knob
  * fence_spin_us, and sleeping until its interrupt), and moves into VRAM
  * that return before their copy out of system pages is done.
  *
@@ -16,8 +16,8 @@
  * default layout and the most CPU-visible VRAM (in the VM check boot the
  * default device, 64 MiB + 64 MiB VRAM, 256 MiB aperture with a 128 MiB
  * CommitLimit). Engine state comes from debugfs
- * /sys/kernel/debug/dri/N/engine; tests that need debugfs or a module
- * parameter skip without it.
+ * /sys/kernel/debug/dri/N/engine, test knobs from its wddmseg/ directory;
+ * tests that need debugfs or a module parameter skip without it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,7 +38,6 @@
 
 #define SZ_8M		(8 * SZ_1M)
 
-#define PARAM_FENCE_SPIN	PARAM_DIR "/fence_spin_us"
 #define PARAM_KEEP_SYSMEM	PARAM_DIR "/keep_sysmem_mb"
 #define RESET_MSG		"paging engine reset"
 
@@ -48,6 +47,8 @@ FIXTURE(engine) {
 	int fd;
 	struct drm_wddmseg_query_segment seg[4];	/* of def, by id */
 	char dbg[64];			/* /sys/kernel/debug/dri/N */
+	char use_engine[96];		/* test knobs of def */
+	char fence_spin[96];
 	char saved_use_engine[16];
 	char saved_timeout[16];
 	char saved_spin[16];
@@ -117,16 +118,20 @@ FIXTURE_SETUP(engine)
 	if (!self->def)
 		return;
 	gem_debugfs_dir(self->def, self->dbg, sizeof(self->dbg));
+	gem_knob_path(self->def, "use_engine", self->use_engine,
+		      sizeof(self->use_engine));
+	gem_knob_path(self->def, "fence_spin_us", self->fence_spin,
+		      sizeof(self->fence_spin));
 }
 
 FIXTURE_TEARDOWN(engine)
 {
 	if (self->saved_use_engine[0])
-		file_write(PARAM_USE_ENGINE, self->saved_use_engine);
+		file_write(self->use_engine, self->saved_use_engine);
 	if (self->saved_timeout[0])
 		file_write(PARAM_FENCE_TIMEOUT, self->saved_timeout);
 	if (self->saved_spin[0])
-		file_write(PARAM_FENCE_SPIN, self->saved_spin);
+		file_write(self->fence_spin, self->saved_spin);
 	if (self->saved_keep[0])
 		file_write(PARAM_KEEP_SYSMEM, self->saved_keep);
 	if (self->fd >= 0)
@@ -147,13 +152,13 @@ static bool engine_debugfs(FIXTURE_DATA(engine) *self)
 			     self->dbg);				\
 	} while (0)
 
-/* The engine runs the moves (module parameter use_engine), or skip. */
+/* The engine runs the moves (test knob use_engine), or skip. */
 #define NEED_ENGINE_ON()						\
 	do {								\
 		char v_[8] = "";					\
 									\
 		NEED_ENGINE();						\
-		if (!file_read(PARAM_USE_ENGINE, v_, sizeof(v_)) &&	\
+		if (!file_read(self->use_engine, v_, sizeof(v_)) &&	\
 		    v_[0] == 'N')					\
 			WSKIP(return, "use_engine is off");		\
 	} while (0)
@@ -161,7 +166,7 @@ static bool engine_debugfs(FIXTURE_DATA(engine) *self)
 /*
  * Hang and fault injection through debugfs (@path gets the "inject" file)
  * with fence_timeout_ms set to @ms (restored by the teardown); @param,
- * unless NULL, is another module parameter the test writes. Skips
+ * unless NULL, is another parameter or knob the test writes. Skips
  * without any of them.
  */
 #define NEED_INJECT(path, ms, param)					\
@@ -364,7 +369,7 @@ TEST_F_TIMEOUT(engine, big_migrations, 120)
 		char v[8] = "";
 
 		/* with use_engine on (or absent), each job is one fence */
-		if (file_read(PARAM_USE_ENGINE, v, sizeof(v)) || v[0] != 'N') {
+		if (file_read(self->use_engine, v, sizeof(v)) || v[0] != 'N') {
 			EXPECT_LE(jobs, st1.submitted - st0.submitted)
 				TH_LOG("%" PRIu64 " engine jobs for 4 moves of %" PRIu64 " MiB",
 				       (uint64_t)(st1.submitted - st0.submitted),
@@ -385,8 +390,8 @@ TEST_F_TIMEOUT(engine, engine_vs_cpu, 120)
 	unsigned int mode;
 	uint32_t h;
 
-	if (access(PARAM_USE_ENGINE, W_OK))
-		WSKIP(return, "no writable %s", PARAM_USE_ENGINE);
+	if (access(self->use_engine, W_OK))
+		WSKIP(return, "no writable %s", self->use_engine);
 	NEED_ENGINE();
 	out[0] = malloc(size);
 	out[1] = malloc(size);
@@ -395,7 +400,7 @@ TEST_F_TIMEOUT(engine, engine_vs_cpu, 120)
 	for (mode = 0; mode < 2; mode++) {
 		ASSERT_EQ(0, file_param_set(self->saved_use_engine,
 				       sizeof(self->saved_use_engine),
-				       PARAM_USE_ENGINE, mode ? "1" : "0"));
+				       self->use_engine, mode ? "1" : "0"));
 		ASSERT_EQ(0, gem_create_any(self->fd, size, SEG_VIS, &h));
 		ASSERT_EQ(0, engine_state(self, &st0));
 		round_trip(_metadata, self, h, size, 0xc0ffee, out[mode]);
@@ -438,15 +443,15 @@ TEST_F_TIMEOUT(engine, moves_content_checked, 300)
 	uint32_t h, seed;
 	void *out;
 
-	if (access(PARAM_USE_ENGINE, W_OK))
-		WSKIP(return, "no writable %s", PARAM_USE_ENGINE);
+	if (access(self->use_engine, W_OK))
+		WSKIP(return, "no writable %s", self->use_engine);
 	NEED_ENGINE();
 	out = malloc(sizes[ARRAY_SIZE(sizes) - 1]);
 	ASSERT_NE(NULL, out);
 	for (mode = 0; mode < 2; mode++) {
 		ASSERT_EQ(0, file_param_set(self->saved_use_engine,
 					    sizeof(self->saved_use_engine),
-					    PARAM_USE_ENGINE, mode ? "1" : "0"));
+					    self->use_engine, mode ? "1" : "0"));
 		for (k = 0; k < ARRAY_SIZE(sizes); k++) {
 			uint64_t size = sizes[k];
 
@@ -553,7 +558,7 @@ TEST_F_TIMEOUT(engine, fence_wait_modes, 120)
 	void *out;
 	int ret;
 
-	NEED_INJECT(path, "1000", PARAM_FENCE_SPIN);
+	NEED_INJECT(path, "1000", self->fence_spin);
 	out = malloc(size);
 	ASSERT_NE(NULL, out);
 	CREATE_FILLED(h, size, 0x6c21);
@@ -561,7 +566,7 @@ TEST_F_TIMEOUT(engine, fence_wait_modes, 120)
 	for (i = 0; i < ARRAY_SIZE(spin); i++) {
 		ASSERT_EQ(0, file_param_set(self->saved_spin,
 					    sizeof(self->saved_spin),
-					    PARAM_FENCE_SPIN, spin[i]));
+					    self->fence_spin, spin[i]));
 		for (k = 0; k < ARRAY_SIZE(to); k++) {
 			ASSERT_EQ(0, wddmseg_move(self->fd, h, to[k]));
 			ASSERT_EQ(0, wddmseg_wait(self->fd, h, 10 * NSEC_PER_SEC))

@@ -52,9 +52,11 @@
 #define SEG_APT			3	/* aperture, CommitLimit < Size */
 #define BIT(id)			WDDMSEG_SEGMENT_BIT(id)
 
-/* Module parameters the tests switch (and restore). */
+/*
+ * Module parameters the tests switch (and restore). The test knobs are per
+ * device in debugfs: gem_knob_path().
+ */
 #define PARAM_DIR		"/sys/module/wddmseg/parameters"
-#define PARAM_USE_ENGINE	PARAM_DIR "/use_engine"
 #define PARAM_FENCE_TIMEOUT	PARAM_DIR "/fence_timeout_ms"
 
 /* "system" for 0, "seg1".."seg9" for segment ids, for messages. */
@@ -449,6 +451,19 @@ static inline void gem_debugfs_dir(const struct gem_dev *d, char *buf,
 	const char *n = strrchr(d->card, 'd');	/* "...card<N>" */
 
 	snprintf(buf, len, "/sys/kernel/debug/dri/%s", n ? n + 1 : "0");
+}
+
+/*
+ * The test knob @name of @d (Documentation/gpu/wddmseg.rst, DOC: Test
+ * knobs): /sys/kernel/debug/dri/N/wddmseg/@name.
+ */
+static inline void gem_knob_path(const struct gem_dev *d, const char *name,
+				 char *buf, size_t len)
+{
+	char dir[64];
+
+	gem_debugfs_dir(d, dir, sizeof(dir));
+	snprintf(buf, len, "%s/wddmseg/%s", dir, name);
 }
 
 /*

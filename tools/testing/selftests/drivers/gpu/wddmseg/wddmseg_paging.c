@@ -46,6 +46,7 @@ FIXTURE(paging) {
 	int mem;			/* /proc/self/mem */
 	struct drm_wddmseg_query_segment seg[4];	/* of def, by id */
 	char dbg[64];			/* /sys/kernel/debug/dri/N */
+	char use_engine[96];		/* test knob of def */
 	char trace[64];			/* tracefs, "" without */
 	char saved_use_engine[16];
 	char saved_timeout[16];
@@ -133,6 +134,8 @@ FIXTURE_SETUP(paging)
 	self->mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->mem) TH_LOG("/proc/self/mem: %s", strerror(errno));
 	gem_debugfs_dir(self->def, self->dbg, sizeof(self->dbg));
+	gem_knob_path(self->def, "use_engine", self->use_engine,
+		      sizeof(self->use_engine));
 	find_tracefs(self);
 }
 
@@ -141,7 +144,7 @@ FIXTURE_TEARDOWN(paging)
 	char path[128];
 
 	if (self->saved_use_engine[0])
-		file_write(PARAM_USE_ENGINE, self->saved_use_engine);
+		file_write(self->use_engine, self->saved_use_engine);
 	if (self->saved_timeout[0])
 		file_write(PARAM_FENCE_TIMEOUT, self->saved_timeout);
 	drm_debug_restore(self->saved_debug);
@@ -448,11 +451,11 @@ TEST_F_TIMEOUT(paging, proc_mem_cpu_fallback, 120)
 		want[i] = pattern_byte(seed, i);
 	setup_invisible(_metadata, self, seed, &h, &p, &info);
 	ret = file_param_set(self->saved_use_engine, sizeof(self->saved_use_engine),
-			PARAM_USE_ENGINE, "0");
+			self->use_engine, "0");
 	if (ret) {
 		munmap(p, BO_SIZE);
 		wddmseg_destroy_allocation(self->fd, h);
-		WSKIP(return, "cannot set %s: %s", PARAM_USE_ENGINE, strerror(-ret));
+		WSKIP(return, "cannot set %s: %s", self->use_engine, strerror(-ret));
 	}
 	traced = trace_start(self);
 	for (i = 0; i < sizeof(data); i++)
@@ -707,9 +710,9 @@ TEST_F_TIMEOUT(paging, evict_discard_sync_and_cpu, 120)
 			a.flags &= ~WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
 			ret = file_param_set(self->saved_use_engine,
 					sizeof(self->saved_use_engine),
-					PARAM_USE_ENGINE, "0");
+					self->use_engine, "0");
 			if (ret)
-				WSKIP(return, "cannot set %s: %s", PARAM_USE_ENGINE,
+				WSKIP(return, "cannot set %s: %s", self->use_engine,
 				     strerror(-ret));
 		} else {
 			a.flags |= WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;

@@ -47,6 +47,7 @@ FIXTURE(protect) {
 	int vfd;			/* on vpr, same kind of node, or -1 */
 	int kmsg;			/* -1: rule names are not checked */
 	char debug_saved[32];
+	char use_engine[96];		/* test knob of vpr */
 	char saved_use_engine[16];
 	char saved_event[8];
 	char trace[64];
@@ -98,6 +99,8 @@ FIXTURE_SETUP(protect)
 		self->vpr = &self->env.dev[i];
 		self->vfd = gem_open(_metadata, variant->render ?
 				     self->vpr->render : self->vpr->card);
+		gem_knob_path(self->vpr, "use_engine", self->use_engine,
+			      sizeof(self->use_engine));
 		self->have_vpr = true;
 	}
 	if (!drm_debug_raise(DRM_UT_DRIVER, self->debug_saved,
@@ -110,7 +113,7 @@ FIXTURE_TEARDOWN(protect)
 	char path[128];
 
 	if (self->saved_use_engine[0])
-		file_write(PARAM_USE_ENGINE, self->saved_use_engine);
+		file_write(self->use_engine, self->saved_use_engine);
 	if (self->saved_event[0]) {
 		snprintf(path, sizeof(path), "%s/" TRACE_EVENT_ENABLE, self->trace);
 		file_write(path, self->saved_event);
@@ -638,7 +641,7 @@ TEST_F(protect, hardware_protected_sealed_eviction)
 
 	/* Without the copy engine nothing can seal it: it stays. */
 	if (!file_param_set(self->saved_use_engine,
-			    sizeof(self->saved_use_engine), PARAM_USE_ENGINE,
+			    sizeof(self->saved_use_engine), self->use_engine,
 			    "0")) {
 		kmsg_drain_rules(self->kmsg);
 		EXPECT_EQ(-EACCES, wddmseg_evict(self->vfd, h, 0));
@@ -647,7 +650,7 @@ TEST_F(protect, hardware_protected_sealed_eviction)
 		EXPECT_EQ(-EACCES, wddmseg_make_resident(self->vfd, h,
 						     self->seg_vpr));
 		EXPECT_RULE("hardware-protected-cpu");
-		file_write(PARAM_USE_ENGINE, self->saved_use_engine);
+		file_write(self->use_engine, self->saved_use_engine);
 		self->saved_use_engine[0] = '\0';
 	}
 	wddmseg_destroy_allocation(self->vfd, h);
