@@ -16,6 +16,7 @@
 #include <drm/ttm/ttm_placement.h>
 
 #include "../wddmseg_bo.h"
+#include "../wddmseg_debugfs.h"
 #include "../wddmseg_desc.h"
 #include "../wddmseg_device_types.h"
 #include "../wddmseg_drv.h"
@@ -65,6 +66,8 @@ static struct wddmseg_bo *test_bo(struct kunit *test)
 	KUNIT_ASSERT_EQ_MSG(test, wddmseg_desc_validate(d, &v), 0,
 			    "test adapter refused: rule %s: %s", v.rule, v.detail);
 	memcpy(wdev->mem_type, test_mem_type, sizeof(test_mem_type));
+	/* the knobs as probe sets them: the engine moves when it is ready */
+	wddmseg_knobs_init(wdev);
 
 	bo->tbo.bdev = &wdev->bdev;
 	bo->supported = SEG(1) | SEG(2) | SEG(3) | SEG(4);
