@@ -6,7 +6,7 @@
 #
 #   0001 hw/display: the device, its Kconfig symbol, meson and trace events
 #   0002 tests/qtest: the device's qtests
-#   0003 docs/specs: a page on the device
+#   0003 docs/specs: the device's specification
 #
 # The series is made against a pristine tree of the same Debian source
 # package tools/qemu/build.sh builds (QEMU 10.0.x with Debian's patches,
@@ -109,8 +109,10 @@ copy engine and its faults, encrypted transfers, the display (vblank,
 flips, cursor, gamma, CRC, screendumps), power management (D3hot, S3
 poison, a vram-file across two processes), system reset and migration."
 
-commit docs "docs/specs: add a page on the wddmseg device" \
-"Its PCI resources, properties, trace events and tests."
+commit docs "docs/specs: add the wddmseg device's specification" \
+"Its PCI resources, registers, display controller, VRAM page lists,
+encrypted paging, power states, properties, layout strings, trace events
+and qtests."
 
 rm -rf "$OUT"
 mkdir -p "$OUT"

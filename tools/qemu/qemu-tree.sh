@@ -13,8 +13,8 @@
 #           end of hw/display/trace-events
 #   qtests  tests/qtest/wddmseg-*.[ch] and wddmseg_hw.h, registered as
 #           x86_64 qtests in tests/qtest/meson.build
-#   docs    docs/specs/wddmseg.rst (a pointer to the full documentation
-#           and the device's properties), listed in docs/specs/index.rst
+#   docs    docs/specs/wddmseg.rst (the device's specification,
+#           tools/qemu/docs-wddmseg.rst), listed in docs/specs/index.rst
 #
 # Idempotent: a file is only rewritten when that changes it (so ninja does
 # not rebuild an up-to-date tree), and the glue is a marked block that is

@@ -10,8 +10,8 @@
  * Aperture segments have a page table the CPU writes through registers,
  * and a read port (PEEK) shows the word the GPU sees at any GPU address,
  * through those tables. The register map is wddmseg_hw.h, shared with the
- * Linux driver; the contract is Documentation/gpu/wddmseg.rst of the
- * wddmseg project.
+ * Linux driver; the contract is the device's specification,
+ * docs/specs/wddmseg.rst.
  *
  * The descriptor table comes either from the size properties (the default
  * layout) or verbatim from the "layout" property. The device never checks

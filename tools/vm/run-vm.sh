@@ -183,7 +183,7 @@ rm -f "$DLOG"
 # Every boot runs multi-threaded TCG, S3 boots too. (QEMU 7.2's corrupted
 # a vCPU now and then in the first resume from S3, so S3 boots ran in one
 # TCG thread and a crashed guest was booted once more; QEMU 10.0 does not:
-# Documentation/gpu/wddmseg.rst, "The S3 resume crash of QEMU 7.2".)
+# tools/vm/README, "The S3 resume crash of QEMU 7.2".)
 ACCEL=tcg
 if [ $S3 = 1 ]; then
 	# A guest that does not come back from S3 is told apart by QEMU's

@@ -71,16 +71,32 @@ static int wddmseg_plane_check_fb(struct wddmseg_device *wdev,
 }
 
 /*
- * What the primary and the cursor plane both need: a framebuffer the
- * device scans out, and a source of whole pixels the size of the
- * destination (no scaling). @what prefixes the refusal's message.
+ * The prologue both planes' atomic checks share. A plane without a
+ * framebuffer or a CRTC is off: nothing to check, *@csp is NULL. Else
+ * *@csp is its CRTC's new state, and the framebuffer must be one the
+ * device scans out, its source whole pixels the size of the destination
+ * (no scaling). *@psp is the plane's new state either way; @what
+ * prefixes a refusal's message.
  */
-static int wddmseg_plane_check_source(struct wddmseg_device *wdev,
-				      const struct drm_plane_state *ps,
-				      const char *what)
+static int wddmseg_plane_check_common(struct drm_plane *plane,
+				      struct wddmseg_atomic_state *state,
+				      const char *what,
+				      struct drm_plane_state **psp,
+				      struct drm_crtc_state **csp)
 {
-	int ret = wddmseg_plane_check_fb(wdev, ps->fb);
+	struct wddmseg_device *wdev = to_wddmseg(plane->dev);
+	struct drm_plane_state *ps = drm_atomic_get_new_plane_state(state, plane);
+	int ret;
 
+	*psp = ps;
+	*csp = NULL;
+	if (!ps->fb || !ps->crtc)
+		return 0;
+	*csp = drm_atomic_get_new_crtc_state(state, ps->crtc);
+	if (!*csp)
+		return -EINVAL;
+
+	ret = wddmseg_plane_check_fb(wdev, ps->fb);
 	if (ret)
 		return ret;
 	if ((ps->src_x | ps->src_y | ps->src_w | ps->src_h) & 0xffff ||
@@ -98,18 +114,12 @@ static int wddmseg_plane_atomic_check(struct drm_plane *plane,
 				      struct wddmseg_atomic_state *state)
 {
 	struct wddmseg_device *wdev = to_wddmseg(plane->dev);
-	struct drm_plane_state *ps = drm_atomic_get_new_plane_state(state, plane);
+	struct drm_plane_state *ps;
 	struct drm_crtc_state *cs;
 	int ret;
 
-	if (!ps->fb || !ps->crtc)
-		return 0;
-	cs = drm_atomic_get_new_crtc_state(state, ps->crtc);
-	if (!cs)
-		return -EINVAL;
-
-	ret = wddmseg_plane_check_source(wdev, ps, "");
-	if (ret)
+	ret = wddmseg_plane_check_common(plane, state, "", &ps, &cs);
+	if (ret || !cs)
 		return ret;
 	if (cs->enable &&
 	    (ps->crtc_x || ps->crtc_y || ps->crtc_w != cs->mode.hdisplay ||
@@ -142,19 +152,13 @@ static int wddmseg_cursor_atomic_check(struct drm_plane *plane,
 				       struct wddmseg_atomic_state *state)
 {
 	struct wddmseg_device *wdev = to_wddmseg(plane->dev);
-	struct drm_plane_state *ps = drm_atomic_get_new_plane_state(state, plane);
 	struct wddmseg_kms *kms = &wdev->kms;
+	struct drm_plane_state *ps;
 	struct drm_crtc_state *cs;
 	int ret;
 
-	if (!ps->fb || !ps->crtc)
-		return 0;
-	cs = drm_atomic_get_new_crtc_state(state, ps->crtc);
-	if (!cs)
-		return -EINVAL;
-
-	ret = wddmseg_plane_check_source(wdev, ps, "cursor ");
-	if (ret)
+	ret = wddmseg_plane_check_common(plane, state, "cursor ", &ps, &cs);
+	if (ret || !cs)
 		return ret;
 	if (ps->crtc_w > kms->cursor_w || ps->crtc_h > kms->cursor_h) {
 		kms_refuse(&wdev->drm, "cursor-size",

@@ -166,7 +166,7 @@ static bool wddmseg_res_loc_list(struct wddmseg_device *wdev,
  * ExistingSysMem, imported pages) or write-combined (the default). An
  * aperture segment with CacheCoherent snoops the CPU's caches; one
  * without does not, and since device 1.7 the device models that
- * (Documentation/gpu/wddmseg.rst, "Non-coherent apertures"). So every
+ * (tools/qemu/docs-wddmseg.rst, "Non-coherent apertures"). So every
  * MapApertureSegment carries the pages' cache type: write-back pages get
  * DXGK_MAPAPERTUREFLAGS.CacheCoherent in a CacheCoherent segment and
  * WDDMSEG_MAP_CPU_CACHED in any other; write-combined pages neither (what

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Parsers used by the wddmseg selftest: the layout string of the QEMU
- * device (Documentation/gpu/wddmseg.rst, "Layout strings"), the lines of
+ * device (tools/qemu/docs-wddmseg.rst, "Layout strings"), the lines of
  * the expectation file written by the VM harness, and the lines of the
  * debugfs "segments" file.
  *
@@ -11,7 +11,7 @@
  * The QEMU device model parses the same layout grammar with its own code
  * (tools/qemu/, the "layout" property). That is on purpose: this parser is
  * an independent oracle, written from the grammar in
- * Documentation/gpu/wddmseg.rst and not from the device's code, so a
+ * tools/qemu/docs-wddmseg.rst and not from the device's code, so a
  * misreading in the device (a suffix, a default, the bank list) shows up
  * as a difference between what the kselftests expect and what the driver
  * reports, instead of being shared by both sides. Do not replace either

@@ -101,7 +101,7 @@ static void test_layout_valid(void)
 	struct layout l;
 	int ret;
 
-	/* The default layout written out, from Documentation/gpu/wddmseg.rst */
+	/* The default layout written out, from tools/qemu/docs-wddmseg.rst */
 	ret = layout_parse("0:0|0:0:64M:64M:0x484|64M:-:64M:64M:0|0x100000000:-:256M:128M:0x11",
 			   &l, err);
 	CHECK(ret == 0, "default layout: %s", err);
