@@ -146,7 +146,6 @@ def scan_kernel(res, d):
         prog = None
         for line in read_lines(os.path.join(d, name)):
             # nested output: "# ", "#| " (a guest program run by a stage)
-            depth = 0
             m = re.match(r"^((?:#\| ?|# )*)(.*)$", line)
             body = m.group(2)
             depth = len(m.group(1))
@@ -201,13 +200,14 @@ def scan_shared(res, d):
                 below = re.sub(r"^/[^/]+/wddmseg/", "", path)
                 ok = not r.group(1) and below not in failed_checks
                 res.add(res.qt, path, ok)
-        # the stage's own checks: tap:qtest:"..."
+    # the shared stages' own checks: tap:STAGE:"..."
     for name in tap_files(d):
         stage = name[:-4]
         for line in read_lines(os.path.join(d, name)):
             r = re.match(r"^(not )?ok \d+ - (.*)$", line)
             if r and not DIRECTIVE.search(r.group(2)):
-                res.add(res.tap, (stage, r.group(2)), ("shared", not r.group(1)))
+                res.add(res.tap, (stage, r.group(2)),
+                        ("shared", not r.group(1)))
 
 
 def verdict(oks):

@@ -60,10 +60,10 @@ expect_fail() {
 	fi
 }
 
-K="$R/k1/check $R/k2/check"
+K=("$R/k1/check" "$R/k2/check")
 
 # The passing case: every proof ran and passed, every item has a row.
-fid "$HERE/good.rst" $K
+fid "$HERE/good.rst" "${K[@]}"
 if [ $rc -eq 0 ] && ! grep -q '^not ok' "$TMP/out" &&
    ! grep -q '# SKIP' "$TMP/out" && [ "$(grep -c '^ok' "$TMP/out")" -eq 9 ]; then
 	tap 1 "good.rst passes with the results of two kernels (9 checks)"
@@ -74,68 +74,68 @@ fi
 # (a) a proof naming a test that did not run, or did not pass
 expect_fail "a kselftest that did not run fails" \
 	"$(variant notrun 's/ks:alloc.base /ks:alloc.not_in_any_tap /')" \
-	'Base implemented.*ks:alloc.not_in_any_tap \(did not run\)' $K
+	'Base implemented.*ks:alloc.not_in_any_tap \(did not run\)' "${K[@]}"
 expect_fail "a kselftest skipped wherever it ran fails (did not run)" \
 	"$(variant skipped 's/ks:alloc.base /ks:alloc.skipped_here /')" \
-	'ks:alloc.skipped_here \(did not run\)' $K
+	'ks:alloc.skipped_here \(did not run\)' "${K[@]}"
 expect_fail "a kselftest that passed on one kernel and failed on another fails" \
 	"$(variant flaky 's/ks:alloc.base /ks:alloc.flaky /')" \
-	'ks:alloc.flaky \(failed on k2/kselftest\)' $K
+	'ks:alloc.flaky \(failed on k2/kselftest\)' "${K[@]}"
 expect_fail "a kselftest name that two programs print must say which" \
 	"$(variant otherrun 's/ks:alloc.base /ks:query.twice /')" \
-	'query.twice \(in wddmseg_blit and wddmseg_query: say which\)' $K
+	'query.twice \(in wddmseg_blit and wddmseg_query: say which\)' "${K[@]}"
 expect_fail "a kselftest limited to a stage where it did not run fails" \
 	"$(variant stage 's|ks:pm/pm.cycles|ks:hibernate/pm.cycles|')" \
-	'ks:hibernate/pm.cycles \(did not run\)' $K
+	'ks:hibernate/pm.cycles \(did not run\)' "${K[@]}"
 expect_fail "a qtest case that failed fails" \
 	"$(variant qtfail 's|qt:/x86_64/wddmseg/engine/map-aperture|qt:/x86_64/wddmseg/engine/transfer|')" \
-	'qt:/x86_64/wddmseg/engine/transfer \(failed\)' $K
+	'qt:/x86_64/wddmseg/engine/transfer \(failed\)' "${K[@]}"
 expect_fail "a qtest case with a failed check fails although glib said ok" \
 	"$(variant qtcheck 's|qt:/x86_64/wddmseg/engine/map-aperture|qt:/x86_64/wddmseg/engine/flush|')" \
-	'qt:/x86_64/wddmseg/engine/flush \(failed\)' $K
+	'qt:/x86_64/wddmseg/engine/flush \(failed\)' "${K[@]}"
 expect_fail "a qtest proof that is only part of a check's text fails" \
 	"$(variant qtword 's|qt:/x86_64/wddmseg/engine/map-aperture|qt:MAP_APERTURE|')" \
-	'qt:MAP_APERTURE \(did not run\)' $K
+	'qt:MAP_APERTURE \(did not run\)' "${K[@]}"
 expect_fail "a refused layout whose check failed fails" \
 	"$(variant layout 's/layout:base-alignment/layout:bank-end/')" \
-	'layout:bank-end \(failed\)' $K
+	'layout:bank-end \(failed\)' "${K[@]}"
 expect_fail "a tap: proof that is only part of a check's description fails" \
 	"$(variant tapword 's/tap:iommu:"a device is accepted behind the vIOMMU"/tap:iommu:"accepted"/')" \
-	'tap:iommu:"accepted" \(did not run\)' $K
+	'tap:iommu:"accepted" \(did not run\)' "${K[@]}"
 expect_fail "an implemented row without any proof fails" \
 	"$(variant noproof 's/^Base \( *\)implemented  .*/Base \1implemented  tested by hand/')" \
-	'Base implemented, proved by nothing' $K
+	'Base implemented, proved by nothing' "${K[@]}"
 
 # (b) a deleted row
 expect_fail "a deleted row fails (an item of items.txt without a row)" \
 	"$(variant deleted '/^Pin /,+1d')" \
-	'every item of the WDDM pages has a row .*missing: Pin' $K
+	'every item of the WDDM pages has a row .*missing: Pin' "${K[@]}"
 expect_fail "a deleted header row fails" \
 	"$(variant deletedop '/WDDMSEG_OP_NOP/d')" \
-	'opcode of the headers has a row .*missing: WDDMSEG_OP_NOP' $K
+	'opcode of the headers has a row .*missing: WDDMSEG_OP_NOP' "${K[@]}"
 expect_fail "a row twice fails" \
 	"$(variant twice 's/^Pin   /Base  /')" \
-	'each row is one item, once; twice: Base' $K
+	'each row is one item, once; twice: Base' "${K[@]}"
 expect_fail "a row that is no item fails" \
 	"$(variant unknown 's/^PAGE_B.Reserved/Invented       /')" \
-	'not an item of items.txt or a header: Invented' $K
+	'not an item of items.txt or a header: Invented' "${K[@]}"
 
 # (c) a KUnit proof that is a word of prose
 expect_fail "a KUnit proof that is a word of prose fails" \
 	"$(variant prose "s/kunit:wddmseg_segment.segment_rules:\"valid: the last bank's end left out\"/kunit:the last bank's end left out/")" \
-	'kunit:the \(not a SUITE.CASE name\)' $K
+	'kunit:the \(not a SUITE.CASE name\)' "${K[@]}"
 expect_fail "a KUnit case that is not in the KTAP fails" \
 	"$(variant kmissing 's/placement_pinned_top/placement_pinned_bottom/')" \
-	'kunit:wddmseg_placement.placement_pinned_bottom \(did not run\)' $K
+	'kunit:wddmseg_placement.placement_pinned_bottom \(did not run\)' "${K[@]}"
 expect_fail "a KUnit parameter that failed fails" \
 	"$(variant kparam "s/valid: the last bank's end left out/bank-end: last bank ends after Size/")" \
-	'kunit:wddmseg_segment.segment_rules:"bank-end: last bank ends after Size" \(failed\)' $K
+	'kunit:wddmseg_segment.segment_rules:"bank-end: last bank ends after Size" \(failed\)' "${K[@]}"
 expect_fail "a parameterized KUnit case with one failed parameter fails" \
 	"$(variant kcase "s/:\"valid: the last bank's end left out\"//")" \
-	'kunit:wddmseg_segment.segment_rules \(failed\)' $K
+	'kunit:wddmseg_segment.segment_rules \(failed\)' "${K[@]}"
 expect_fail "a KUnit case skipped wherever it ran fails" \
 	"$(variant kskip 's/placement_pinned_top/placement_skipped/')" \
-	'kunit:wddmseg_placement.placement_skipped \(did not run\)' $K
+	'kunit:wddmseg_placement.placement_skipped \(did not run\)' "${K[@]}"
 
 # Without KUnit in the run (no kunit.tap): its rows are skipped, not passed.
 mkdir -p "$TMP/nokunit/check"
