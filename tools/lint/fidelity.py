@@ -136,7 +136,7 @@ def tap_files(d):
 
 def read_lines(path):
     with open(path, encoding="utf-8", errors="replace") as f:
-        return [line.rstrip("\n") for line in f]
+        return [line.rstrip("\r\n") for line in f]
 
 
 def scan_kernel(res, d):
