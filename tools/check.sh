@@ -11,8 +11,9 @@
 #
 # Once: the Debian packages, QEMU with the device, the libdrm tools, the
 # kselftests (standalone, and in-tree in Linux 6.12's and 7.3's trees), the
-# host checks (selftest layout parser, qtest of the device model, its patch
-# series for QEMU 10.0, RGB565 screendump expansion), make install/uninstall
+# host checks (selftest layout parser, fidelity.py's self-test, qtest of
+# the device model, its patch series for QEMU 10.0, RGB565 screendump
+# expansion), make install/uninstall
 # with a program built through pkg-config (tools/install/check.sh) and the
 # module built and installed by dkms for the Debian headers of 6.12 and 6.1
 # (tools/dkms/check.sh). Then for each kernel, in build/ABI/
