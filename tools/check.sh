@@ -11,15 +11,17 @@
 #
 # Once: the Debian packages, QEMU with the device, the libdrm tools, the
 # kselftests (standalone, and in-tree in Linux 6.12's and 7.3's trees), the
-# host checks (selftest layout parser, qtest of the device model, its patch
-# series for QEMU 10.0, RGB565 screendump expansion), make install/uninstall
+# host checks (selftest layout parser, fidelity.py's self-test, qtest of
+# the device model, its patch series for QEMU 10.0, RGB565 screendump
+# expansion), make install/uninstall
 # with a program built through pkg-config (tools/install/check.sh) and the
 # module built and installed by dkms for the Debian headers of 6.12 and 6.1
 # (tools/dkms/check.sh). Then for each kernel, in build/ABI/
 # (see tools/vm/kenv.sh): the module, the guest kernel and initramfs, the
 # lint (that kernel's checkpatch and kernel-doc, W=1), the
 # VM boots (valid layouts + kselftests, invalid layouts, the vIOMMU boot,
-# S3 and hibernation cycles, memory pressure, KMS screendumps) and the WDDM fidelity table.
+# S3 and hibernation cycles, memory pressure, KMS screendumps). Last, over
+# the results of every kernel, the WDDM fidelity table.
 # Each stage prints TAP lines; the summary counts them per kernel and in
 # total and ends with "N passed, N failed" (and skipped ones, if any).
 # Exit status is non-zero on any failure. Logs and TAP files are in
@@ -36,6 +38,7 @@ mkdir -p "$OUT"
 pass=0 fail=0 skip=0
 t0=$(date +%s)
 KERNEL_LINES=()
+KOUTS=()
 # Every failed check, "[TAG/stage] not ok ...": the summary repeats them, so
 # that the last lines of a long log (all a CI report may keep) name them.
 FAILED=()
@@ -134,6 +137,14 @@ else
 	echo "not ok 1 - selftest layout parser host check (see $OUT/host-check.log)"
 fi >"$OUT/host-check.tap"
 count "$OUT/host-check.tap"
+
+# The fidelity checker's own tests: fixture tables and fake TAP results
+# it must accept or refuse (tools/lint/tests/run.sh).
+log "fidelity.py self-test"
+bash tools/lint/tests/run.sh >"$OUT/fidelity-selftest.tap" 2>&1 ||
+	grep -q '^not ok' "$OUT/fidelity-selftest.tap" ||
+	echo "not ok 1 - fidelity.py self-test: tools/lint/tests/run.sh failed (see $OUT/fidelity-selftest.tap)" >>"$OUT/fidelity-selftest.tap"
+count "$OUT/fidelity-selftest.tap"
 
 # The kselftests as kernel CI builds them: inside Linux 6.12's and 7.3's
 # trees (Debian's linux-source of each), with each tree's own
@@ -245,6 +256,7 @@ check_kernel() {
 	kout=$WDDMSEG_KBUILD/check
 	rm -rf "$kout"
 	mkdir -p "$kout"
+	KOUTS+=("$kout")
 
 	# The guest kernel first: a kernel built from source (7.3,
 	# tools/vm/kernel-src.sh) is also what the module builds against.
@@ -365,17 +377,6 @@ check_kernel() {
 		>"$kout/kms.tap" 2>&1
 	count "$kout/kms.tap" "$tag"
 
-	# The WDDM fidelity table of the rst: every flag, capability and
-	# paging operation has a row, every implemented or refused one a test
-	# that passed on this kernel (or in the shared stages), every other
-	# one a reason (tools/lint/fidelity.py).
-	log "$tag: fidelity table"
-	python3 tools/lint/fidelity.py Documentation/gpu/wddmseg.rst \
-		drivers/gpu/drm/wddmseg/wddmseg_hw.h \
-		include/uapi/drm/wddmseg_drm.h "$OUT" "$kout" \
-		>"$kout/fidelity.tap.tmp" 2>&1
-	mv "$kout/fidelity.tap.tmp" "$kout/fidelity.tap"
-	count "$kout/fidelity.tap" "$tag"
 }
 
 for k in "${KERNELS[@]}"; do
@@ -385,5 +386,26 @@ for k in "${KERNELS[@]}"; do
 	KERNEL_LINES+=("Linux $k: $(totals $((pass - p0)) $((fail - f0)) $((skip - s0))) in $(( $(date +%s) - kt ))s")
 done
 unset KABI WDDMSEG_KABI WDDMSEG_KBUILD WDDMSEG_KSERIES
+
+# The WDDM fidelity table of the rst, once, after every test of every
+# kernel: each item of the five WDDM pages (tools/lint/wddm-items.txt)
+# has exactly one row; each proof names a test case that ran in this run
+# and passed on every kernel where it ran (the TAP files of build/check
+# and of each kernel's check directory of this run); every other row a
+# reason (tools/lint/fidelity.py). One call over all kernels, because a
+# case may run on some kernels only (KUnit: kernels with CONFIG_KUNIT).
+log "fidelity table"
+kargs=()
+for k in ${KOUTS[@]+"${KOUTS[@]}"}; do
+	kargs+=(--kernel "$k")
+done
+python3 tools/lint/fidelity.py --rst Documentation/gpu/wddmseg.rst \
+	--items tools/lint/wddm-items.txt \
+	--header drivers/gpu/drm/wddmseg/wddmseg_hw.h \
+	--header include/uapi/drm/wddmseg_drm.h \
+	--shared "$OUT" ${kargs[@]+"${kargs[@]}"} \
+	>"$OUT/fidelity.tap.tmp" 2>&1
+mv "$OUT/fidelity.tap.tmp" "$OUT/fidelity.tap"
+count "$OUT/fidelity.tap"
 
 summary
