@@ -201,8 +201,8 @@ static bool engine_debugfs(FIXTURE_DATA(engine) *self)
  * The GPU view of an allocation at @gpu: 64 bytes at the start and end of
  * every 8 MiB engine job and at the end. Returns wrong words, or -errno.
  */
-static long gpu_check(FIXTURE_DATA(engine) *self, uint64_t gpu,
-		      uint64_t size, uint32_t seed, uint64_t *first_bad)
+static long engine_gpu_check(FIXTURE_DATA(engine) *self, uint64_t gpu,
+			     uint64_t size, uint32_t seed, uint64_t *first_bad)
 {
 	uint32_t words[GEM_PEEK_WORDS];
 	unsigned int faults, j;
@@ -309,7 +309,7 @@ static void round_trip(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, wddmseg_query_allocation(self->fd, h, &info));
 		EXPECT_EQ(moves + i + 1, info.move_count);
 		if (path[i] == SEG_INV && engine_debugfs(self)) {
-			long gbad = gpu_check(self, self->seg[SEG_INV].base_address + info.offset,
+			long gbad = engine_gpu_check(self, self->seg[SEG_INV].base_address + info.offset,
 					      size, seed, &first);
 
 			ASSERT_LE(0, gbad) TH_LOG("peek: %s", strerror(-gbad));
@@ -318,7 +318,7 @@ static void round_trip(struct __test_metadata *_metadata,
 				       gbad, first);
 		} else if (path[i] == SEG_APT && !access(PARAM_DIR, F_OK) &&
 			   engine_debugfs(self)) {
-			long gbad = gpu_check(self, self->seg[SEG_APT].base_address + info.offset,
+			long gbad = engine_gpu_check(self, self->seg[SEG_APT].base_address + info.offset,
 					      size, seed, &first);
 
 			ASSERT_LE(0, gbad) TH_LOG("peek: %s", strerror(-gbad));

@@ -956,4 +956,204 @@ static inline double now_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* ---------------------------------------------------------------- */
+/*
+ * Steps that must work: each fails the test (ASSERT) with the errno and
+ * what it was doing. Then the GPU's view through debugfs peek, and
+ * dumb-buffer mappings.
+ */
+
+/* GEM_INFO that must work. */
+static inline void info_of(struct __test_metadata *_metadata, int fd, uint32_t h,
+			   struct drm_wddmseg_gem_info *info)
+{
+	int ret = wddmseg_query_allocation(fd, h, info);
+
+	ASSERT_EQ(0, ret) TH_LOG("GEM_INFO %u: %s", h, strerror(-ret));
+}
+
+static inline uint32_t seg_of(struct __test_metadata *_metadata, int fd, uint32_t h)
+{
+	struct drm_wddmseg_gem_info info;
+
+	info_of(_metadata, fd, h, &info);
+	return info.segment_id;
+}
+
+static inline void qseg(struct __test_metadata *_metadata, int fd, uint32_t id,
+			struct drm_wddmseg_query_segment *qs)
+{
+	int ret = wddmseg_query_segment(fd, id, NULL, 0, qs);
+
+	ASSERT_EQ(0, ret) TH_LOG("QUERY_SEGMENT %u: %s", id, strerror(-ret));
+}
+
+static inline uint32_t create_ok(struct __test_metadata *_metadata, int fd,
+				 const struct wddmseg_allocation_desc *a)
+{
+	uint32_t h;
+	int ret = wddmseg_create_allocation(fd, a, &h);
+
+	ASSERT_EQ(0, ret)
+		TH_LOG("GEM_CREATE size 0x%" PRIx64 " flags 0x%x supported 0x%x: %s",
+		       a->size, a->flags, a->supported_segments, strerror(-ret));
+	return h;
+}
+
+static inline void *map_ok(struct __test_metadata *_metadata, int fd, uint32_t h,
+			   uint64_t size)
+{
+	void *p;
+	int ret = wddmseg_lock(fd, h, size, &p);
+
+	ASSERT_EQ(0, ret) TH_LOG("mmap of handle %u: %s", h, strerror(-ret));
+	return p;
+}
+
+static inline void move_ok(struct __test_metadata *_metadata, int fd, uint32_t h,
+			   uint32_t id)
+{
+	int ret = wddmseg_move(fd, h, id);
+
+	ASSERT_EQ(0, ret) TH_LOG("%s of handle %u into %s: %s",
+				 id ? "MAKE_RESIDENT" : "EVICT", h,
+				 seg_name(id), strerror(-ret));
+	/*
+	 * The copy engine moves asynchronously: CPU mappings wait for it on
+	 * their own, but the GPU view read through peek does not.
+	 */
+	ret = wddmseg_wait(fd, h, 10000000000LL);
+	ASSERT_EQ(0, ret) TH_LOG("GEM_WAIT after moving handle %u: %s", h,
+				 strerror(-ret));
+}
+
+/* Bytes of this file resident in any segment (QUERY_BUDGET, both groups). */
+static inline uint64_t file_usage(int fd)
+{
+	struct drm_wddmseg_query_budget b;
+	uint64_t sum = 0;
+
+	if (!wddmseg_query_budget(fd, WDDMSEG_BUDGET_LOCAL, &b))
+		sum += b.current_usage;
+	if (!wddmseg_query_budget(fd, WDDMSEG_BUDGET_NON_LOCAL, &b))
+		sum += b.current_usage;
+	return sum;
+}
+
+/* Whether debugfs shows what the GPU sees (peek_addr/peek) for @d. */
+static inline bool peek_available(const struct gem_dev *d)
+{
+	char dir[64], path[96];
+
+	gem_debugfs_dir(d, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/peek", dir);
+	return !access(path, R_OK);
+}
+
+/*
+ * The GEM_PEEK_WORDS words the GPU sees at @addr; a word the device could
+ * not read counts in *@faults and reads as 0xffffffff. 0 or -errno.
+ */
+static inline int gpu_peek(const struct gem_dev *d, uint64_t addr,
+			   uint32_t *words, unsigned int *faults)
+{
+	char dir[64];
+
+	gem_debugfs_dir(d, dir, sizeof(dir));
+	return gem_peek(dir, addr, words, faults);
+}
+
+/*
+ * Check what the GPU sees of an allocation at GPU address @gpu against
+ * pattern @seed: a few 64-byte windows (start, across a page boundary,
+ * every @stride bytes, end). Returns the number of wrong words.
+ */
+static inline unsigned int gpu_check(struct __test_metadata *_metadata,
+				     const struct gem_dev *d, uint64_t gpu,
+				     uint64_t size, uint32_t seed, uint64_t stride,
+				     const char *what)
+{
+	uint32_t words[GEM_PEEK_WORDS];
+	unsigned int bad = 0, faults, k;
+	uint64_t off;
+	int ret;
+
+	for (off = 0; off < size; off += stride) {
+		uint64_t at[3] = { off, off + SZ_4K - 32, size - 64 };
+
+		for (k = 0; k < 3; k++) {
+			unsigned int j;
+
+			if (at[k] + 64 > size || (k == 2 && off))
+				continue;
+			ret = gpu_peek(d, gpu + at[k], words, &faults);
+			ASSERT_EQ(0, ret) TH_LOG("peek at 0x%" PRIx64 ": %s",
+						 gpu + at[k], strerror(-ret));
+			for (j = 0; j < GEM_PEEK_WORDS; j++) {
+				uint32_t want = pattern_word(seed, at[k] / 4 + j);
+
+				if (words[j] == want)
+					continue;
+				if (!bad)
+					TH_LOG("%s: GPU sees 0x%08x at offset 0x%" PRIx64 " (GPU 0x%" PRIx64 "), CPU wrote 0x%08x%s",
+					       what, words[j], at[k] + 4 * j,
+					       gpu + at[k] + 4 * j, want,
+					       faults ? " (peek faults)" : "");
+				bad++;
+			}
+		}
+	}
+	return bad;
+}
+
+/* Bytes of @p[off, off + len) that are not the 32-bit @word. */
+static inline uint64_t words_check(const volatile void *p, uint64_t off,
+				   uint64_t len, uint32_t word)
+{
+	const volatile uint32_t *w = (const volatile uint32_t *)p + off / 4;
+	uint64_t i, bad = 0;
+
+	for (i = 0; i < len / 4; i++)
+		bad += w[i] != word;
+	return bad * 4;
+}
+
+/*
+ * The GEM_PEEK_WORDS words the GPU sees at @addr, where a word the device
+ * could not read is an error: 0, -EPROTO after a fault, or -errno.
+ */
+static inline int gpu_peek_exact(const struct gem_dev *d, uint64_t addr,
+				 uint32_t *words)
+{
+	unsigned int faults;
+	int ret = gpu_peek(d, addr, words, &faults);
+
+	return ret ? ret : faults ? -EPROTO : 0;
+}
+
+/*
+ * MAP_DUMB: the offset to mmap dumb buffer @handle at, in *@offset (0 when
+ * refused). 0 or -errno.
+ */
+static inline int gem_dumb_offset(int fd, uint32_t handle, uint64_t *offset)
+{
+	struct drm_mode_map_dumb m = { .handle = handle };
+	int ret = wddmseg_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+
+	*offset = ret ? 0 : m.offset;
+	return ret;
+}
+
+/* A shared read-write mapping of dumb buffer @handle (@size bytes), or NULL. */
+static inline void *gem_dumb_map(int fd, uint32_t handle, uint64_t size)
+{
+	uint64_t off;
+	void *p;
+
+	if (gem_dumb_offset(fd, handle, &off))
+		return NULL;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 #endif /* WDDMSEG_GEM_H */

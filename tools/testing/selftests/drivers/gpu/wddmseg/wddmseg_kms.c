@@ -165,14 +165,7 @@ static void kfb_free(int fd, struct kfb *f)
 
 static void *dumb_map(int fd, struct kfb *f)
 {
-	struct drm_mode_map_dumb m = { .handle = f->handle };
-	void *p;
-
-	if (wddmseg_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m))
-		return NULL;
-	p = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 m.offset);
-	return p == MAP_FAILED ? NULL : p;
+	return gem_dumb_map(fd, f->handle, f->size);
 }
 
 /* ---------------------------------------------------------------- */

@@ -185,16 +185,6 @@ static uint8_t *map_guarded(int fd, uint32_t h, uint64_t size)
 	return p;
 }
 
-/* Words the GPU sees at @addr (debugfs peek); a fault is an error here. */
-static int gpu_peek(FIXTURE_DATA(paging) *self, uint64_t addr,
-		    uint32_t *words)
-{
-	unsigned int faults;
-	int ret = gem_peek(self->dbg, addr, words, &faults);
-
-	return ret ? ret : faults ? -EPROTO : 0;
-}
-
 static bool have_debugfs(FIXTURE_DATA(paging) *self)
 {
 	char path[96];
@@ -375,7 +365,7 @@ TEST_F_TIMEOUT(paging, proc_mem_write_invisible, 120)
 		uint32_t exp;
 		unsigned int j;
 
-		ASSERT_EQ(0, gpu_peek(self, self->seg[SEG_INV].base_address + info.offset + at,
+		ASSERT_EQ(0, gpu_peek_exact(self->def, self->seg[SEG_INV].base_address + info.offset + at,
 				      words));
 		for (j = 0; j < GEM_PEEK_WORDS; j++) {
 			memcpy(&exp, want + at + 4 * j, 4);
@@ -573,7 +563,7 @@ TEST_F_TIMEOUT(paging, evict_discard_vram, 120)
 			unsigned int j, m;
 
 			for (m = 0; m < 2; m++) {
-				ASSERT_EQ(0, gpu_peek(self, self->seg[seg[k]].base_address +
+				ASSERT_EQ(0, gpu_peek_exact(self->def, self->seg[seg[k]].base_address +
 						      info.offset + at[m], words));
 				for (j = 0; j < GEM_PEEK_WORDS; j++)
 					EXPECT_EQ(0u, words[j])

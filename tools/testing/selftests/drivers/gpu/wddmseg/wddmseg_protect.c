@@ -129,12 +129,6 @@ FIXTURE_TEARDOWN(protect)
 
 #define EXPECT_RULE(want)	EXPECT_KMSG_RULE(self->kmsg, want)
 
-static int map_dumb(int fd, uint32_t handle, uint64_t *offset)
-{
-	*offset = 0;
-	return drmModeMapDumbBuffer(fd, handle, offset);
-}
-
 /*
  * Whether the GPU sees MARKER at the start and at the end of @h (in VRAM
  * of @d). -ENOENT when debugfs cannot tell.
@@ -205,7 +199,7 @@ static void expect_unmappable(struct __test_metadata *_metadata,
 	kmsg_drain_rules(self->kmsg);
 	EXPECT_EQ(-EACCES, wddmseg_mmap_offset(fd, h, &off)) TH_LOG("%s", what);
 	EXPECT_RULE("protected-map");
-	ret = map_dumb(fd, h, &off);
+	ret = gem_dumb_offset(fd, h, &off);
 	EXPECT_EQ(-EACCES, ret) TH_LOG("%s: MAP_DUMB gave offset 0x%llx",
 				       what, (unsigned long long)off);
 	if (!variant->render)
