@@ -30,6 +30,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$REPO/build
 OUT=$BUILD/check
 cd "$REPO"
+. tools/vm/layouts.sh
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
@@ -237,7 +238,7 @@ count "$OUT/dkms.tap"
 # --- per kernel ---------------------------------------------------------------
 # check_kernel ABI: everything that depends on the kernel, in build/ABI/.
 check_kernel() {
-	local k=$1 tag kout expect devs=() rc slot vram bar props layout dev p
+	local k=$1 tag kout expect rc
 	export KABI=$k WDDMSEG_KABI=$k
 	unset WDDMSEG_KBUILD WDDMSEG_KSERIES
 	. tools/vm/kenv.sh || return 1
@@ -264,23 +265,15 @@ check_kernel() {
 	# a loaded one.
 	log "$tag: vm: valid layouts + kselftests"
 	expect=$kout/expect
-	: >"$expect"
-	while IFS='|' read -r slot vram bar props layout; do
-		case "$slot" in ''|'#'*) continue ;; esac
-		dev="wddmseg,addr=$slot"
-		for p in ${props//,/ }; do
-			if [ "$p" = layout ]; then
-				dev="$dev,layout=$layout"
-			else
-				dev="$dev,$p"
-			fi
-		done
-		devs+=(-device "$dev")
-		printf '0000:00:%02x.0 vram=%s bar2=%s layout=%s\n' "$slot" "$vram" \
-			"$bar" "$layout" >>"$expect"
-	done <tools/vm/valid-layouts.txt
+	if ! layouts_valid tools/vm/valid-layouts.txt "$expect" 2>"$kout/layouts-valid.log"; then
+		echo "not ok 1 - tools/vm/valid-layouts.txt: $(head -n 1 "$kout/layouts-valid.log")" \
+			>"$kout/vm-check.tap"
+		count "$kout/vm-check.tap" "$tag"
+		return 1
+	fi
 	bash tools/vm/run-vm.sh --no-build --name check --mode check \
-		--expect "$expect" --timeout 1200 -- "${devs[@]}" >"$kout/vm-check.log" 2>&1
+		--expect "$expect" --timeout 1200 -- "${LAYOUT_DEVS[@]}" \
+		>"$kout/vm-check.log" 2>&1
 	rc=$?
 	cp "$WDDMSEG_KBUILD/vm/check.tap" "$kout/kselftest.tap" 2>/dev/null ||
 		: >"$kout/kselftest.tap"

@@ -183,24 +183,10 @@ grep -q '^not ok' "$OUT/build-qemu.tap" && summary
 # Valid layouts, as tools/check.sh: the kselftests compare them with what
 # the driver reports.
 expect=$OUT/expect
-devs=()
-: >"$expect"
-slots=()
-while IFS='|' read -r slot vram bar props layout; do
-	case "$slot" in ''|'#'*) continue ;; esac
-	dev="wddmseg,addr=$slot"
-	for p in ${props//,/ }; do
-		if [ "$p" = layout ]; then
-			dev="$dev,layout=$layout"
-		else
-			dev="$dev,$p"
-		fi
-	done
-	devs+=(-device "$dev")
-	slots+=($((slot)))
-	printf '0000:00:%02x.0 vram=%s bar2=%s layout=%s\n' "$slot" "$vram" \
-		"$bar" "$layout" >>"$expect"
-done <tools/vm/valid-layouts.txt
+. tools/vm/layouts.sh
+layouts_valid tools/vm/valid-layouts.txt "$expect" || exit 2
+devs=("${LAYOUT_DEVS[@]}")
+slots=("${LAYOUT_SLOTS[@]}")
 
 # Cases of layouts.txt (tools/vm/check-layouts.sh checks their rules;
 # here they run the probe error path), 8 functions per slot on the slots
@@ -209,18 +195,17 @@ nlayouts=0
 if [ $LAYOUTS != 0 ]; then
 	cases=()
 	adapter="" segment=""
-	while IFS= read -r line || [ -n "$line" ]; do
-		line=${line%$'\r'}
-		case "$line" in ''|'#'*) continue ;; esac
-		rule=${line%%|*}
+	layouts_cases tools/vm/layouts.txt || exit 2
+	for i in "${!LAYOUT_RULES[@]}"; do
+		rule=${LAYOUT_RULES[$i]}
 		if [ $LAYOUTS = all ]; then
-			cases+=("${line#*|}")
+			cases+=("${LAYOUT_PROPS[$i]}")
 		elif [ -z "$adapter" ] && [ "${rule#caps-}" != "$rule" ]; then
-			adapter=${line#*|}
+			adapter=${LAYOUT_PROPS[$i]}
 		elif [ -z "$segment" ] && [ "$rule" = flags-reserved ]; then
-			segment=${line#*|}
+			segment=${LAYOUT_PROPS[$i]}
 		fi
-	done <tools/vm/layouts.txt
+	done
 	[ $LAYOUTS = all ] || cases=(${adapter:+"$adapter"} ${segment:+"$segment"})
 	next=0
 	for s in "${slots[@]}"; do [ "$s" -ge "$next" ] && next=$((s + 1)); done
