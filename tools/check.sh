@@ -21,7 +21,10 @@
 # VM boots (valid layouts + kselftests, invalid layouts, the vIOMMU boot,
 # S3 and hibernation cycles, memory pressure, KMS screendumps) and the WDDM fidelity table.
 # Each stage prints TAP lines; the summary counts them per kernel and in
-# total and ends with "N passed, N failed" (and skipped ones, if any).
+# total and ends with "N passed, N failed" (", N skipped" if any), then
+# ", N boot retries": every boot run-vm.sh booted again after a failed
+# one of the same name (tools/vm/boots.sh), each also named in a
+# "# boot retried: ..." line.
 # Exit status is non-zero on any failure. Logs and TAP files are in
 # build/check/ (shared stages) and build/ABI/check/ (each kernel's).
 set -uo pipefail
@@ -34,12 +37,14 @@ cd "$REPO"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 retries=0
 t0=$(date +%s)
 KERNEL_LINES=()
 # Every failed check, "[TAG/stage] not ok ...": the summary repeats them, so
 # that the last lines of a long log (all a CI report may keep) name them.
 FAILED=()
+# Every retried boot, "[TAG/boots] # boot retried: ...", also repeated.
+RETRIED=()
 
 log() { echo "check: $*"; }
 
@@ -65,6 +70,12 @@ count() {
 	[ "$f" -eq 0 ] || mapfile -t -O ${#FAILED[@]} FAILED < <(
 		grep -E '^(# )*not ok [0-9]+' <<<"$res" | cut -c 1-200 |
 		sed "s|^|$pfx|")
+	# retried boots (tools/vm/boots.sh): shown and counted, not results
+	res=$(grep -E '^# boot retried: ' "$1")
+	[ -n "$res" ] || return 0
+	retries=$((retries + $(wc -l <<<"$res")))
+	sed "s|^|$pfx|" <<<"$res"
+	mapfile -t -O ${#RETRIED[@]} RETRIED < <(cut -c 1-200 <<<"$res" | sed "s|^|$pfx|")
 }
 
 # stage DIR TAG NAME COMMAND...: run a build step, logs in DIR; a failure
@@ -82,12 +93,13 @@ stage() {
 	count "$dir/$name.tap" "$tag"
 }
 
-totals() { # totals PASS FAIL SKIP
-	if [ "$3" -gt 0 ]; then
-		echo "$1 passed, $2 failed, $3 skipped"
-	else
-		echo "$1 passed, $2 failed"
-	fi
+# totals PASS FAIL SKIP RETRIES: "N passed, N failed" first (.ci and
+# readers look for it), then the skipped tests if any, then the boots
+# booted again, always (none is news too)
+totals() {
+	local t="$1 passed, $2 failed"
+	[ "$3" -eq 0 ] || t="$t, $3 skipped"
+	echo "$t, $4 boot retries"
 }
 
 summary() {
@@ -96,10 +108,13 @@ summary() {
 	for l in ${FAILED[@]+"${FAILED[@]}"}; do
 		log "FAILED $l"
 	done
+	for l in ${RETRIED[@]+"${RETRIED[@]}"}; do
+		log "RETRIED $l"
+	done
 	for l in ${KERNEL_LINES[@]+"${KERNEL_LINES[@]}"}; do
 		log "$l"
 	done
-	totals $pass $fail $skip
+	totals $pass $fail $skip $retries
 	[ "$fail" -eq 0 ]
 	exit $?
 }
@@ -246,6 +261,8 @@ check_kernel() {
 	kout=$WDDMSEG_KBUILD/check
 	rm -rf "$kout"
 	mkdir -p "$kout"
+	# every boot of this kernel's stages (run-vm.sh), for the retries
+	export WDDMSEG_BOOT_LOG=$kout/boots.log
 
 	# The guest kernel first: a kernel built from source (7.3,
 	# tools/vm/kernel-src.sh) is also what the module builds against.
@@ -369,13 +386,19 @@ check_kernel() {
 		>"$kout/fidelity.tap.tmp" 2>&1
 	mv "$kout/fidelity.tap.tmp" "$kout/fidelity.tap"
 	count "$kout/fidelity.tap" "$tag"
+
+	# The boots of this kernel booted again after a failure, wherever
+	# the loop is (tools/vm/boots.sh reads run-vm.sh's ledger).
+	log "$tag: $(bash tools/vm/boots.sh "$WDDMSEG_BOOT_LOG" | tee "$kout/boots.tap" | tail -n 1 | sed 's/^# //')"
+	count "$kout/boots.tap" "$tag"
+	unset WDDMSEG_BOOT_LOG
 }
 
 for k in "${KERNELS[@]}"; do
 	kt=$(date +%s)
-	p0=$pass f0=$fail s0=$skip
+	p0=$pass f0=$fail s0=$skip r0=$retries
 	check_kernel "$k"
-	KERNEL_LINES+=("Linux $k: $(totals $((pass - p0)) $((fail - f0)) $((skip - s0))) in $(( $(date +%s) - kt ))s")
+	KERNEL_LINES+=("Linux $k: $(totals $((pass - p0)) $((fail - f0)) $((skip - s0)) $((retries - r0))) in $(( $(date +%s) - kt ))s")
 done
 unset KABI WDDMSEG_KABI WDDMSEG_KBUILD WDDMSEG_KSERIES
 
