@@ -79,12 +79,13 @@ if [ ${#RUN[@]} -eq 0 ]; then
 	log "no qtest path '$WANT' ($(wc -l <"$ALL") paths in ${#PROGS[@]} programs)"
 	near=$(cut -d' ' -f2 "$ALL" | python3 -c '
 import difflib, sys
-paths = sys.stdin.read().split()
-w = sys.argv[1]
+pre = "/x86_64/wddmseg/"
+paths = [p[len(pre):] for p in sys.stdin.read().split() if p.startswith(pre)]
+w = sys.argv[1][len(pre):] if sys.argv[1].startswith(pre) else sys.argv[1]
 last = w.rstrip("/").split("/")[-1]
 m = difflib.get_close_matches(w, paths, n=8, cutoff=0.6)
 m += [p for p in paths if len(last) >= 3 and last in p and p not in m]
-print("\n".join(m[:12]))' "$WANT")
+print("\n".join(pre + p for p in m[:12]))' "$WANT")
 	[ -z "$near" ] || { echo "near matches:" >&2; sed 's/^/  /' <<<"$near" >&2; }
 	echo "(tools/qemu/run-qtest.sh --list shows them all)" >&2
 	exit 2
