@@ -24,6 +24,18 @@
 #   make qemu-patch
 #                the QEMU device model as a patch series for QEMU 10.0
 #                (git format-patch form) in build/qemu-patches/
+#   make test T=NAME
+#                one kselftest: NAME is FIXTURE.TEST (or FIXTURE.VARIANT.TEST,
+#                a FIXTURE, a program); builds what is missing, boots the
+#                guest with the devices of tools/vm/valid-layouts.txt, prints
+#                its KTAP and "N passed, N failed" (tools/vm/run-test.sh)
+#   make kunit S=GLOB
+#                the driver's KUnit suites matching GLOB ('wddmseg_mgr*'),
+#                in the guest of a kernel with KUnit (7.3; KUNIT=py: through
+#                kunit.py, tools/debug/kunit.sh) (tools/vm/run-kunit.sh)
+#   make qtest T=PATH
+#                one qtest of the device model, e.g. /x86_64/wddmseg/...
+#                (tools/qemu/run-qtest.sh)
 #   make bench   allocation and eviction rates of wddmseg next to Debian's
 #                bochs driver, in one VM boot, then suspend latency and
 #                bytes copied, preserved VRAM against evicted VRAM, in
@@ -144,6 +156,18 @@ run: qemu guest
 # The kernels on the command line (KABI=...), else every supported one.
 check:
 	bash tools/check.sh $(if $(filter command line environment,$(origin KABI)),$(KABI))
+
+# One test in one command. T, S: the test; each script's --list (also
+# `make test T=--list`) shows the names.
+.PHONY: test kunit qtest
+test:
+	@bash tools/vm/run-test.sh $(if $(T),"$(T)",--help)
+
+kunit:
+	@bash tools/vm/run-kunit.sh $(if $(filter py,$(KUNIT)),--kunit-py) $(if $(S),"$(S)",--help)
+
+qtest:
+	@bash tools/qemu/run-qtest.sh $(if $(T),"$(T)",--help)
 
 .PHONY: check-debug
 check-debug:

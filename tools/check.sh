@@ -23,7 +23,10 @@
 # S3 and hibernation cycles, memory pressure, KMS screendumps). Last, over
 # the results of every kernel, the WDDM fidelity table.
 # Each stage prints TAP lines; the summary counts them per kernel and in
-# total and ends with "N passed, N failed" (and skipped ones, if any).
+# total and ends with "N passed, N failed" (", N skipped" if any), then
+# ", N boot retries": every boot run-vm.sh booted again after a failed
+# one of the same name (tools/vm/boots.sh), each also named in a
+# "# boot retried: ..." line.
 # Exit status is non-zero on any failure. Logs and TAP files are in
 # build/check/ (shared stages) and build/ABI/check/ (each kernel's).
 set -uo pipefail
@@ -32,16 +35,19 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$REPO/build
 OUT=$BUILD/check
 cd "$REPO"
+. tools/vm/layouts.sh
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 retries=0
 t0=$(date +%s)
 KERNEL_LINES=()
 KOUTS=()
 # Every failed check, "[TAG/stage] not ok ...": the summary repeats them, so
 # that the last lines of a long log (all a CI report may keep) name them.
 FAILED=()
+# Every retried boot, "[TAG/boots] # boot retried: ...", also repeated.
+RETRIED=()
 
 log() { echo "check: $*"; }
 
@@ -67,6 +73,12 @@ count() {
 	[ "$f" -eq 0 ] || mapfile -t -O ${#FAILED[@]} FAILED < <(
 		grep -E '^(# )*not ok [0-9]+' <<<"$res" | cut -c 1-200 |
 		sed "s|^|$pfx|")
+	# retried boots (tools/vm/boots.sh): shown and counted, not results
+	res=$(grep -E '^# boot retried: ' "$1")
+	[ -n "$res" ] || return 0
+	retries=$((retries + $(wc -l <<<"$res")))
+	sed "s|^|$pfx|" <<<"$res"
+	mapfile -t -O ${#RETRIED[@]} RETRIED < <(cut -c 1-200 <<<"$res" | sed "s|^|$pfx|")
 }
 
 # stage DIR TAG NAME COMMAND...: run a build step, logs in DIR; a failure
@@ -84,12 +96,13 @@ stage() {
 	count "$dir/$name.tap" "$tag"
 }
 
-totals() { # totals PASS FAIL SKIP
-	if [ "$3" -gt 0 ]; then
-		echo "$1 passed, $2 failed, $3 skipped"
-	else
-		echo "$1 passed, $2 failed"
-	fi
+# totals PASS FAIL SKIP RETRIES: "N passed, N failed" first (.ci and
+# readers look for it), then the skipped tests if any, then the boots
+# booted again, always (none is news too)
+totals() {
+	local t="$1 passed, $2 failed"
+	[ "$3" -eq 0 ] || t="$t, $3 skipped"
+	echo "$t, $4 boot retries"
 }
 
 summary() {
@@ -98,10 +111,13 @@ summary() {
 	for l in ${FAILED[@]+"${FAILED[@]}"}; do
 		log "FAILED $l"
 	done
+	for l in ${RETRIED[@]+"${RETRIED[@]}"}; do
+		log "RETRIED $l"
+	done
 	for l in ${KERNEL_LINES[@]+"${KERNEL_LINES[@]}"}; do
 		log "$l"
 	done
-	totals $pass $fail $skip
+	totals $pass $fail $skip $retries
 	[ "$fail" -eq 0 ]
 	exit $?
 }
@@ -248,7 +264,7 @@ count "$OUT/dkms.tap"
 # --- per kernel ---------------------------------------------------------------
 # check_kernel ABI: everything that depends on the kernel, in build/ABI/.
 check_kernel() {
-	local k=$1 tag kout expect devs=() rc slot vram bar props layout dev p
+	local k=$1 tag kout expect rc
 	export KABI=$k WDDMSEG_KABI=$k
 	unset WDDMSEG_KBUILD WDDMSEG_KSERIES
 	. tools/vm/kenv.sh || return 1
@@ -257,6 +273,8 @@ check_kernel() {
 	rm -rf "$kout"
 	mkdir -p "$kout"
 	KOUTS+=("$kout")
+	# every boot of this kernel's stages (run-vm.sh), for the retries
+	export WDDMSEG_BOOT_LOG=$kout/boots.log
 
 	# The guest kernel first: a kernel built from source (7.3,
 	# tools/vm/kernel-src.sh) is also what the module builds against.
@@ -276,23 +294,15 @@ check_kernel() {
 	# a loaded one.
 	log "$tag: vm: valid layouts + kselftests"
 	expect=$kout/expect
-	: >"$expect"
-	while IFS='|' read -r slot vram bar props layout; do
-		case "$slot" in ''|'#'*) continue ;; esac
-		dev="wddmseg,addr=$slot"
-		for p in ${props//,/ }; do
-			if [ "$p" = layout ]; then
-				dev="$dev,layout=$layout"
-			else
-				dev="$dev,$p"
-			fi
-		done
-		devs+=(-device "$dev")
-		printf '0000:00:%02x.0 vram=%s bar2=%s layout=%s\n' "$slot" "$vram" \
-			"$bar" "$layout" >>"$expect"
-	done <tools/vm/valid-layouts.txt
+	if ! layouts_valid tools/vm/valid-layouts.txt "$expect" 2>"$kout/layouts-valid.log"; then
+		echo "not ok 1 - tools/vm/valid-layouts.txt: $(head -n 1 "$kout/layouts-valid.log")" \
+			>"$kout/vm-check.tap"
+		count "$kout/vm-check.tap" "$tag"
+		return 1
+	fi
 	bash tools/vm/run-vm.sh --no-build --name check --mode check \
-		--expect "$expect" --timeout 1200 -- "${devs[@]}" >"$kout/vm-check.log" 2>&1
+		--expect "$expect" --timeout 1200 -- "${LAYOUT_DEVS[@]}" \
+		>"$kout/vm-check.log" 2>&1
 	rc=$?
 	cp "$WDDMSEG_KBUILD/vm/check.tap" "$kout/kselftest.tap" 2>/dev/null ||
 		: >"$kout/kselftest.tap"
@@ -377,13 +387,18 @@ check_kernel() {
 		>"$kout/kms.tap" 2>&1
 	count "$kout/kms.tap" "$tag"
 
+	# The boots of this kernel booted again after a failure, wherever
+	# the loop is (tools/vm/boots.sh reads run-vm.sh's ledger).
+	log "$tag: $(bash tools/vm/boots.sh "$WDDMSEG_BOOT_LOG" | tee "$kout/boots.tap" | tail -n 1 | sed 's/^# //')"
+	count "$kout/boots.tap" "$tag"
+	unset WDDMSEG_BOOT_LOG
 }
 
 for k in "${KERNELS[@]}"; do
 	kt=$(date +%s)
-	p0=$pass f0=$fail s0=$skip
+	p0=$pass f0=$fail s0=$skip r0=$retries
 	check_kernel "$k"
-	KERNEL_LINES+=("Linux $k: $(totals $((pass - p0)) $((fail - f0)) $((skip - s0))) in $(( $(date +%s) - kt ))s")
+	KERNEL_LINES+=("Linux $k: $(totals $((pass - p0)) $((fail - f0)) $((skip - s0)) $((retries - r0))) in $(( $(date +%s) - kt ))s")
 done
 unset KABI WDDMSEG_KABI WDDMSEG_KBUILD WDDMSEG_KSERIES
 

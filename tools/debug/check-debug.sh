@@ -45,8 +45,10 @@
 #
 # Output: TAP-ish lines, then
 #   check-debug: kunit N passed N failed; kunit.py N passed N failed;
-#   kselftest N passed N failed
-#   N passed, N failed
+#   kselftest N passed N failed; boots: N, retried: N
+#   N passed, N failed, N boot retries
+# (", N skipped" before the retries when some were; every retried boot is
+# also named, "[boots] # boot retried: NAME: ...", tools/vm/boots.sh).
 # Exit status non-zero on any failure. Logs in build/check-debug/, the
 # VM's files in build/debug/vm/.
 set -uo pipefail
@@ -82,6 +84,8 @@ case "$HIBCYCLES" in ''|*[!0-9]*) echo "check-debug: bad --hib-cycles" >&2; exit
 cd "$REPO" || exit 2
 rm -rf "$OUT"
 mkdir -p "$OUT" "$VMDIR"
+# every boot (run-vm.sh), for the retried ones in the summary
+export WDDMSEG_BOOT_LOG=$OUT/boots.log
 
 pass=0 fail=0 skip=0
 kunit_pass=0 kunit_fail=0 kunit_skip=0 ksft_pass=0 ksft_fail=0 ksft_skip=0
@@ -143,14 +147,20 @@ tap() {
 skipped() { [ "$1" -eq 0 ] || echo " $1 skipped"; }
 
 summary() {
+	local retries
 	log "done in $(( $(date +%s) - t0 ))s"
+	# the boots run-vm.sh booted again after a failed one (tools/vm/boots.sh)
+	bash tools/vm/boots.sh "$WDDMSEG_BOOT_LOG" >"$OUT/boots.tap"
+	grep '^# boot retried: ' "$OUT/boots.tap" | sed 's/^/[boots] /'
+	retries=$(grep -c '^# boot retried: ' "$OUT/boots.tap")
 	echo "check-debug: kunit $kunit_pass passed $kunit_fail failed$(skipped $kunit_skip);" \
 		"kunit.py $kpy_pass passed $kpy_fail failed$(skipped $kpy_skip);" \
-		"kselftest $ksft_pass passed $ksft_fail failed$(skipped $ksft_skip)"
+		"kselftest $ksft_pass passed $ksft_fail failed$(skipped $ksft_skip);" \
+		"$(tail -n 1 "$OUT/boots.tap" | sed 's/^# //')"
 	if [ "$skip" -gt 0 ]; then
-		echo "$pass passed, $fail failed, $skip skipped"
+		echo "$pass passed, $fail failed, $skip skipped, $retries boot retries"
 	else
-		echo "$pass passed, $fail failed"
+		echo "$pass passed, $fail failed, $retries boot retries"
 	fi
 	[ "$fail" -eq 0 ]
 	exit $?
@@ -183,24 +193,10 @@ grep -q '^not ok' "$OUT/build-qemu.tap" && summary
 # Valid layouts, as tools/check.sh: the kselftests compare them with what
 # the driver reports.
 expect=$OUT/expect
-devs=()
-: >"$expect"
-slots=()
-while IFS='|' read -r slot vram bar props layout; do
-	case "$slot" in ''|'#'*) continue ;; esac
-	dev="wddmseg,addr=$slot"
-	for p in ${props//,/ }; do
-		if [ "$p" = layout ]; then
-			dev="$dev,layout=$layout"
-		else
-			dev="$dev,$p"
-		fi
-	done
-	devs+=(-device "$dev")
-	slots+=($((slot)))
-	printf '0000:00:%02x.0 vram=%s bar2=%s layout=%s\n' "$slot" "$vram" \
-		"$bar" "$layout" >>"$expect"
-done <tools/vm/valid-layouts.txt
+. tools/vm/layouts.sh
+layouts_valid tools/vm/valid-layouts.txt "$expect" || exit 2
+devs=("${LAYOUT_DEVS[@]}")
+slots=("${LAYOUT_SLOTS[@]}")
 
 # Cases of layouts.txt (tools/vm/check-layouts.sh checks their rules;
 # here they run the probe error path), 8 functions per slot on the slots
@@ -209,18 +205,17 @@ nlayouts=0
 if [ $LAYOUTS != 0 ]; then
 	cases=()
 	adapter="" segment=""
-	while IFS= read -r line || [ -n "$line" ]; do
-		line=${line%$'\r'}
-		case "$line" in ''|'#'*) continue ;; esac
-		rule=${line%%|*}
+	layouts_cases tools/vm/layouts.txt || exit 2
+	for i in "${!LAYOUT_RULES[@]}"; do
+		rule=${LAYOUT_RULES[$i]}
 		if [ $LAYOUTS = all ]; then
-			cases+=("${line#*|}")
+			cases+=("${LAYOUT_PROPS[$i]}")
 		elif [ -z "$adapter" ] && [ "${rule#caps-}" != "$rule" ]; then
-			adapter=${line#*|}
+			adapter=${LAYOUT_PROPS[$i]}
 		elif [ -z "$segment" ] && [ "$rule" = flags-reserved ]; then
-			segment=${line#*|}
+			segment=${LAYOUT_PROPS[$i]}
 		fi
-	done <tools/vm/layouts.txt
+	done
 	[ $LAYOUTS = all ] || cases=(${adapter:+"$adapter"} ${segment:+"$segment"})
 	next=0
 	for s in "${slots[@]}"; do [ "$s" -ge "$next" ] && next=$((s + 1)); done

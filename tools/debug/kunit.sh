@@ -12,7 +12,9 @@
 # and boots it under QEMU (our build, TCG; its firmware from Debian's
 # qemu-system-data), the suites running at boot.
 #
-# Usage: tools/debug/kunit.sh [OUT]
+# Usage: tools/debug/kunit.sh [OUT [GLOB]]
+# GLOB: kunit.py's filter_glob, SUITE_GLOB[.CASE_GLOB] (default every
+# suite; `make kunit S=GLOB KUNIT=py`, tools/vm/run-kunit.sh --kunit-py).
 # Prints one TAP line per case ("ok - kunit.py: suite.case" or "not ok -
 # ..."), from kunit.py's JSON; the full output is in OUT/kunit-py.log,
 # the JSON in OUT/kunit-py.json (default build/check-debug). Exit status:
@@ -24,6 +26,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TREE=$REPO/build/linux-tree
 OBJ=$REPO/build/linux-kunit
 OUT=${1:-$REPO/build/check-debug}
+GLOB=${2:-}
 QEMU=${QEMU:-$REPO/build/qemu/qemu-system-x86_64}
 JOBS=${JOBS:-$(nproc)}
 
@@ -41,7 +44,7 @@ PATH=$BIN:$PATH python3 tools/testing/kunit/kunit.py run \
 	--kunitconfig=drivers/gpu/drm/wddmseg --arch=x86_64 \
 	--build_dir="$OBJ" --jobs="$JOBS" --timeout=600 \
 	--qemu_args=-L --qemu_args=/usr/share/qemu \
-	--json="$OUT/kunit-py.json" >"$OUT/kunit-py.log" 2>&1
+	--json="$OUT/kunit-py.json" ${GLOB:+"$GLOB"} >"$OUT/kunit-py.log" 2>&1
 rc=$?
 
 python3 - "$OUT/kunit-py.json" <<'EOF'

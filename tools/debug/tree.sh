@@ -51,12 +51,14 @@ SERIES=${DEBUG_SERIES:-7.3}
 mkdir -p "$(dirname "$TREE")"
 
 # KSRC (an unpacked source tree) or TARBALL, and STAMP naming it
-KSRC='' TARBALL=''
-if read -r _suite pkg < <(bash "$REPO/tools/vm/kabi.sh" --source-pkg "$SERIES" 2>/dev/null); then
-	KSRC=$REPO/build/$pkg
-	env -u WDDMSEG_KABI KABI="$SERIES" bash "$REPO/tools/vm/kernel-src.sh" --fetch ||
-		{ log "FAILED: tools/vm/kernel-src.sh --fetch ($pkg)"; exit 1; }
-	STAMP="$KSRC $(cat "$KSRC/.wddmseg-deb-version")"
+WDDMSEG_KENV_FUNCTIONS=1 . "$REPO/tools/vm/kenv.sh"
+TARBALL='' src=0
+wddmseg_source_tree "$SERIES" || src=$?
+if [ $src = 2 ]; then
+	log "FAILED: no source tree of Linux $SERIES"
+	exit 1
+elif [ $src = 0 ]; then
+	STAMP=$KSRC_STAMP
 else
 	TARBALL=/usr/src/linux-source-$SERIES.tar.xz
 	if [ ! -f "$TARBALL" ]; then

@@ -75,16 +75,9 @@ if [ -z "${WDDMSEG_CHECK_LAYOUTS_TEED:-}" ]; then
 fi
 
 # --- the cases -------------------------------------------------------------
-RULES=() PROPS=()
-while IFS= read -r line || [ -n "$line" ]; do
-	line=${line%$'\r'}
-	case "$line" in ''|'#'*) continue ;; esac
-	if [ "${line#*|}" = "$line" ]; then
-		echo "check-layouts: $LAYOUTS: no '|' in: $line" >&2; exit 2
-	fi
-	RULES+=("${line%%|*}")     # split on the FIRST '|' only
-	PROPS+=("${line#*|}")
-done <"$LAYOUTS"
+. "$HERE/layouts.sh"
+layouts_cases "$LAYOUTS" || exit 2
+RULES=("${LAYOUT_RULES[@]}") PROPS=("${LAYOUT_PROPS[@]}")
 NCASES=${#RULES[@]}
 [ "$NCASES" -gt 0 ] || { echo "check-layouts: no cases in $LAYOUTS" >&2; exit 2; }
 

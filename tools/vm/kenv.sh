@@ -28,6 +28,36 @@
 # WDDMSEG_KDIR (what out-of-tree modules build against: Debian's
 # /usr/src/linux-headers-ABI, or build/linux-SERIES, the O= directory of
 # a kernel built from source).
+#
+# Also defined here, for scripts that need a kernel's source but not a
+# guest kernel (tools/vm/ksft-tree.sh, tools/debug/tree.sh): with
+# WDDMSEG_KENV_FUNCTIONS=1 in the environment of the `.` command, only the
+# functions are defined and no kernel is resolved.
+#
+#   wddmseg_source_tree SERIES
+#       for a series the harness builds from Debian's linux-source of
+#       another suite (tools/vm/kabi.sh --source-pkg; 7.3): the tree
+#       `tools/vm/kernel-src.sh --fetch` unpacks for the guest kernel, in
+#       KSRC, and KSRC_STAMP naming it with its Debian version (so that
+#       the package is fetched and unpacked once for every user). Returns
+#       1 for a series that is not built from source (its source is the
+#       installed /usr/src/linux-source-SERIES.tar.xz: the caller's
+#       business), 2 when the fetch failed.
+
+wddmseg_source_tree() {
+	local series=$1 _suite pkg
+	KSRC='' KSRC_STAMP=''
+	read -r _suite pkg < <(bash "$REPO/tools/vm/kabi.sh" --source-pkg "$series" 2>/dev/null) ||
+		return 1
+	KSRC=$REPO/build/$pkg
+	if ! env -u WDDMSEG_KABI KABI="$series" bash "$REPO/tools/vm/kernel-src.sh" --fetch; then
+		echo "kenv: tools/vm/kernel-src.sh --fetch ($pkg) failed" >&2
+		return 2
+	fi
+	KSRC_STAMP="$KSRC $(cat "$KSRC/.wddmseg-deb-version")"
+}
+
+[ "${WDDMSEG_KENV_FUNCTIONS:-}" = 1 ] && return 0
 
 if [ -z "${WDDMSEG_KABI:-}" ]; then
 	WDDMSEG_KABI=$(bash "$REPO/tools/vm/kabi.sh" ${KABI:+"$KABI"}) || return 1

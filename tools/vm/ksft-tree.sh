@@ -63,6 +63,8 @@ while [ $# -gt 0 ]; do
 done
 case "$INSTALL" in ''|/*) ;; *) INSTALL=$PWD/$INSTALL ;; esac
 
+WDDMSEG_KENV_FUNCTIONS=1 . "$REPO/tools/vm/kenv.sh"
+
 TREE=$KSFT/linux-$SERIES
 mkdir -p "$KSFT"
 exec 9>"$TREE.lock"
@@ -75,12 +77,14 @@ KSRC=
 if [ -n "${WDDMSEG_KSRC_TARBALL:-}" ] && [ ! -f "$TARBALL" ]; then
 	die "WDDMSEG_KSRC_TARBALL: no file $TARBALL"
 fi
-if [ ! -f "$TARBALL" ] &&
-	read -r _suite pkg < <(bash "$REPO/tools/vm/kabi.sh" --source-pkg "$SERIES" 2>/dev/null); then
-	KSRC=$REPO/build/$pkg
-	env -u WDDMSEG_KABI KABI="$SERIES" bash "$REPO/tools/vm/kernel-src.sh" --fetch ||
-		die "tools/vm/kernel-src.sh --fetch ($pkg) failed"
-	STAMP="$KSRC $(cat "$KSRC/.wddmseg-deb-version")"
+src=1
+if [ ! -f "$TARBALL" ]; then
+	src=0
+	wddmseg_source_tree "$SERIES" || src=$?
+	[ $src != 2 ] || die "no source tree of Linux $SERIES"
+fi
+if [ $src = 0 ]; then
+	STAMP=$KSRC_STAMP
 elif [ ! -f "$TARBALL" ]; then
 	suite=${WDDMSEG_KSRC_SUITE:-trixie-backports}
 	deb=$KSFT/deb/linux-source-$SERIES

@@ -65,6 +65,8 @@
 # WDDMSEG_VM_DIR and WDDMSEG_BASE_MODULES are passed on to initramfs.sh.
 # WDDMSEG_SCAN_LOG=script replaces tools/vm/scan-log.sh as the console log
 # scanner (same interface; the debug tier's knows its kernel's reports).
+# WDDMSEG_BOOT_LOG=file: every boot appends "NAME" and its NAME.result line
+# there (the ledger tools/vm/boots.sh reads to find retried boots).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -225,6 +227,9 @@ rm -f "$INITRD" "$QMP_SOCK" "$CTL_SOCK"
 
 report() { # OUTCOME EXIT MESSAGE
 	echo "outcome=$1 exit=$2 qemu_rc=$rc guest_status=${gstatus:--} seconds=$secs" >"$RESULT"
+	if [ -n "${WDDMSEG_BOOT_LOG:-}" ]; then
+		echo "$NAME $(cat "$RESULT")" >>"$WDDMSEG_BOOT_LOG"
+	fi
 	echo "run-vm: $NAME: $3 (${secs}s; console $CONSOLE, tap $TAP)" >&2
 	exit "$2"
 }
