@@ -12,7 +12,7 @@
 #   NAME      FIXTURE.TEST or FIXTURE.VARIANT.TEST (the harness's names, as
 #             in make check's output; FIXTURE.TEST of a fixture with
 #             variants runs every variant), a FIXTURE (all its tests) or a
-#             PROGRAM (wddmseg_alloc: the whole program). Found in whatever
+#             PROGRAM (wddmseg_placement: the whole program). Found in whatever
 #             program has it: every program of the collection's
 #             kselftest-list.txt is asked (its -l listing, on the host).
 #             A name that matches nothing fails, listing near matches.
