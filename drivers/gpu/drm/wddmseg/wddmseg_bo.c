@@ -34,7 +34,7 @@
 #include "wddmseg_desc.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_file.h"
-#include "wddmseg_kept.h"
+#include "wddmseg_parked.h"
 #include "wddmseg_mgr.h"
 #include "wddmseg_prime.h"
 #include "wddmseg_protect.h"
@@ -148,7 +148,7 @@ int wddmseg_bo_validate(struct wddmseg_bo *bo,
 }
 
 /**
- * wddmseg_bo_give_resource - a placement for an allocation that has none
+ * wddmseg_bo_ensure_resource - a placement for an allocation that has none
  * @bo: reserved allocation
  * @ctx: TTM operation context
  *
@@ -159,7 +159,7 @@ int wddmseg_bo_validate(struct wddmseg_bo *bo,
  *
  * Return: 0 or a negative errno.
  */
-int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
+int wddmseg_bo_ensure_resource(struct wddmseg_bo *bo,
 			     struct ttm_operation_ctx *ctx)
 {
 	struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
@@ -262,7 +262,7 @@ void wddmseg_bo_destroy(struct ttm_buffer_object *tbo)
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
 
 	trace_wddmseg_bo_destroy(bo, tbo->base.size);
-	wddmseg_bo_drop_kept(bo);
+	wddmseg_bo_free_parked(bo);
 	kfree(bo->perm_slot);
 	if (bo->user_pages) {
 		unpin_user_pages_dirty_lock(bo->user_pages,
@@ -462,7 +462,7 @@ int wddmseg_bo_pin_shared(struct wddmseg_bo *bo)
 	ret = ttm_bo_reserve(tbo, true, false, NULL);
 	if (ret)
 		return ret;
-	ret = wddmseg_bo_give_resource(bo, &ctx);
+	ret = wddmseg_bo_ensure_resource(bo, &ctx);
 	if (ret)
 		goto out;
 	if (!ttm_manager_type(tbo->bdev, tbo->resource->mem_type)->use_tt) {
@@ -641,7 +641,7 @@ int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
  * The rest of a discard, the allocation now in system memory: drop its
  * pages (TTM's pipeline gutting: an empty placement gives it a new,
  * unpopulated ttm_tt marked for clearing, so whatever populates it next
- * gets zeroed pages) and the pages it kept from an earlier stay.
+ * gets zeroed pages) and the pages it parked from an earlier stay.
  *
  * Once the DiscardContent is done: TTM guts a busy buffer through a ghost
  * object that holds a reference on the allocation until a worker frees
@@ -660,7 +660,7 @@ static int wddmseg_bo_discard_pages(struct wddmseg_bo *bo,
 		return ret;
 	ttm_bo_unmap_virtual(&bo->tbo);
 	ret = ttm_bo_validate(&bo->tbo, &none, ctx);
-	wddmseg_bo_drop_kept(bo);
+	wddmseg_bo_free_parked(bo);
 	bo->sealed = false;
 	return ret;
 }

@@ -24,7 +24,7 @@
  * as WDDM paging operations (``wddmseg_paging.c`` encodes them) on the
  * device's copy engine (``wddmseg_engine.c``: ring, fences, recovery),
  * and ``wddmseg_migrate.c`` is the one way into it, with the CPU fallback
- * (``wddmseg_vram.c``) behind the same calls. ``wddmseg_kept.c`` keeps the
+ * (``wddmseg_vram.c``) behind the same calls. ``wddmseg_parked.c`` keeps the
  * system pages of allocations in VRAM for their next eviction,
  * ``wddmseg_protect.c`` decides where protected content may go,
  * ``wddmseg_blit.c`` serves SUBMIT_BLIT, ``wddmseg_query.c`` the query
@@ -100,7 +100,7 @@
  *                               wddmseg_pm_get(), before any
  *                               reservation
  * allocation reservation        the allocation's placement, ttm_tt,
- * (dma_resv)                    @sealed, @kept pointer changes by the
+ * (dma_resv)                    @sealed, @parked pointer changes by the
  *                               move; several are taken with a ww
  *                               ticket (blits); under &wddmseg_pm.lock
  *                               or none
@@ -120,8 +120,8 @@
  * &wddmseg_device.window_lock   the BAR4 window and its base; leaf
  * &wddmseg_device.apt_lock      select-then-access register sequences
  *                               (APT, PEEK); leaf
- * &wddmseg_device.kept_lock     the kept-pages list and count, every
- *                               allocation's @kept; leaf (the shrinker
+ * &wddmseg_device.parked_lock   the parked-pages list and count, every
+ *                               allocation's @parked; leaf (the shrinker
  *                               takes it without a reservation)
  * &wddmseg_mgr.lock             a segment's drm_mm and committed
  *                               pages; leaf
@@ -134,7 +134,7 @@
  * ============================= ======================================
  *
  * So: pm.lock -> reservation -> access_lock -> engine lock -> fence_lock
- * -> irq_lock, and reservation -> window_lock / apt_lock / kept_lock / a
+ * -> irq_lock, and reservation -> window_lock / apt_lock / parked_lock / a
  * manager's lock; mmap_lock or the modeset locks -> pm.lock. Functions
  * whose comment says the caller holds a lock assert it with
  * lockdep_assert_held() or dma_resv_assert_held(); wddmseg_pm_get(),

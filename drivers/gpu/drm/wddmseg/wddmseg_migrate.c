@@ -850,7 +850,7 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 	/* ... and VRAM known to be zero already is (the caller waited). */
 	new_mgr = wddmseg_mgr_res(wdev, new_mem);
 	if (clear && new_mgr && !new_mgr->manager.use_tt) {
-		wddmseg_mgr_res_set_pristine(new_mem);
+		wddmseg_mgr_res_set_zero_content(new_mem);
 		if (wddmseg_mgr_res_zeroed(new_mem)) {
 			atomic64_inc(&new_mgr->fills_skipped);
 			trace_wddmseg_paging_op("skipped fill", 0,

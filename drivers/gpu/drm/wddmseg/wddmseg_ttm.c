@@ -12,7 +12,7 @@
  * that never existed, an encrypted Transfer of HardwareProtected content,
  * a DiscardContent, or only aperture (un)binding) and how TTM cleans up
  * after it; the paging operations themselves are wddmseg_migrate.c's, the
- * pages an allocation keeps while in VRAM wddmseg_kept.c's. This file also
+ * pages an allocation keeps while in VRAM wddmseg_parked.c's. This file also
  * holds the ttm_tt callbacks (pool pages, ExistingSysMem user pages),
  * eviction flags, the wipe of released VRAM and access_memory.
  */
@@ -33,7 +33,7 @@
 #include "wddmseg_desc.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
-#include "wddmseg_kept.h"
+#include "wddmseg_parked.h"
 #include "wddmseg_mgr.h"
 #include "wddmseg_migrate.h"
 #include "wddmseg_params.h"
@@ -65,7 +65,7 @@ static void wddmseg_man_move_fence(struct ttm_resource_manager *man,
  * The end of a move out of pages (system memory or an aperture range) into
  * VRAM, pipelined like a move out of VRAM. TTM's own cleanup for it,
  * ttm_bo_move_accel_cleanup(), would wait for the copy before freeing the
- * ttm_tt. Instead the pages are kept with @fence (wddmseg_kept_stash();
+ * ttm_tt. Instead the pages are kept with @fence (wddmseg_park_pages();
  * whoever frees them waits for it), an aperture range gets @fence as its
  * manager's move fence, so that its next user waits for the copy through
  * it as for VRAM, and @fence goes into the reservation after TTM's
@@ -83,9 +83,9 @@ static void wddmseg_bo_cleanup_from_pages(struct ttm_buffer_object *tbo,
 		wddmseg_man_move_fence(ttm_manager_type(tbo->bdev,
 							tbo->resource->mem_type),
 				       fence);
-	wddmseg_kept_mark(tbo, true, fence);
+	wddmseg_tt_set_park(tbo, true, fence);
 	ttm_bo_move_sync_cleanup(tbo, new_mem);
-	wddmseg_kept_mark(tbo, false, NULL);
+	wddmseg_tt_set_park(tbo, false, NULL);
 	dma_resv_add_fence(tbo->base.resv, fence, DMA_RESV_USAGE_KERNEL);
 }
 
@@ -138,7 +138,7 @@ static void wddmseg_bo_skip_fill(struct wddmseg_device *wdev,
 	atomic64_inc(&mgr->fills_skipped);
 	trace_wddmseg_paging_op("skipped fill", 0, mgr->segment_id,
 				bo->tbo.base.size, 0);
-	wddmseg_mgr_res_set_pristine(new_mem);
+	wddmseg_mgr_res_set_zero_content(new_mem);
 	bo->sealed = false;
 	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
 	ttm_bo_move_null(&bo->tbo, new_mem);
@@ -215,7 +215,7 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	if (crypt == WDDMSEG_CRYPT_ENCRYPT)
 		bo->seal_nonce = nonce;
 	if (clear && !new_man->use_tt)
-		wddmseg_mgr_res_set_pristine(new_mem);
+		wddmseg_mgr_res_set_zero_content(new_mem);
 	/* Content that never existed or came back decrypted is not sealed. */
 	if (!new_man->use_tt)
 		bo->sealed = false;
@@ -259,7 +259,7 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
  *   wddmseg_bo_discard_pages() then marks it for clearing.
  * - @permanent, a PermanentSysMem allocation: its content is its
  *   permanent copy (DOC: PermanentSysMem), which becomes the pages of its
- *   new placement (wddmseg_kept_reuse()). Without a copy (content that
+ *   new placement (wddmseg_unpark_pages()). Without a copy (content that
  *   never was in pages, zeroes) the new pages stay unpopulated, content
  *   that never existed.
  */
@@ -281,7 +281,7 @@ static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
 		if (ret)
 			return ret;
 	}
-	if (permanent && READ_ONCE(bo->kept) && tbo->ttm) {
+	if (permanent && READ_ONCE(bo->parked) && tbo->ttm) {
 		ret = wddmseg_bo_populate(tbo, ctx);
 		if (ret)
 			return ret;
@@ -454,9 +454,9 @@ static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 	if (old_man->use_tt && new_man->use_tt) {
 		ttm_bo_move_null(tbo, new_mem);
 	} else {
-		wddmseg_kept_mark(tbo, old_man->use_tt, NULL);
+		wddmseg_tt_set_park(tbo, old_man->use_tt, NULL);
 		ttm_bo_move_sync_cleanup(tbo, new_mem);
-		wddmseg_kept_mark(tbo, false, NULL);
+		wddmseg_tt_set_park(tbo, false, NULL);
 	}
 	return 0;
 }
@@ -564,7 +564,7 @@ static int wddmseg_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *tt,
 						      tt->dma_address,
 						      tt->num_pages);
 	if (!wtt->user_pages) {
-		if (wddmseg_kept_reuse(bdev_to_wddmseg(bdev), wtt))
+		if (wddmseg_unpark_pages(bdev_to_wddmseg(bdev), wtt))
 			return 0;
 		return ttm_pool_alloc(&bdev->pool, tt, ctx);
 	}
@@ -590,11 +590,11 @@ static void wddmseg_ttm_tt_unpopulate(struct ttm_device *bdev,
 		/* the exporter's: unmapped with the attachment */
 	} else if (wtt->user_pages) {
 		wddmseg_userptr_unmap(bdev, tt, tt->num_pages);
-	} else if (!wtt->keep ||
-		   !wddmseg_kept_stash(bdev_to_wddmseg(bdev), wtt)) {
+	} else if (!wtt->park ||
+		   !wddmseg_park_pages(bdev_to_wddmseg(bdev), wtt)) {
 		/* No room to keep them: the copy must be done with them. */
-		if (wtt->keep_fence)
-			dma_fence_wait(wtt->keep_fence, false);
+		if (wtt->park_fence)
+			dma_fence_wait(wtt->park_fence, false);
 		ttm_pool_free(&bdev->pool, tt);
 	}
 }
@@ -713,7 +713,7 @@ static bool wddmseg_bo_release_vram(struct ttm_buffer_object *tbo)
 	 * Zeroes only, nothing wrote to it in place, and idle (the Fill
 	 * or the wipe that zeroed it has run): the range is zero already.
 	 */
-	if (wddmseg_mgr_res_pristine(res) && !to_wddmseg_bo(tbo)->exposed &&
+	if (wddmseg_mgr_res_zero_content(res) && !to_wddmseg_bo(tbo)->maybe_written_in_place &&
 	    dma_resv_test_signaled(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP)) {
 		atomic64_inc(&mgr->wipes_skipped);
 		goto free;
@@ -873,7 +873,7 @@ static int wddmseg_access_memory(struct ttm_buffer_object *tbo,
 
 	dma_resv_assert_held(tbo->base.resv);
 	if (write && wddmseg_is_bo(tbo))
-		WRITE_ONCE(to_wddmseg_bo(tbo)->exposed, true);
+		WRITE_ONCE(to_wddmseg_bo(tbo)->maybe_written_in_place, true);
 	if (!drm_dev_enter(&wdev->drm, &idx))
 		return -ENODEV;
 	/* Range by range: VRAM made of blocks is contiguous within each. */
@@ -1006,7 +1006,7 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 			goto err_fini;
 	}
 
-	ret = wddmseg_kept_init(wdev);
+	ret = wddmseg_parked_init(wdev);
 	if (ret)
 		goto err_fini;
 	wddmseg_ttm_clear_vram(wdev);
@@ -1033,7 +1033,7 @@ void wddmseg_ttm_fini(struct wddmseg_device *wdev)
 	for (id = wdev->desc.segment_count; id >= 1; id--)
 		wddmseg_mgr_fini(wdev, id);
 	/* Normally allocations are gone by now and took their pages along. */
-	wddmseg_kept_fini(wdev);
+	wddmseg_parked_fini(wdev);
 	dma_fence_put(wdev->access_fence);
 	wdev->access_fence = NULL;
 	ttm_device_fini(&wdev->bdev);
