@@ -21,6 +21,7 @@ struct ttm_placement;
 struct ttm_resource;
 struct ttm_place;
 struct wddmseg_file;
+struct wddmseg_move_request;
 struct wddmseg_parked;
 
 /**
@@ -55,9 +56,13 @@ struct wddmseg_residency_event {
  *	was committed (wddmseg_bo_residency_commit()); under the reservation
  * @residency_segment: where it changed to
  * @residency_offset: the offset there
- * @evicting: an explicit eviction (GEM_EVICT) is moving the allocation
- * @discarding: that eviction has WDDMSEG_EVICT_DISCARD: DiscardContent
- *	instead of a Transfer, the content is dropped
+ * @move_request: what the ttm_bo_validate() running on the allocation
+ *	asks of its move (an eviction, a discard), or NULL. A field because
+ *	TTM's move callback has no other channel for a caller's intent:
+ *	&struct ttm_operation_ctx has no driver field, and the same context
+ *	reaches the moves of other allocations TTM evicts on the way. Set
+ *	and cleared under the reservation by wddmseg_bo_validate_as() only;
+ *	the move callback honours it for that context only
  * @evictions: times evicted
  * @moves: times its content moved
  * @parked: system pages parked from its last stay in system memory or an
@@ -99,8 +104,7 @@ struct wddmseg_bo {
 	bool residency_pending;
 	u32 residency_segment;
 	u64 residency_offset;
-	bool evicting;
-	bool discarding;
+	const struct wddmseg_move_request *move_request;
 	atomic64_t evictions;
 	atomic64_t moves;
 	struct wddmseg_parked *parked;
@@ -161,12 +165,16 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from_segment,
 				struct ttm_placement *placement);
 int wddmseg_bo_validate(struct wddmseg_bo *bo,
 			struct ttm_operation_ctx *ctx);
+int wddmseg_bo_validate_as(struct wddmseg_bo *bo,
+			   struct ttm_placement *placement,
+			   struct ttm_operation_ctx *ctx, bool evict,
+			   bool discard);
 int wddmseg_bo_move_system_locked(struct wddmseg_bo *bo,
 				  struct ttm_operation_ctx *ctx);
 int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
 				    struct ttm_operation_ctx *ctx);
 int wddmseg_bo_ensure_resource(struct wddmseg_bo *bo,
-			     struct ttm_operation_ctx *ctx);
+			       struct ttm_operation_ctx *ctx);
 int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard);
 int wddmseg_bo_pm_move(struct wddmseg_bo *bo, u32 id);
 

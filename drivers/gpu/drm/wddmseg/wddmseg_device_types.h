@@ -388,7 +388,8 @@ struct wddmseg_knobs {
  * @irq_client: the handlers of the engine and of the display
  * @irq_lock: protects @irq_mask, the IRQ_MASK register and @irq_client
  * @irq_mask: what IRQ_MASK holds: the engine's and the display's bits
- * @parked_lock: protects @parked_list, @parked_pages and every &wddmseg_bo.parked
+ * @parked_lock: protects @parked_list, @parked_pages and every
+ *	&wddmseg_bo.parked
  * @parked_list: system pages parked by allocations in VRAM, oldest first
  * @parked_pages: how many pages @parked_list holds
  * @parked_shrinker: gives them back under memory pressure (allocated:

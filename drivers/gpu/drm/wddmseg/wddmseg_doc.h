@@ -24,8 +24,9 @@
  * as WDDM paging operations (``wddmseg_paging.c`` encodes them) on the
  * device's copy engine (``wddmseg_engine.c``: ring, fences, recovery),
  * and ``wddmseg_migrate.c`` is the one way into it, with the CPU fallback
- * (``wddmseg_vram.c``) behind the same calls. ``wddmseg_parked.c`` keeps the
- * system pages of allocations in VRAM for their next eviction,
+ * (``wddmseg_vram.c``) behind the same calls. ``wddmseg_parked.c`` parks
+ * the system pages of allocations in VRAM for their next eviction (and
+ * the permanent copy of PermanentSysMem allocations),
  * ``wddmseg_protect.c`` decides where protected content may go,
  * ``wddmseg_blit.c`` serves SUBMIT_BLIT, ``wddmseg_query.c`` the query
  * ioctls and ``wddmseg_kms.c`` the display (its planes in
@@ -52,9 +53,13 @@
  *    ``wddmseg_mgr.c``, a drm_mm under CommitLimit), evicting least
  *    recently used allocations through wddmseg_evict_flags() and
  *    wddmseg_eviction_valuable() if needed, and calls the move callback.
- * 4. wddmseg_bo_move() (``wddmseg_ttm.c``) decides what the move is:
- *    wddmseg_bo_move_engine() asks wddmseg_bo_move_crypt() whether the
- *    content must travel encrypted, populates the ttm_tt, and calls
+ * 4. wddmseg_bo_move() (``wddmseg_ttm.c``) resolves the move once into a
+ *    struct wddmseg_move (wddmseg_move_resolve(): source and destination
+ *    segment and kind, eviction or discard, whether the source is known
+ *    zero and the destination too, protection, and who copies, engine or
+ *    CPU, with the reason). wddmseg_bo_move_engine() takes it, asks
+ *    wddmseg_move_crypt() whether the content must travel encrypted,
+ *    populates the ttm_tt, and passes the description to
  *    wddmseg_migrate_move() (``wddmseg_migrate.c``).
  * 5. wddmseg_migrate_move() takes the engine lock, reserves ring and arena
  *    space (wddmseg_engine_reserve()), describes system pages as page lists

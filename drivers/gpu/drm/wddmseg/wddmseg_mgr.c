@@ -683,7 +683,8 @@ bool wddmseg_mgr_res_zeroed(const struct ttm_resource *res)
 }
 
 /**
- * wddmseg_mgr_res_set_zero_content - note that a VRAM resource holds zeroes only
+ * wddmseg_mgr_res_set_zero_content - note that a VRAM resource holds
+ *	zeroes only
  * @res: a resource of a memory segment that a move just filled with
  *	zeroes, or found known zero
  */

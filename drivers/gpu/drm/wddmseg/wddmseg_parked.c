@@ -118,7 +118,7 @@ struct wddmseg_parked {
 
 /* Unlink @bo's parked pages; the caller owns them then. */
 static struct wddmseg_parked *wddmseg_parked_take(struct wddmseg_device *wdev,
-					      struct wddmseg_bo *bo)
+						  struct wddmseg_bo *bo)
 {
 	struct wddmseg_parked *k;
 
@@ -152,7 +152,7 @@ static void wddmseg_parked_release(struct wddmseg_parked *k)
  * out of them is done, and free their arrays.
  */
 static void wddmseg_parked_free(struct wddmseg_device *wdev,
-			      struct wddmseg_parked *k)
+				struct wddmseg_parked *k)
 {
 	struct ttm_tt tt = {
 		.pages = k->pages,
@@ -198,7 +198,7 @@ void wddmseg_bo_free_parked(struct wddmseg_bo *bo)
  * segment: always parked, in the record allocated for it.
  */
 static bool wddmseg_perm_park(struct wddmseg_device *wdev,
-			       struct wddmseg_tt *wtt)
+			      struct wddmseg_tt *wtt)
 {
 	struct wddmseg_bo *bo = wtt->bo;
 	struct ttm_tt *tt = &wtt->ttm;
@@ -221,9 +221,9 @@ static bool wddmseg_perm_park(struct wddmseg_device *wdev,
 }
 
 /*
- * Unpopulate of a ttm_tt marked to park (&wddmseg_tt.park): its pages, taking its arrays
- * along (the ttm_tt is destroyed next and frees none then). False: no
- * room.
+ * Unpopulate of a ttm_tt marked to park (&wddmseg_tt.park): park its
+ * pages, taking its arrays along (the ttm_tt is destroyed next and frees
+ * none then). False: no room.
  */
 bool wddmseg_park_pages(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
 {
@@ -303,23 +303,24 @@ bool wddmseg_unpark_pages(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
 }
 
 /*
- * Mark @tbo's ttm_tt: keep its pages if TTM unpopulates it now; @fence
- * (or NULL) is a copy that may still read them.
+ * Mark @tbo's ttm_tt: park its pages if TTM unpopulates it now; @fence
+ * (or NULL) is a copy that may still read them. Under the reservation.
  */
-void wddmseg_tt_set_park(struct ttm_buffer_object *tbo, bool keep,
-		       struct dma_fence *fence)
+void wddmseg_tt_set_park(struct ttm_buffer_object *tbo, bool park,
+			 struct dma_fence *fence)
 {
 	struct wddmseg_tt *wtt;
 
+	dma_resv_assert_held(tbo->base.resv);
 	if (!tbo->ttm)
 		return;
 	wtt = to_wddmseg_tt(tbo->ttm);
-	wtt->park = keep;
+	wtt->park = park;
 	wtt->park_fence = fence;
 }
 
 static unsigned long wddmseg_parked_count(struct shrinker *shrink,
-					struct shrink_control *sc)
+					  struct shrink_control *sc)
 {
 	struct wddmseg_device *wdev = wddmseg_shrinker_data(shrink);
 	unsigned long n = READ_ONCE(wdev->parked_pages);
@@ -333,7 +334,7 @@ static unsigned long wddmseg_parked_count(struct shrinker *shrink,
  * the engine, whose recovery allocates memory.
  */
 static unsigned long wddmseg_parked_shrink(struct wddmseg_device *wdev,
-					 unsigned long max, bool wait)
+					   unsigned long max, bool wait)
 {
 	unsigned long freed = 0;
 	struct wddmseg_parked *k;
@@ -361,7 +362,7 @@ static unsigned long wddmseg_parked_shrink(struct wddmseg_device *wdev,
 
 /* Memory pressure: give parked pages back. */
 static unsigned long wddmseg_parked_scan(struct shrinker *shrink,
-				       struct shrink_control *sc)
+					 struct shrink_control *sc)
 {
 	struct wddmseg_device *wdev = wddmseg_shrinker_data(shrink);
 	unsigned long freed = wddmseg_parked_shrink(wdev, sc->nr_to_scan,
@@ -382,8 +383,8 @@ int wddmseg_parked_init(struct wddmseg_device *wdev)
 	INIT_LIST_HEAD(&wdev->parked_list);
 	wdev->parked_pages = 0;
 	wdev->parked_shrinker = wddmseg_shrinker_create(wddmseg_parked_count,
-						      wddmseg_parked_scan, wdev,
-						      wdev->drm.unique);
+							wddmseg_parked_scan, wdev,
+							wdev->drm.unique);
 	return wdev->parked_shrinker ? 0 : -ENOMEM;
 }
 

@@ -23,8 +23,8 @@ void wddmseg_parked_fini(struct wddmseg_device *wdev);
 void wddmseg_bo_free_parked(struct wddmseg_bo *bo);
 bool wddmseg_park_pages(struct wddmseg_device *wdev, struct wddmseg_tt *wtt);
 bool wddmseg_unpark_pages(struct wddmseg_device *wdev, struct wddmseg_tt *wtt);
-void wddmseg_tt_set_park(struct ttm_buffer_object *tbo, bool keep,
-		       struct dma_fence *fence);
+void wddmseg_tt_set_park(struct ttm_buffer_object *tbo, bool park,
+			 struct dma_fence *fence);
 
 /**
  * struct wddmseg_perm_copy - the permanent copy of a PermanentSysMem
