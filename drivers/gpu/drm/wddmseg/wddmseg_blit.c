@@ -21,7 +21,7 @@
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
 #include "wddmseg_fdinfo.h"
-#include "wddmseg_kept.h"
+#include "wddmseg_parked.h"
 #include "wddmseg_migrate.h"
 #include "wddmseg_prime.h"
 #include "wddmseg_protect.h"
@@ -80,7 +80,7 @@ static int wddmseg_blit_prepare(struct wddmseg_device *wdev,
 		}
 	} else {
 		/* Discarded content is zeroes, in pages from now on. */
-		ret = wddmseg_bo_give_resource(bo, &ctx);
+		ret = wddmseg_bo_ensure_resource(bo, &ctx);
 		if (ret)
 			return ret;
 	}
@@ -294,7 +294,7 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 		goto out_unlock;
 
 	/* Written in place by the engine: wiped on release. */
-	WRITE_ONCE(gem_to_wddmseg_bo(objs[0])->exposed, true);
+	WRITE_ONCE(gem_to_wddmseg_bo(objs[0])->maybe_written_in_place, true);
 	start = ktime_get();
 	fence = wddmseg_migrate_blit(wdev, a, objs[1], objs[0]);
 	if (IS_ERR(fence)) {

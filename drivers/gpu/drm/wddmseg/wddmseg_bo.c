@@ -34,8 +34,9 @@
 #include "wddmseg_desc.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_file.h"
-#include "wddmseg_kept.h"
+#include "wddmseg_parked.h"
 #include "wddmseg_mgr.h"
+#include "wddmseg_migrate.h"
 #include "wddmseg_prime.h"
 #include "wddmseg_protect.h"
 #include "wddmseg_hw.h"
@@ -148,7 +149,44 @@ int wddmseg_bo_validate(struct wddmseg_bo *bo,
 }
 
 /**
- * wddmseg_bo_give_resource - a placement for an allocation that has none
+ * wddmseg_bo_validate_as - ttm_bo_validate() with what the caller asks of
+ *	the move it causes
+ * @bo: reserved allocation
+ * @placement: where it goes
+ * @ctx: TTM operation context
+ * @evict: the move counts as an eviction (a placement change the caller
+ *	forces: GEM_EVICT, power management, a pin for another device)
+ * @discard: with @evict into system memory, drop the content of a memory
+ *	segment instead of copying it out
+ *
+ * The move callback reads the request from &wddmseg_bo.move_request for
+ * this context only (wddmseg_bo_move()).
+ *
+ * Return: what ttm_bo_validate() returns.
+ */
+int wddmseg_bo_validate_as(struct wddmseg_bo *bo,
+			   struct ttm_placement *placement,
+			   struct ttm_operation_ctx *ctx, bool evict,
+			   bool discard)
+{
+	const struct wddmseg_move_request req = {
+		.ctx = ctx,
+		.evict = evict,
+		.discard = discard,
+	};
+	int ret;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+	/* One validation at a time per allocation: its reservation says so. */
+	WARN_ON_ONCE(bo->move_request);
+	bo->move_request = &req;
+	ret = ttm_bo_validate(&bo->tbo, placement, ctx);
+	bo->move_request = NULL;
+	return ret;
+}
+
+/**
+ * wddmseg_bo_ensure_resource - a placement for an allocation that has none
  * @bo: reserved allocation
  * @ctx: TTM operation context
  *
@@ -159,8 +197,8 @@ int wddmseg_bo_validate(struct wddmseg_bo *bo,
  *
  * Return: 0 or a negative errno.
  */
-int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
-			     struct ttm_operation_ctx *ctx)
+int wddmseg_bo_ensure_resource(struct wddmseg_bo *bo,
+			       struct ttm_operation_ctx *ctx)
 {
 	struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
 	struct ttm_placement placement;
@@ -178,14 +216,10 @@ int wddmseg_bo_move_system_locked(struct wddmseg_bo *bo,
 {
 	struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
 	struct ttm_placement placement;
-	int ret;
 
 	dma_resv_assert_held(bo->tbo.base.resv);
 	wddmseg_placement_init(&placement, &sys, 1, 0);
-	bo->evicting = true;
-	ret = ttm_bo_validate(&bo->tbo, &placement, ctx);
-	bo->evicting = false;
-	return ret;
+	return wddmseg_bo_validate_as(bo, &placement, ctx, true, false);
 }
 
 /**
@@ -262,7 +296,7 @@ void wddmseg_bo_destroy(struct ttm_buffer_object *tbo)
 	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
 
 	trace_wddmseg_bo_destroy(bo, tbo->base.size);
-	wddmseg_bo_drop_kept(bo);
+	wddmseg_bo_free_parked(bo);
 	kfree(bo->perm_slot);
 	if (bo->user_pages) {
 		unpin_user_pages_dirty_lock(bo->user_pages,
@@ -462,7 +496,7 @@ int wddmseg_bo_pin_shared(struct wddmseg_bo *bo)
 	ret = ttm_bo_reserve(tbo, true, false, NULL);
 	if (ret)
 		return ret;
-	ret = wddmseg_bo_give_resource(bo, &ctx);
+	ret = wddmseg_bo_ensure_resource(bo, &ctx);
 	if (ret)
 		goto out;
 	if (!ttm_manager_type(tbo->bdev, tbo->resource->mem_type)->use_tt) {
@@ -472,9 +506,8 @@ int wddmseg_bo_pin_shared(struct wddmseg_bo *bo)
 		}
 		wddmseg_place(bo, &place, WDDMSEG_SEGMENT_SYSTEM, 0);
 		wddmseg_placement_init(&placement, &place, 1, 0);
-		bo->evicting = true;
-		ret = ttm_bo_validate(tbo, &placement, &ctx);
-		bo->evicting = false;
+		ret = wddmseg_bo_validate_as(bo, &placement, &ctx, true,
+					     false);
 		if (ret)
 			goto out;
 	}
@@ -641,7 +674,7 @@ int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
  * The rest of a discard, the allocation now in system memory: drop its
  * pages (TTM's pipeline gutting: an empty placement gives it a new,
  * unpopulated ttm_tt marked for clearing, so whatever populates it next
- * gets zeroed pages) and the pages it kept from an earlier stay.
+ * gets zeroed pages) and the pages it parked from an earlier stay.
  *
  * Once the DiscardContent is done: TTM guts a busy buffer through a ghost
  * object that holds a reference on the allocation until a worker frees
@@ -660,7 +693,7 @@ static int wddmseg_bo_discard_pages(struct wddmseg_bo *bo,
 		return ret;
 	ttm_bo_unmap_virtual(&bo->tbo);
 	ret = ttm_bo_validate(&bo->tbo, &none, ctx);
-	wddmseg_bo_drop_kept(bo);
+	wddmseg_bo_free_parked(bo);
 	bo->sealed = false;
 	return ret;
 }
@@ -688,11 +721,9 @@ int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard)
 		ret = -EACCES;
 	} else {
 		/* Moving to system memory on request is an eviction too. */
-		bo->evicting = id == WDDMSEG_SEGMENT_SYSTEM;
-		bo->discarding = discard;
-		ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
-		bo->evicting = false;
-		bo->discarding = false;
+		ret = wddmseg_bo_validate_as(bo, &placement, &ctx,
+					     id == WDDMSEG_SEGMENT_SYSTEM,
+					     discard);
 		if (!ret && discard)
 			ret = wddmseg_bo_discard_pages(bo, &ctx);
 	}
@@ -720,13 +751,10 @@ int wddmseg_bo_pm_move(struct wddmseg_bo *bo, u32 id)
 					 .gfp_retry_mayfail = true };
 	struct ttm_placement placement;
 	struct ttm_place place;
-	int ret;
 
 	dma_resv_assert_held(bo->tbo.base.resv);
 	wddmseg_place(bo, &place, id, 0);
 	wddmseg_placement_init(&placement, &place, 1, 0);
-	bo->evicting = id == WDDMSEG_SEGMENT_SYSTEM;
-	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
-	bo->evicting = false;
-	return ret;
+	return wddmseg_bo_validate_as(bo, &placement, &ctx,
+				      id == WDDMSEG_SEGMENT_SYSTEM, false);
 }

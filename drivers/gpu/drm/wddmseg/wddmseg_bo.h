@@ -21,7 +21,8 @@ struct ttm_placement;
 struct ttm_resource;
 struct ttm_place;
 struct wddmseg_file;
-struct wddmseg_kept;
+struct wddmseg_move_request;
+struct wddmseg_parked;
 
 /**
  * struct wddmseg_residency_event - a residency notification being built
@@ -55,25 +56,30 @@ struct wddmseg_residency_event {
  *	was committed (wddmseg_bo_residency_commit()); under the reservation
  * @residency_segment: where it changed to
  * @residency_offset: the offset there
- * @evicting: an explicit eviction (GEM_EVICT) is moving the allocation
- * @discarding: that eviction has WDDMSEG_EVICT_DISCARD: DiscardContent
- *	instead of a Transfer, the content is dropped
+ * @move_request: what the ttm_bo_validate() running on the allocation
+ *	asks of its move (an eviction, a discard), or NULL. A field because
+ *	TTM's move callback has no other channel for a caller's intent:
+ *	&struct ttm_operation_ctx has no driver field, and the same context
+ *	reaches the moves of other allocations TTM evicts on the way. Set
+ *	and cleared under the reservation by wddmseg_bo_validate_as() only;
+ *	the move callback honours it for that context only
  * @evictions: times evicted
  * @moves: times its content moved
- * @kept: system pages kept from its last stay in system memory or an
- *	aperture while it is in VRAM, for the next eviction (wddmseg_kept.c);
- *	protected by &wddmseg_device.kept_lock
+ * @parked: system pages parked from its last stay in system memory or an
+ *	aperture while it is in VRAM, for the next eviction, or its permanent
+ *	copy (wddmseg_parked.c); protected by &wddmseg_device.parked_lock
  * @sealed: HardwareProtected: its system pages hold its content encrypted
  *	by the device (TRANSFER_ENCRYPTED); the way back decrypts. Changed
  *	under the reservation
  * @seal_nonce: the nonce of that encryption
- * @exposed: mapped by the CPU (mmap, vmap), exported, or the destination
- *	of a blit: its VRAM may have been written in place. Never cleared
+ * @maybe_written_in_place: mapped by the CPU (mmap, vmap), exported, or
+ *	the destination of a blit: its VRAM may have been written in place.
+ *	Never cleared
  * @contiguous: mapped by the kernel (vmap) once: every VRAM placement
  *	asks for one range from then on. Set under the reservation
- * @perm_slot: PermanentSysMem: the record of @kept, allocated with the
+ * @perm_slot: PermanentSysMem: the record of @parked, allocated with the
  *	allocation so that keeping its permanent copy cannot fail; NULL
- *	while in use as @kept
+ *	while in use as @parked
  * @perm_cpu_dirty: PermanentSysMem in a memory segment: the CPU may have
  *	written the permanent copy since the segment's copy was last
  *	brought up to date from it (DOC: PermanentSysMem); under the
@@ -98,16 +104,15 @@ struct wddmseg_bo {
 	bool residency_pending;
 	u32 residency_segment;
 	u64 residency_offset;
-	bool evicting;
-	bool discarding;
+	const struct wddmseg_move_request *move_request;
 	atomic64_t evictions;
 	atomic64_t moves;
-	struct wddmseg_kept *kept;
+	struct wddmseg_parked *parked;
 	bool sealed;
 	u64 seal_nonce;
-	bool exposed;
+	bool maybe_written_in_place;
 	bool contiguous;
-	struct wddmseg_kept *perm_slot;
+	struct wddmseg_parked *perm_slot;
 	bool perm_cpu_dirty;
 };
 
@@ -124,7 +129,7 @@ static inline struct wddmseg_bo *gem_to_wddmseg_bo(struct drm_gem_object *obj)
 #define WDDMSEG_ALLOC_ANY_PROTECTED	(WDDMSEG_ALLOC_PROTECTED | \
 					 WDDMSEG_ALLOC_HARDWARE_PROTECTED)
 
-/* PermanentSysMem: a system-memory copy for life (wddmseg_kept.c). */
+/* PermanentSysMem: a system-memory copy for life (wddmseg_parked.c). */
 static inline bool wddmseg_bo_permanent(const struct wddmseg_bo *bo)
 {
 	return bo->flags & WDDMSEG_ALLOC_PERMANENT_SYSMEM;
@@ -160,12 +165,16 @@ void wddmseg_bo_evict_placement(struct wddmseg_bo *bo, u32 from_segment,
 				struct ttm_placement *placement);
 int wddmseg_bo_validate(struct wddmseg_bo *bo,
 			struct ttm_operation_ctx *ctx);
+int wddmseg_bo_validate_as(struct wddmseg_bo *bo,
+			   struct ttm_placement *placement,
+			   struct ttm_operation_ctx *ctx, bool evict,
+			   bool discard);
 int wddmseg_bo_move_system_locked(struct wddmseg_bo *bo,
 				  struct ttm_operation_ctx *ctx);
 int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
 				    struct ttm_operation_ctx *ctx);
-int wddmseg_bo_give_resource(struct wddmseg_bo *bo,
-			     struct ttm_operation_ctx *ctx);
+int wddmseg_bo_ensure_resource(struct wddmseg_bo *bo,
+			       struct ttm_operation_ctx *ctx);
 int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard);
 int wddmseg_bo_pm_move(struct wddmseg_bo *bo, u32 id);
 

@@ -20,7 +20,7 @@
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
 #include "wddmseg_file.h"
-#include "wddmseg_kept.h"
+#include "wddmseg_parked.h"
 #include "wddmseg_mgr.h"
 #include "wddmseg_pm.h"
 #include "wddmseg_protect.h"
@@ -33,7 +33,7 @@ static vm_fault_t wddmseg_bo_fault_migrate(struct wddmseg_bo *bo)
 	int ret;
 
 	/* Nothing to migrate: zeroes, in system pages from now on. */
-	ret = wddmseg_bo_give_resource(bo, &ctx);
+	ret = wddmseg_bo_ensure_resource(bo, &ctx);
 	if (ret)
 		return ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 	id = wddmseg_res_segment(wdev, bo->tbo.resource);
@@ -72,7 +72,7 @@ static pgprot_t wddmseg_caching_prot(enum ttm_caching caching, pgprot_t prot)
  * A CPU fault on a PermanentSysMem allocation: always its permanent
  * system-memory copy, never the segment it is in and never a migration
  * (DOC: PermanentSysMem). In system memory or an aperture the copy is the
- * allocation's pages, which TTM maps; in a memory segment it is the kept
+ * allocation's pages, which TTM maps; in a memory segment it is the parked
  * copy, mapped here. A writable mapping makes the copy newer than the
  * segment's: the next engine use refreshes the segment first.
  */
@@ -89,7 +89,7 @@ static vm_fault_t wddmseg_perm_fault(struct vm_fault *vmf)
 	pgprot_t prot;
 	int err, i;
 
-	err = wddmseg_bo_give_resource(bo, &ctx);
+	err = wddmseg_bo_ensure_resource(bo, &ctx);
 	if (err)
 		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 	if (ttm_manager_type(tbo->bdev, tbo->resource->mem_type)->use_tt)
@@ -212,7 +212,7 @@ static int wddmseg_gem_vm_access(struct vm_area_struct *vma,
 		ret = ttm_bo_reserve(tbo, true, false, NULL);
 		if (ret)
 			return ret;
-		ret = wddmseg_bo_give_resource(to_wddmseg_bo(tbo), &ctx);
+		ret = wddmseg_bo_ensure_resource(to_wddmseg_bo(tbo), &ctx);
 		ttm_bo_unreserve(tbo);
 		if (ret)
 			return ret;
@@ -267,11 +267,11 @@ int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	ret = wddmseg_protect_check_cpu(bo, "vmap");
 	if (ret)
 		return ret;
-	WRITE_ONCE(bo->exposed, true);
+	WRITE_ONCE(bo->maybe_written_in_place, true);
 	ret = wddmseg_gem_vmap_lock(obj, true);
 	if (ret)
 		return ret;
-	ret = wddmseg_bo_give_resource(bo, &ctx);
+	ret = wddmseg_bo_ensure_resource(bo, &ctx);
 	if (ret)
 		goto out;
 	/* PermanentSysMem: CPU access is to its copy, in system memory. */
@@ -344,6 +344,6 @@ int wddmseg_gem_mmap(struct drm_gem_object *obj,
 	if (ret)
 		return ret;
 	/* The CPU may write it in place from now on: wiped on release. */
-	WRITE_ONCE(bo->exposed, true);
+	WRITE_ONCE(bo->maybe_written_in_place, true);
 	return drm_gem_ttm_mmap(obj, vma);
 }

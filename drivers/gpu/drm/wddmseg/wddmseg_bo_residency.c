@@ -19,6 +19,7 @@
 #include "wddmseg_device_types.h"
 #include "wddmseg_file.h"
 #include "wddmseg_mgr.h"
+#include "wddmseg_migrate.h"
 #include "wddmseg_trace.h"
 
 static struct wddmseg_residency_event *
@@ -164,20 +165,21 @@ static void wddmseg_bo_residency_note(struct wddmseg_bo *bo,
 /**
  * wddmseg_bo_moved - account a placement change
  * @bo: allocation
- * @old: previous resource, or NULL (none: wddmseg_res_mem_type())
- * @new: new resource, or NULL when the allocation is released
- * @evict: the move is an eviction
+ * @old: previous placement (%WDDMSEG_MEM_NONE: none)
+ * @new: new placement, or NULL when the allocation is released
+ * @evict: the move is an eviction (&wddmseg_move.evict)
  */
-void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
-		      struct ttm_resource *new, bool evict)
+void wddmseg_bo_moved(struct wddmseg_bo *bo,
+		      const struct wddmseg_move_end *old,
+		      const struct wddmseg_move_end *new, bool evict)
 {
 	struct wddmseg_device *wdev = wddmseg_bo_wdev(bo);
-	u32 old_id = wddmseg_res_segment(wdev, old);
-	u32 new_id = new ? wddmseg_res_segment(wdev, new) : 0;
-	bool moved = new && wddmseg_res_mem_type(old) != new->mem_type;
+	u32 old_id = old->segment_id;
+	u32 new_id = new ? new->segment_id : 0;
+	bool moved = new && old->man != new->man;
 	u64 size = bo->tbo.base.size;
 
-	if ((evict || bo->evicting) && old_id) {
+	if (evict && old_id) {
 		atomic64_inc(&wdev->mgr[old_id - 1]->evictions);
 		atomic64_inc(&bo->evictions);
 	}
@@ -185,15 +187,15 @@ void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
 		atomic64_inc(&bo->moves);
 
 	/* Not the first placement of a new allocation: nothing moved. */
-	if (new && (old || new_id))
+	if (new && (old->res || new_id))
 		trace_wddmseg_bo_move(bo, size, old_id,
-				      old_id ? (u64)old->start << PAGE_SHIFT : 0,
+				      old_id ? (u64)old->res->start << PAGE_SHIFT : 0,
 				      new_id,
-				      new_id ? (u64)new->start << PAGE_SHIFT : 0,
-				      evict || bo->evicting);
+				      new_id ? (u64)new->res->start << PAGE_SHIFT : 0,
+				      evict);
 
 	if (moved && bo->residency_event)
-		wddmseg_bo_residency_note(bo, new);
+		wddmseg_bo_residency_note(bo, new->res);
 
 	if (bo->group >= 0)
 		atomic64_sub(size, &bo->owner->resident[bo->group]);

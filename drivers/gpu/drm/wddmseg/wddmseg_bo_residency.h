@@ -9,11 +9,12 @@
 #include <linux/types.h>
 
 struct drm_file;
-struct ttm_resource;
 struct wddmseg_bo;
+struct wddmseg_move_end;
 
-void wddmseg_bo_moved(struct wddmseg_bo *bo, struct ttm_resource *old,
-		      struct ttm_resource *new, bool evict);
+void wddmseg_bo_moved(struct wddmseg_bo *bo,
+		      const struct wddmseg_move_end *old,
+		      const struct wddmseg_move_end *new, bool evict);
 void wddmseg_bo_residency_commit(struct wddmseg_bo *bo);
 int wddmseg_bo_arm_residency(struct wddmseg_bo *bo,
 			     struct drm_file *file, u32 handle);

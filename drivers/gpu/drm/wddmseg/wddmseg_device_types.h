@@ -388,10 +388,11 @@ struct wddmseg_knobs {
  * @irq_client: the handlers of the engine and of the display
  * @irq_lock: protects @irq_mask, the IRQ_MASK register and @irq_client
  * @irq_mask: what IRQ_MASK holds: the engine's and the display's bits
- * @kept_lock: protects @kept_list, @kept_pages and every &wddmseg_bo.kept
- * @kept_list: system pages kept by allocations in VRAM, oldest first
- * @kept_pages: how many pages @kept_list holds
- * @kept_shrinker: gives them back under memory pressure (allocated:
+ * @parked_lock: protects @parked_list, @parked_pages and every
+ *	&wddmseg_bo.parked
+ * @parked_list: system pages parked by allocations in VRAM, oldest first
+ * @parked_pages: how many pages @parked_list holds
+ * @parked_shrinker: gives them back under memory pressure (allocated:
  *	wddmseg_shrinker_create())
  * @access_lock: serializes users of @access_bounce and @access_fence
  * @access_bounce: DMA-coherent bounce buffer of WDDMSEG_ACCESS_BOUNCE bytes
@@ -424,10 +425,10 @@ struct wddmseg_device {
 	struct wddmseg_irq_client irq_client[WDDMSEG_IRQ_CLIENTS];
 	spinlock_t irq_lock;	/* irq_mask, IRQ_MASK, irq_client */
 	u32 irq_mask;
-	spinlock_t kept_lock;		/* kept_list, kept_pages, bo->kept */
-	struct list_head kept_list;
-	unsigned long kept_pages;
-	struct shrinker *kept_shrinker;
+	spinlock_t parked_lock;		/* parked_list, parked_pages, bo->parked */
+	struct list_head parked_list;
+	unsigned long parked_pages;
+	struct shrinker *parked_shrinker;
 	struct mutex access_lock;	/* access_bounce, access_fence */
 	void *access_bounce;
 	dma_addr_t access_bounce_dma;

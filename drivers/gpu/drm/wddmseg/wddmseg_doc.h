@@ -24,8 +24,9 @@
  * as WDDM paging operations (``wddmseg_paging.c`` encodes them) on the
  * device's copy engine (``wddmseg_engine.c``: ring, fences, recovery),
  * and ``wddmseg_migrate.c`` is the one way into it, with the CPU fallback
- * (``wddmseg_vram.c``) behind the same calls. ``wddmseg_kept.c`` keeps the
- * system pages of allocations in VRAM for their next eviction,
+ * (``wddmseg_vram.c``) behind the same calls. ``wddmseg_parked.c`` parks
+ * the system pages of allocations in VRAM for their next eviction (and
+ * the permanent copy of PermanentSysMem allocations),
  * ``wddmseg_protect.c`` decides where protected content may go,
  * ``wddmseg_blit.c`` serves SUBMIT_BLIT, ``wddmseg_query.c`` the query
  * ioctls and ``wddmseg_kms.c`` the display (its planes in
@@ -52,9 +53,13 @@
  *    ``wddmseg_mgr.c``, a drm_mm under CommitLimit), evicting least
  *    recently used allocations through wddmseg_evict_flags() and
  *    wddmseg_eviction_valuable() if needed, and calls the move callback.
- * 4. wddmseg_bo_move() (``wddmseg_ttm.c``) decides what the move is:
- *    wddmseg_bo_move_engine() asks wddmseg_bo_move_crypt() whether the
- *    content must travel encrypted, populates the ttm_tt, and calls
+ * 4. wddmseg_bo_move() (``wddmseg_ttm.c``) resolves the move once into a
+ *    struct wddmseg_move (wddmseg_move_resolve(): source and destination
+ *    segment and kind, eviction or discard, whether the source is known
+ *    zero and the destination too, protection, and who copies, engine or
+ *    CPU, with the reason). wddmseg_bo_move_engine() takes it, asks
+ *    wddmseg_move_crypt() whether the content must travel encrypted,
+ *    populates the ttm_tt, and passes the description to
  *    wddmseg_migrate_move() (``wddmseg_migrate.c``).
  * 5. wddmseg_migrate_move() takes the engine lock, reserves ring and arena
  *    space (wddmseg_engine_reserve()), describes system pages as page lists
@@ -100,7 +105,7 @@
  *                               wddmseg_pm_get(), before any
  *                               reservation
  * allocation reservation        the allocation's placement, ttm_tt,
- * (dma_resv)                    @sealed, @kept pointer changes by the
+ * (dma_resv)                    @sealed, @parked pointer changes by the
  *                               move; several are taken with a ww
  *                               ticket (blits); under &wddmseg_pm.lock
  *                               or none
@@ -120,8 +125,8 @@
  * &wddmseg_device.window_lock   the BAR4 window and its base; leaf
  * &wddmseg_device.apt_lock      select-then-access register sequences
  *                               (APT, PEEK); leaf
- * &wddmseg_device.kept_lock     the kept-pages list and count, every
- *                               allocation's @kept; leaf (the shrinker
+ * &wddmseg_device.parked_lock   the parked-pages list and count, every
+ *                               allocation's @parked; leaf (the shrinker
  *                               takes it without a reservation)
  * &wddmseg_mgr.lock             a segment's drm_mm and committed
  *                               pages; leaf
@@ -134,7 +139,7 @@
  * ============================= ======================================
  *
  * So: pm.lock -> reservation -> access_lock -> engine lock -> fence_lock
- * -> irq_lock, and reservation -> window_lock / apt_lock / kept_lock / a
+ * -> irq_lock, and reservation -> window_lock / apt_lock / parked_lock / a
  * manager's lock; mmap_lock or the modeset locks -> pm.lock. Functions
  * whose comment says the caller holds a lock assert it with
  * lockdep_assert_held() or dma_resv_assert_held(); wddmseg_pm_get(),

@@ -113,10 +113,10 @@ struct wddmseg_mgr_block {
  * @zeroed: every page was known to be zero when the range was allocated
  * @wiped: a Fill of zeroes over the range is queued (release, discard):
  *	the pages are known to be zero once free
- * @pristine: the range got content that never existed (zeroes, by a Fill
- *	or because it was known zero) and nothing wrote to it through the
+ * @zero_content: the range got content that never existed (zeroes, by a
+ *	Fill or because it was known zero) and nothing wrote to it through the
  *	resource since; whether its allocation was written in place
- *	otherwise is &wddmseg_bo.exposed
+ *	otherwise is &wddmseg_bo.maybe_written_in_place
  */
 struct wddmseg_mgr_node {
 	struct ttm_resource base;
@@ -126,7 +126,7 @@ struct wddmseg_mgr_node {
 	u64 pages;
 	bool zeroed;
 	bool wiped;
-	bool pristine;
+	bool zero_content;
 };
 
 static struct wddmseg_mgr *to_mgr(struct ttm_resource_manager *man)
@@ -683,25 +683,26 @@ bool wddmseg_mgr_res_zeroed(const struct ttm_resource *res)
 }
 
 /**
- * wddmseg_mgr_res_set_pristine - note that a VRAM resource holds zeroes only
+ * wddmseg_mgr_res_set_zero_content - note that a VRAM resource holds
+ *	zeroes only
  * @res: a resource of a memory segment that a move just filled with
  *	zeroes, or found known zero
  */
-void wddmseg_mgr_res_set_pristine(struct ttm_resource *res)
+void wddmseg_mgr_res_set_zero_content(struct ttm_resource *res)
 {
-	to_mgr_node(res)->pristine = true;
+	to_mgr_node(res)->zero_content = true;
 }
 
 /**
- * wddmseg_mgr_res_pristine - whether a VRAM resource got zeroes only
+ * wddmseg_mgr_res_zero_content - whether a VRAM resource got zeroes only
  * @res: a resource of a memory segment
  *
- * Return: true after wddmseg_mgr_res_set_pristine(). Writes to the
+ * Return: true after wddmseg_mgr_res_set_zero_content(). Writes to the
  * allocation in place (mappings, blits) are the caller's to rule out.
  */
-bool wddmseg_mgr_res_pristine(const struct ttm_resource *res)
+bool wddmseg_mgr_res_zero_content(const struct ttm_resource *res)
 {
-	return container_of(res, struct wddmseg_mgr_node, base)->pristine;
+	return container_of(res, struct wddmseg_mgr_node, base)->zero_content;
 }
 
 /**

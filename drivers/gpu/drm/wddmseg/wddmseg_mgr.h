@@ -29,8 +29,8 @@ u64 wddmseg_mgr_res_run(const struct ttm_resource *res, u64 page, u64 *run);
 bool wddmseg_mgr_res_is_aperture(struct wddmseg_device *wdev,
 				 const struct ttm_resource *res);
 bool wddmseg_mgr_res_zeroed(const struct ttm_resource *res);
-void wddmseg_mgr_res_set_pristine(struct ttm_resource *res);
-bool wddmseg_mgr_res_pristine(const struct ttm_resource *res);
+void wddmseg_mgr_res_set_zero_content(struct ttm_resource *res);
+bool wddmseg_mgr_res_zero_content(const struct ttm_resource *res);
 void wddmseg_mgr_res_wiped(struct ttm_resource *res);
 void wddmseg_mgr_set_zeroed(struct wddmseg_mgr *mgr, bool zeroed);
 void wddmseg_mgr_forget_zeroed(struct wddmseg_device *wdev);

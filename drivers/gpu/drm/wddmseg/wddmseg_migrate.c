@@ -94,12 +94,44 @@ static void wddmseg_pages_loc(const dma_addr_t *dma_address, u64 off, u64 len,
 	*arena_off += k * sizeof(*list);
 }
 
-/*
- * wddmseg_res_loc - where bytes of a resource are, for a paging command
+/**
+ * wddmseg_move_end_init - resolve a resource into one end of a move
  * @wdev: device
- * @tbo: buffer object whose ttm_tt backs @res if @res is not VRAM
- * @res: resource
- * @off: byte offset in @res
+ * @res: resource, or NULL (no resource: content that never existed)
+ * @end: filled in
+ *
+ * The one place a move (or another paging operation) looks at which
+ * manager, segment and kind of memory a resource is; everything below
+ * the move callback takes the result.
+ */
+void wddmseg_move_end_init(struct wddmseg_device *wdev,
+			   struct ttm_resource *res,
+			   struct wddmseg_move_end *end)
+{
+	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
+
+	end->res = res;
+	end->man = ttm_manager_type(&wdev->bdev, wddmseg_res_mem_type(res));
+	end->mgr = mgr;
+	end->segment_id = mgr ? mgr->segment_id : WDDMSEG_SEGMENT_SYSTEM;
+	end->contiguous = false;
+	if (!res)
+		end->kind = WDDMSEG_MEM_NONE;
+	else if (!mgr)
+		end->kind = WDDMSEG_MEM_SYSTEM;
+	else if (mgr->manager.use_tt)
+		end->kind = WDDMSEG_MEM_APERTURE;
+	else
+		end->kind = WDDMSEG_MEM_VRAM;
+	if (end->kind == WDDMSEG_MEM_VRAM)
+		end->contiguous = wddmseg_mgr_res_contiguous(res);
+}
+
+/*
+ * wddmseg_end_loc - where bytes of one end are, for a paging command
+ * @end: the end
+ * @dma_address: DMA addresses of the pages behind @end if it is not VRAM
+ * @off: byte offset in @end
  * @len: bytes
  * @job: engine job whose arena receives a page list
  * @arena_off: in/out: where in the job's arena the list goes
@@ -108,55 +140,49 @@ static void wddmseg_pages_loc(const dma_addr_t *dma_address, u64 off, u64 len,
  * Contiguous VRAM is a segment offset; VRAM made of blocks is a list of
  * its 4 KiB pages' segment offsets written to the arena, and system pages
  * (system memory or an aperture placement) a page list (WDDM's MDL), each
- * with the byte offset into its first page (wddmseg_res_loc_list() says
+ * with the byte offset into its first page (wddmseg_end_needs_list() says
  * which need a list).
  */
-static void wddmseg_res_loc(struct wddmseg_device *wdev,
-			    struct ttm_buffer_object *tbo,
-			    struct ttm_resource *res, u64 off, u64 len,
+static void wddmseg_end_loc(const struct wddmseg_move_end *end,
+			    const dma_addr_t *dma_address, u64 off, u64 len,
 			    struct wddmseg_job *job, u32 *arena_off,
 			    struct wddmseg_loc *loc)
 {
-	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
 	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
 	pgoff_t i, first = off >> PAGE_SHIFT;
 	pgoff_t n = DIV_ROUND_UP(offset_in_page(off) + len, PAGE_SIZE);
 	__le64 *list;
 	u32 j, k = 0;
 
-	list = (__le64 *)(job->arena + *arena_off);
-	if (mgr && !mgr->manager.use_tt) {
-		loc->segment_id = mgr->segment_id;
-		if (wddmseg_mgr_res_contiguous(res)) {
-			loc->vram_list = false;
-			loc->addr = ((u64)res->start << PAGE_SHIFT) + off;
-			loc->offset = 0;
-			return;
-		}
-		for (i = 0; i < n; i++) {
-			u64 run, pg = wddmseg_mgr_res_run(res, first + i, &run);
-
-			for (j = 0; j < sub; j++)
-				list[k++] = cpu_to_le64((pg << PAGE_SHIFT) +
-							j * WDDMSEG_HW_PAGE_SIZE);
-		}
-		loc->vram_list = true;
-		loc->addr = job->arena_dma + *arena_off;
-		loc->offset = offset_in_page(off);
-		*arena_off += k * sizeof(*list);
+	if (end->kind != WDDMSEG_MEM_VRAM) {
+		wddmseg_pages_loc(dma_address, off, len, job, arena_off, loc);
 		return;
 	}
+	loc->segment_id = end->segment_id;
+	if (end->contiguous) {
+		loc->vram_list = false;
+		loc->addr = ((u64)end->res->start << PAGE_SHIFT) + off;
+		loc->offset = 0;
+		return;
+	}
+	list = (__le64 *)(job->arena + *arena_off);
+	for (i = 0; i < n; i++) {
+		u64 run, pg = wddmseg_mgr_res_run(end->res, first + i, &run);
 
-	wddmseg_pages_loc(tbo->ttm->dma_address, off, len, job, arena_off, loc);
+		for (j = 0; j < sub; j++)
+			list[k++] = cpu_to_le64((pg << PAGE_SHIFT) +
+						j * WDDMSEG_HW_PAGE_SIZE);
+	}
+	loc->vram_list = true;
+	loc->addr = job->arena_dma + *arena_off;
+	loc->offset = offset_in_page(off);
+	*arena_off += k * sizeof(*list);
 }
 
-/* Whether wddmseg_res_loc() writes a list for @res: not for contiguous VRAM. */
-static bool wddmseg_res_loc_list(struct wddmseg_device *wdev,
-				 struct ttm_resource *res)
+/* Whether wddmseg_end_loc() writes a list for @end: not for contiguous VRAM. */
+static bool wddmseg_end_needs_list(const struct wddmseg_move_end *end)
 {
-	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
-
-	return !mgr || mgr->manager.use_tt || !wddmseg_mgr_res_contiguous(res);
+	return end->kind != WDDMSEG_MEM_VRAM || !end->contiguous;
 }
 
 /**
@@ -218,32 +244,32 @@ static u64 wddmseg_map_flags(struct wddmseg_device *wdev,
 /*
  * Where a blit reaches @len bytes at @off of @tbo: an allocation in an
  * aperture at its GPU address there (the GPU's view of it, through the
- * aperture's page table), else as a move does (wddmseg_res_loc()).
+ * aperture's page table), else as a move does (wddmseg_end_loc()).
  */
 static void wddmseg_blit_loc(struct wddmseg_device *wdev,
 			     struct ttm_buffer_object *tbo, u64 off, u64 len,
 			     struct wddmseg_job *job, u32 *arena_off,
 			     struct wddmseg_loc *loc)
 {
-	struct ttm_resource *res = tbo->resource;
+	struct wddmseg_move_end end;
 
-	if (wddmseg_mgr_res_is_aperture(wdev, res)) {
-		loc->segment_id = wddmseg_mgr_res(wdev, res)->segment_id;
-		loc->addr = ((u64)res->start << PAGE_SHIFT) + off;
+	wddmseg_move_end_init(wdev, tbo->resource, &end);
+	if (end.kind == WDDMSEG_MEM_APERTURE) {
+		loc->segment_id = end.segment_id;
+		loc->addr = ((u64)end.res->start << PAGE_SHIFT) + off;
 		loc->offset = 0;
 		return;
 	}
-	wddmseg_res_loc(wdev, tbo, res, off, len, job, arena_off, loc);
+	wddmseg_end_loc(&end, tbo->ttm ? tbo->ttm->dma_address : NULL, off,
+			len, job, arena_off, loc);
 }
 
 /**
  * wddmseg_migrate_move - the paging buffer of one TTM move, on the engine
  * @wdev: device
- * @tbo: buffer object; its current resource is the source (none: @clear)
- * @new_mem: destination resource
- * @clear: the source never had content: Fill with zeroes instead
- * @crypt: 0, or WDDMSEG_CRYPT_ENCRYPT/DECRYPT: TRANSFER_ENCRYPTED
- * @nonce: the encryption's nonce (with @crypt)
+ * @mv: the move, resolved by the move callback: its ends, whether the
+ *	source is known zero (@mv->clear: a Fill instead of a Transfer) and
+ *	its encryption (@mv->crypt, @mv->nonce)
  * @fence: the last job's fence
  *
  * Jobs of at most 8 MiB: Transfer (or Fill), MapApertureSegment for a new
@@ -255,21 +281,21 @@ static void wddmseg_blit_loc(struct wddmseg_device *wdev,
  * or a negative errno.
  */
 int wddmseg_migrate_move(struct wddmseg_device *wdev,
-			 struct ttm_buffer_object *tbo,
-			 struct ttm_resource *new_mem, bool clear, u32 crypt,
-			 u64 nonce, struct dma_fence **fence)
+			 const struct wddmseg_move *mv,
+			 struct dma_fence **fence)
 {
 	struct wddmseg_engine *eng = &wdev->engine;
-	struct ttm_resource *old_mem = tbo->resource;
-	struct wddmseg_mgr *old_mgr = wddmseg_mgr_res(wdev, old_mem);
-	struct wddmseg_mgr *new_mgr = wddmseg_mgr_res(wdev, new_mem);
-	bool old_tt = !old_mgr || old_mgr->manager.use_tt;
-	bool new_tt = !new_mgr || new_mgr->manager.use_tt;
-	bool old_apt = wddmseg_mgr_res_is_aperture(wdev, old_mem);
-	bool new_apt = wddmseg_mgr_res_is_aperture(wdev, new_mem);
+	const struct wddmseg_move_end *src = &mv->src, *dst = &mv->dst;
+	const dma_addr_t *dma_address = mv->ttm ? mv->ttm->dma_address : NULL;
+	bool old_tt = wddmseg_end_in_pages(src);
+	bool new_tt = wddmseg_end_in_pages(dst);
+	bool old_apt = src->kind == WDDMSEG_MEM_APERTURE;
+	bool new_apt = dst->kind == WDDMSEG_MEM_APERTURE;
 	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
-	pgoff_t first, n, pages = PFN_UP(tbo->base.size);
+	pgoff_t first, n, pages = PFN_UP(mv->tbo->base.size);
 	struct dma_fence *last = NULL;
+	bool clear = mv->clear;
+	u32 crypt = mv->crypt;
 	int ret = 0;
 
 	mutex_lock(&eng->lock);
@@ -281,14 +307,16 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 	for (first = 0; first < pages; first += n) {
 		u64 cmd[WDDMSEG_TRANSFER_ENCRYPTED_QWORDS +
 			2 * WDDMSEG_APERTURE_QWORDS];
-		struct wddmseg_loc src, dst;
+		u64 off = (u64)first << PAGE_SHIFT, len;
+		struct wddmseg_loc src_loc, dst_loc;
 		struct wddmseg_job job;
 		u32 q = 0, arena = 0, lists, dst_list = 0;
 
 		n = min_t(pgoff_t, WDDMSEG_MOVE_CHUNK_PAGES, pages - first);
+		len = (u64)n << PAGE_SHIFT;
 		lists = (!clear && !(old_tt && new_tt) &&
-			 wddmseg_res_loc_list(wdev, old_mem)) +
-			wddmseg_res_loc_list(wdev, new_mem);
+			 wddmseg_end_needs_list(src)) +
+			wddmseg_end_needs_list(dst);
 		ret = wddmseg_engine_reserve(eng, ARRAY_SIZE(cmd),
 					     lists * n * sub * 8, &job);
 		if (ret)
@@ -296,54 +324,46 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 
 		if (!(old_tt && new_tt)) {
 			if (!clear)
-				wddmseg_res_loc(wdev, tbo, old_mem,
-						(u64)first << PAGE_SHIFT,
-						(u64)n << PAGE_SHIFT, &job,
-						&arena, &src);
+				wddmseg_end_loc(src, dma_address, off, len,
+						&job, &arena, &src_loc);
 			dst_list = arena;
-			wddmseg_res_loc(wdev, tbo, new_mem,
-					(u64)first << PAGE_SHIFT,
-					(u64)n << PAGE_SHIFT, &job, &arena, &dst);
+			wddmseg_end_loc(dst, dma_address, off, len, &job,
+					&arena, &dst_loc);
 			if (clear)
-				q += wddmseg_encode_fill(cmd + q,
-							 (u64)n << PAGE_SHIFT, 0,
-							 &dst);
+				q += wddmseg_encode_fill(cmd + q, len, 0,
+							 &dst_loc);
 			else if (crypt)
 				q += wddmseg_encode_transfer_encrypted(cmd + q,
-								       (u64)n << PAGE_SHIFT,
-								       &src, &dst, crypt, nonce,
-								       (u64)first << PAGE_SHIFT);
+								       len, &src_loc,
+								       &dst_loc, crypt,
+								       mv->nonce, off);
 			else
-				q += wddmseg_encode_transfer(cmd + q,
-							     (u64)n << PAGE_SHIFT,
-							     &src, &dst);
+				q += wddmseg_encode_transfer(cmd + q, len,
+							     &src_loc, &dst_loc);
 		} else if (new_apt) {
-			wddmseg_res_loc(wdev, tbo, new_mem,
-					(u64)first << PAGE_SHIFT,
-					(u64)n << PAGE_SHIFT, &job, &arena, &dst);
+			wddmseg_end_loc(dst, dma_address, off, len, &job,
+					&arena, &dst_loc);
 		}
 		if (!clear && !old_tt)
-			atomic64_add((u64)n << PAGE_SHIFT,
-				     &old_mgr->transfer_out_bytes);
+			atomic64_add(len, &src->mgr->transfer_out_bytes);
 		trace_wddmseg_paging_op(old_tt && new_tt ? "aperture" :
 					clear ? "fill" :
 					crypt == WDDMSEG_CRYPT_ENCRYPT ? "transfer-encrypt" :
 					crypt ? "transfer-decrypt" : "transfer",
-					old_mgr ? old_mgr->segment_id : 0,
-					new_mgr ? new_mgr->segment_id : 0,
-					(u64)n << PAGE_SHIFT, eng->seqno + 1);
+					src->segment_id, dst->segment_id, len,
+					eng->seqno + 1);
 		if (new_apt)
 			q += wddmseg_encode_map_aperture(cmd + q,
-							 new_mgr->segment_id,
-							 wddmseg_map_flags(wdev, new_mgr,
-									   tbo->ttm),
-							 (new_mem->start + first) * sub,
+							 dst->segment_id,
+							 wddmseg_map_flags(wdev, dst->mgr,
+									   mv->ttm),
+							 (dst->res->start + first) * sub,
 							 n * sub,
 							 job.arena_dma + dst_list);
 		if (old_apt)
 			q += wddmseg_encode_unmap_aperture(cmd + q,
-							   old_mgr->segment_id,
-							   (old_mem->start + first) * sub,
+							   src->segment_id,
+							   (src->res->start + first) * sub,
 							   n * sub, eng->dummy_dma);
 		wddmseg_engine_emit(eng, &job, cmd, q);
 
@@ -447,10 +467,9 @@ static struct dma_fence *wddmseg_migrate_zero_res(struct wddmseg_device *wdev,
 }
 
 /**
- * wddmseg_migrate_discard - DiscardContent of a VRAM resource
+ * wddmseg_migrate_discard - DiscardContent of the VRAM a move leaves
  * @wdev: device
- * @mgr: its segment
- * @res: the resource
+ * @src: the move's source, a memory segment
  *
  * DiscardContent, then a Fill of zeroes over the range (VRAM an
  * allocation gives up is wiped, as on release), in one engine job.
@@ -459,10 +478,10 @@ static struct dma_fence *wddmseg_migrate_zero_res(struct wddmseg_device *wdev,
  * ERR_PTR.
  */
 struct dma_fence *wddmseg_migrate_discard(struct wddmseg_device *wdev,
-					  struct wddmseg_mgr *mgr,
-					  struct ttm_resource *res)
+					  const struct wddmseg_move_end *src)
 {
-	return wddmseg_migrate_zero_res(wdev, mgr, res, true, "discard");
+	return wddmseg_migrate_zero_res(wdev, src->mgr, src->res, true,
+					"discard");
 }
 
 /**
@@ -767,14 +786,15 @@ struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
 					    const dma_addr_t *dma_address,
 					    u64 off, u64 len, bool to_vram)
 {
-	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, tbo->resource);
 	struct wddmseg_engine *eng = &wdev->engine;
 	const u32 list_bytes = (WDDMSEG_BLIT_CHUNK / PAGE_SIZE + 1) *
 			       (PAGE_SIZE >> WDDMSEG_HW_PAGE_SHIFT) * 8;
 	struct dma_fence *last = NULL;
+	struct wddmseg_move_end seg;
 	u64 done, n;
 	int ret = 0;
 
+	wddmseg_move_end_init(wdev, tbo->resource, &seg);
 	mutex_lock(&eng->lock);
 	if (!eng->ready) {
 		mutex_unlock(&eng->lock);
@@ -792,16 +812,15 @@ struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
 		if (ret)
 			break;
 		/* the segment's copy may be made of blocks: a VRAM page list */
-		wddmseg_res_loc(wdev, tbo, tbo->resource, off + done, n, &job,
-				&arena, &v);
+		wddmseg_end_loc(&seg, NULL, off + done, n, &job, &arena, &v);
 		wddmseg_pages_loc(dma_address, off + done, n, &job, &arena, &p);
 		if (to_vram)
 			q = wddmseg_encode_transfer(cmd, n, &p, &v);
 		else
 			q = wddmseg_encode_transfer(cmd, n, &v, &p);
 		trace_wddmseg_paging_op(to_vram ? "perm-refresh" : "perm-write-through",
-					to_vram ? 0 : mgr->segment_id,
-					to_vram ? mgr->segment_id : 0, n,
+					to_vram ? 0 : seg.segment_id,
+					to_vram ? seg.segment_id : 0, n,
 					eng->seqno + 1);
 		wddmseg_engine_emit(eng, &job, cmd, q);
 		ret = wddmseg_commit_next(eng, &job, &last);
@@ -818,54 +837,46 @@ struct dma_fence *wddmseg_migrate_perm_sync(struct wddmseg_device *wdev,
 /**
  * wddmseg_migrate_cpu_copy - a move's Transfer (or Fill) by the CPU
  * @wdev: device
- * @tbo: idle buffer object; its current resource is the source (none:
- *	content that never existed)
- * @new_mem: destination resource
+ * @mv: the move, resolved by the move callback; its allocation is idle.
+ *	A known-zero source (@mv->clear) is written as zeroes, or not at
+ *	all into VRAM known zero (@mv->skip_fill)
  * @ctx: TTM operation context, for populating the ttm_tt
  *
- * The fallback without a copy engine: one page at a time through a bounce
- * page so that any pair of domains works, window-to-window included;
- * content that never existed is written as zeroes.
+ * The fallback without a copy engine, and the way of small moves of idle
+ * allocations: one page at a time through a bounce page so that any pair
+ * of domains works, window-to-window included.
  *
  * Return: 0 or a negative errno.
  */
 int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
-			     struct ttm_buffer_object *tbo,
-			     struct ttm_resource *new_mem,
+			     const struct wddmseg_move *mv,
 			     struct ttm_operation_ctx *ctx)
 {
-	struct ttm_resource *old_mem = tbo->resource;
-	struct wddmseg_mgr *old_mgr = wddmseg_mgr_res(wdev, old_mem);
-	bool old_tt = !old_mgr || old_mgr->manager.use_tt;
-	struct ttm_tt *ttm = tbo->ttm;
-	struct wddmseg_mgr *new_mgr;
-	bool clear;
+	const struct wddmseg_move_end *src = &mv->src, *dst = &mv->dst;
+	struct ttm_buffer_object *tbo = mv->tbo;
+	bool clear = mv->clear;
 	void *bounce;
 	pgoff_t i;
 	int ret;
 
-	/* Content nowhere or in pages nobody populated is all zeroes. */
-	clear = !old_mem || (old_tt && (!ttm || !ttm_tt_is_populated(ttm)));
-
-	/* ... and VRAM known to be zero already is (the caller waited). */
-	new_mgr = wddmseg_mgr_res(wdev, new_mem);
-	if (clear && new_mgr && !new_mgr->manager.use_tt) {
-		wddmseg_mgr_res_set_pristine(new_mem);
-		if (wddmseg_mgr_res_zeroed(new_mem)) {
-			atomic64_inc(&new_mgr->fills_skipped);
+	/* Content that never existed into VRAM: it holds zeroes only... */
+	if (clear && dst->kind == WDDMSEG_MEM_VRAM) {
+		wddmseg_mgr_res_set_zero_content(dst->res);
+		/* ... which it does already when known zero (the caller waited). */
+		if (mv->skip_fill) {
+			atomic64_inc(&dst->mgr->fills_skipped);
 			trace_wddmseg_paging_op("skipped fill", 0,
-						new_mgr->segment_id,
+						dst->segment_id,
 						tbo->base.size, 0);
 			return 0;
 		}
 	}
 	trace_wddmseg_paging_op(clear ? "cpu fill" : "cpu transfer",
-				old_mgr ? old_mgr->segment_id : 0,
-				new_mgr ? new_mgr->segment_id : 0,
+				src->segment_id, dst->segment_id,
 				tbo->base.size, 0);
 
 	/* Either side may be the ttm_tt (system memory or an aperture). */
-	if (ttm && !clear) {
+	if (mv->ttm && !clear) {
 		ret = wddmseg_bo_populate(tbo, ctx);
 		if (ret)
 			return ret;
@@ -874,13 +885,14 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 	bounce = kzalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!bounce)
 		return -ENOMEM;
-	if (!clear && !old_tt)
-		atomic64_add(tbo->base.size, &old_mgr->transfer_out_bytes);
+	if (!clear && !wddmseg_end_in_pages(src))
+		atomic64_add(tbo->base.size, &src->mgr->transfer_out_bytes);
 
 	for (i = 0; i < PFN_UP(tbo->base.size); i++) {
 		if (!clear)
-			wddmseg_vram_page_io(wdev, tbo, old_mem, i, bounce, false);
-		wddmseg_vram_page_io(wdev, tbo, new_mem, i, bounce, true);
+			wddmseg_vram_page_io(wdev, src, tbo->ttm, i, bounce,
+					     false);
+		wddmseg_vram_page_io(wdev, dst, tbo->ttm, i, bounce, true);
 		cond_resched();
 	}
 

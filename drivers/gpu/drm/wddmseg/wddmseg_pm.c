@@ -150,6 +150,7 @@
 #include "wddmseg_engine.h"
 #include "wddmseg_irq.h"
 #include "wddmseg_mgr.h"
+#include "wddmseg_migrate.h"
 #include "wddmseg_params.h"
 #include "wddmseg_pm.h"
 #include "wddmseg_protect.h"
@@ -260,9 +261,11 @@ static void wddmseg_pm_copy_pinned(struct wddmseg_device *wdev,
 				   bool to_vram)
 {
 	pgoff_t i, n = bo->tbo.base.size >> PAGE_SHIFT;
+	struct wddmseg_move_end seg;
 
+	wddmseg_move_end_init(wdev, bo->tbo.resource, &seg);
 	for (i = 0; i < n; i++)
-		wddmseg_vram_page_io(wdev, &bo->tbo, bo->tbo.resource, i,
+		wddmseg_vram_page_io(wdev, &seg, bo->tbo.ttm, i,
 				     buf + (i << PAGE_SHIFT), to_vram);
 }
 
@@ -475,8 +478,12 @@ static int wddmseg_pm_evict(struct wddmseg_device *wdev, bool late)
 static int wddmseg_pm_rebind_bo(struct wddmseg_device *wdev,
 				struct wddmseg_bo *bo, u32 id, void *arg)
 {
-	if (bo->tbo.ttm && ttm_tt_is_populated(bo->tbo.ttm))
-		wddmseg_vram_apt_update(wdev, bo->tbo.resource, bo->tbo.ttm);
+	struct wddmseg_move_end apt;
+
+	if (bo->tbo.ttm && ttm_tt_is_populated(bo->tbo.ttm)) {
+		wddmseg_move_end_init(wdev, bo->tbo.resource, &apt);
+		wddmseg_vram_apt_update(wdev, &apt, bo->tbo.ttm);
+	}
 	return 0;
 }
 

@@ -8,11 +8,14 @@
  * segments take the driver-private types. System memory (WDDM segment id 0)
  * is TTM_PL_SYSTEM.
  *
- * The move callback decides what a move is (a Transfer, a Fill of content
- * that never existed, an encrypted Transfer of HardwareProtected content,
- * a DiscardContent, or only aperture (un)binding) and how TTM cleans up
- * after it; the paging operations themselves are wddmseg_migrate.c's, the
- * pages an allocation keeps while in VRAM wddmseg_kept.c's. This file also
+ * The move callback resolves each move once, at its start, into a struct
+ * wddmseg_move (wddmseg_move_resolve(): both ends, eviction or discard,
+ * known zero, protection, engine or CPU), decides from it what the move
+ * is (a Transfer, a Fill of content that never existed, an encrypted
+ * Transfer of HardwareProtected content, a DiscardContent, or only
+ * aperture (un)binding) and how TTM cleans up after it, and passes it
+ * down: the paging operations themselves are wddmseg_migrate.c's, the
+ * pages an allocation parks while in VRAM wddmseg_parked.c's. This file also
  * holds the ttm_tt callbacks (pool pages, ExistingSysMem user pages),
  * eviction flags, the wipe of released VRAM and access_memory.
  */
@@ -33,7 +36,7 @@
 #include "wddmseg_desc.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
-#include "wddmseg_kept.h"
+#include "wddmseg_parked.h"
 #include "wddmseg_mgr.h"
 #include "wddmseg_migrate.h"
 #include "wddmseg_params.h"
@@ -42,12 +45,6 @@
 #include "wddmseg_vram.h"
 #include "wddmseg_hw.h"
 #include "wddmseg_trace.h"
-
-/* Does @tbo's ttm_tt hold ExistingSysMem (user) pages? */
-static bool wddmseg_tt_user(struct ttm_buffer_object *tbo)
-{
-	return tbo->ttm && to_wddmseg_tt(tbo->ttm)->user_pages;
-}
 
 /*
  * Make @fence the move fence of @man unless a later one is there: TTM adds
@@ -62,61 +59,71 @@ static void wddmseg_man_move_fence(struct ttm_resource_manager *man,
 }
 
 /*
+ * TTM's synchronous cleanup of a move whose source is system pages: when
+ * it unpopulates the old ttm_tt, the pages are parked with @fence
+ * (wddmseg_park_pages()) if @park, else freed once @fence is done.
+ *
+ * The ttm_tt's park flag is a flag set around a TTM call because the
+ * unpopulate callback gives no other channel; only this function sets it,
+ * and it is clear outside of it.
+ */
+static void wddmseg_move_sync_cleanup(struct wddmseg_move *mv, bool park,
+				      struct dma_fence *fence)
+{
+	dma_resv_assert_held(mv->tbo->base.resv);
+	WARN_ON_ONCE(mv->tbo->ttm && to_wddmseg_tt(mv->tbo->ttm)->park);
+	wddmseg_tt_set_park(mv->tbo, park, fence);
+	ttm_bo_move_sync_cleanup(mv->tbo, mv->dst.res);
+	wddmseg_tt_set_park(mv->tbo, false, NULL);
+}
+
+/*
  * The end of a move out of pages (system memory or an aperture range) into
  * VRAM, pipelined like a move out of VRAM. TTM's own cleanup for it,
  * ttm_bo_move_accel_cleanup(), would wait for the copy before freeing the
- * ttm_tt. Instead the pages are kept with @fence (wddmseg_kept_stash();
+ * ttm_tt. Instead the pages are parked with @fence (wddmseg_park_pages();
  * whoever frees them waits for it), an aperture range gets @fence as its
  * manager's move fence, so that its next user waits for the copy through
  * it as for VRAM, and @fence goes into the reservation after TTM's
  * synchronous cleanup, which then has nothing to wait for (the move
  * callback waited for earlier work). ExistingSysMem pages belong to the
- * user and are not kept: those moves use TTM's cleanup.
+ * user and are not parked: those moves use TTM's cleanup.
  */
-static void wddmseg_bo_cleanup_from_pages(struct ttm_buffer_object *tbo,
-					  struct dma_fence *fence,
-					  struct ttm_resource *new_mem)
+static void wddmseg_bo_cleanup_from_pages(struct wddmseg_move *mv,
+					  struct dma_fence *fence)
 {
-	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
-
-	if (wddmseg_mgr_res_is_aperture(wdev, tbo->resource))
-		wddmseg_man_move_fence(ttm_manager_type(tbo->bdev,
-							tbo->resource->mem_type),
-				       fence);
-	wddmseg_kept_mark(tbo, true, fence);
-	ttm_bo_move_sync_cleanup(tbo, new_mem);
-	wddmseg_kept_mark(tbo, false, NULL);
-	dma_resv_add_fence(tbo->base.resv, fence, DMA_RESV_USAGE_KERNEL);
+	if (mv->src.kind == WDDMSEG_MEM_APERTURE)
+		wddmseg_man_move_fence(mv->src.man, fence);
+	wddmseg_move_sync_cleanup(mv, true, fence);
+	dma_resv_add_fence(mv->tbo->base.resv, fence, DMA_RESV_USAGE_KERNEL);
 }
 
 /*
- * How a move of @bo into @new_mem treats protected content: *@crypt is 0
- * (a plain Transfer or Fill), WDDMSEG_CRYPT_ENCRYPT (HardwareProtected
- * content out of VRAM into system pages) or WDDMSEG_CRYPT_DECRYPT (sealed
- * content back into VRAM). -EACCES when the move would put
- * HardwareProtected content into system memory in the clear, or sealed
- * content where the device cannot decrypt it.
+ * How a move treats protected content (&wddmseg_move.crypt): 0 (a plain
+ * Transfer or Fill), WDDMSEG_CRYPT_ENCRYPT (HardwareProtected content out
+ * of VRAM into system pages) or WDDMSEG_CRYPT_DECRYPT (sealed content back
+ * into VRAM). -EACCES when the move would put HardwareProtected content
+ * into system memory in the clear, or sealed content where the device
+ * cannot decrypt it.
  */
-static int wddmseg_bo_move_crypt(struct wddmseg_device *wdev,
-				 struct wddmseg_bo *bo,
-				 struct ttm_resource *new_mem, bool clear,
-				 u32 *crypt)
+static int wddmseg_move_crypt(struct wddmseg_device *wdev,
+			      struct wddmseg_move *mv)
 {
-	u32 from = wddmseg_res_segment(wdev, bo->tbo.resource);
-	u32 to = wddmseg_res_segment(wdev, new_mem);
+	u32 from = mv->src.segment_id;
+	u32 to = mv->dst.segment_id;
 
-	*crypt = 0;
-	if (!wddmseg_bo_hw_protected(bo) || clear || (from && to))
+	mv->crypt = 0;
+	if (!mv->hw_protected || mv->clear || (from && to))
 		return 0;
 	if (from && wddmseg_segment_seals(wdev, from)) {
-		*crypt = WDDMSEG_CRYPT_ENCRYPT;
+		mv->crypt = WDDMSEG_CRYPT_ENCRYPT;
 		return 0;
 	}
-	if (!from && bo->sealed && wddmseg_segment_seals(wdev, to)) {
-		*crypt = WDDMSEG_CRYPT_DECRYPT;
+	if (!from && mv->sealed && wddmseg_segment_seals(wdev, to)) {
+		mv->crypt = WDDMSEG_CRYPT_DECRYPT;
 		return 0;
 	}
-	if (!from && !bo->sealed)
+	if (!from && !mv->sealed)
 		return 0;	/* never had content there (discarded) */
 	drm_dbg(&wdev->drm, "move: rule hardware-protected-evict: segment %u -> %u: HardwareProtected content moves through system memory only encrypted, between segments with EncryptedPagingSupported\n",
 		from, to);
@@ -125,51 +132,37 @@ static int wddmseg_bo_move_crypt(struct wddmseg_device *wdev,
 
 /*
  * The move of an allocation whose content never existed into VRAM that is
- * already zero: only the placement changes. An unpopulated ttm_tt stays,
- * for the next eviction to populate.
+ * already zero (&wddmseg_move.skip_fill): only the placement changes. An
+ * unpopulated ttm_tt stays, for the next eviction to populate.
  */
-static void wddmseg_bo_skip_fill(struct wddmseg_device *wdev,
-				 struct wddmseg_bo *bo,
-				 struct ttm_resource *old_mem,
-				 struct ttm_resource *new_mem, bool evict)
+static void wddmseg_bo_skip_fill(struct wddmseg_move *mv)
 {
-	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, new_mem);
+	struct wddmseg_mgr *mgr = mv->dst.mgr;
 
 	atomic64_inc(&mgr->fills_skipped);
 	trace_wddmseg_paging_op("skipped fill", 0, mgr->segment_id,
-				bo->tbo.base.size, 0);
-	wddmseg_mgr_res_set_pristine(new_mem);
-	bo->sealed = false;
-	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
-	ttm_bo_move_null(&bo->tbo, new_mem);
+				mv->tbo->base.size, 0);
+	wddmseg_mgr_res_set_zero_content(mv->dst.res);
+	mv->bo->sealed = false;
+	wddmseg_bo_moved(mv->bo, &mv->src, &mv->dst, mv->evict);
+	ttm_bo_move_null(mv->tbo, mv->dst.res);
 }
 
-/* The engine path of the move callback; -ENODEV: use the CPU instead. */
+/* A move on the copy engine; -ENODEV: the engine stopped, use the CPU. */
 static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
-				  struct ttm_buffer_object *tbo, bool evict,
-				  struct ttm_operation_ctx *ctx,
-				  struct ttm_resource *new_mem)
+				  struct wddmseg_move *mv,
+				  struct ttm_operation_ctx *ctx)
 {
-	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
-	struct ttm_resource *old_mem = tbo->resource;
-	struct ttm_resource_manager *old_man, *new_man;
-	bool sync = bo->flags & WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
+	struct ttm_buffer_object *tbo = mv->tbo;
+	struct wddmseg_bo *bo = mv->bo;
+	bool old_tt = wddmseg_end_in_pages(&mv->src);
+	bool new_tt = wddmseg_end_in_pages(&mv->dst);
 	struct dma_fence *fence = NULL;
-	struct ttm_tt *ttm = tbo->ttm;
-	u32 crypt;
-	u64 nonce;
-	bool clear;
 	int ret;
 
-	old_man = ttm_manager_type(tbo->bdev, wddmseg_res_mem_type(old_mem));
-	new_man = ttm_manager_type(tbo->bdev, new_mem->mem_type);
-
-	/* Both in pages and no aperture involved: nothing to do. */
-	if (old_man->use_tt && new_man->use_tt &&
-	    !wddmseg_mgr_res_is_aperture(wdev, old_mem) &&
-	    !wddmseg_mgr_res_is_aperture(wdev, new_mem)) {
-		wddmseg_bo_moved(bo, old_mem, new_mem, evict);
-		ttm_bo_move_null(tbo, new_mem);
+	if (mv->placement_only) {
+		wddmseg_bo_moved(bo, &mv->src, &mv->dst, mv->evict);
+		ttm_bo_move_null(tbo, mv->dst.res);
 		return 0;
 	}
 
@@ -178,18 +171,16 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	 * Out of pages into VRAM: wait for earlier work here, where the
 	 * context says how (wddmseg_bo_cleanup_from_pages()).
 	 */
-	if (sync || (old_man->use_tt && !new_man->use_tt)) {
+	if (mv->sync || (old_tt && !new_tt)) {
 		ret = ttm_bo_wait_ctx(tbo, ctx);
 		if (ret)
 			return ret;
 	}
 
-	clear = !old_mem ||
-		(old_man->use_tt && (!ttm || !ttm_tt_is_populated(ttm)));
-	ret = wddmseg_bo_move_crypt(wdev, bo, new_mem, clear, &crypt);
+	ret = wddmseg_move_crypt(wdev, mv);
 	if (ret)
 		return ret;
-	if (ttm && (!clear || new_man->use_tt)) {
+	if (mv->ttm && (!mv->clear || new_tt)) {
 		ret = wddmseg_bo_populate(tbo, ctx);
 		if (ret)
 			return ret;
@@ -201,37 +192,36 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	 * the segment's move fence, which covers a wipe still queued, into
 	 * the reservation, and the engine runs later jobs after it.
 	 */
-	if (clear && !new_man->use_tt && wddmseg_mgr_res_zeroed(new_mem)) {
-		wddmseg_bo_skip_fill(wdev, bo, old_mem, new_mem, evict);
+	if (mv->skip_fill) {
+		wddmseg_bo_skip_fill(mv);
 		return 0;
 	}
 
-	nonce = crypt == WDDMSEG_CRYPT_ENCRYPT ? wddmseg_protect_nonce(wdev) :
-		bo->seal_nonce;
-	ret = wddmseg_migrate_move(wdev, tbo, new_mem, clear, crypt, nonce,
-				   &fence);
+	mv->nonce = mv->crypt == WDDMSEG_CRYPT_ENCRYPT ?
+		    wddmseg_protect_nonce(wdev) : bo->seal_nonce;
+	ret = wddmseg_migrate_move(wdev, mv, &fence);
 	if (ret)
 		return ret;
-	if (crypt == WDDMSEG_CRYPT_ENCRYPT)
-		bo->seal_nonce = nonce;
-	if (clear && !new_man->use_tt)
-		wddmseg_mgr_res_set_pristine(new_mem);
+	if (mv->crypt == WDDMSEG_CRYPT_ENCRYPT)
+		bo->seal_nonce = mv->nonce;
+	if (mv->clear && !new_tt)
+		wddmseg_mgr_res_set_zero_content(mv->dst.res);
 	/* Content that never existed or came back decrypted is not sealed. */
-	if (!new_man->use_tt)
+	if (!new_tt)
 		bo->sealed = false;
-	else if (crypt == WDDMSEG_CRYPT_ENCRYPT)
+	else if (mv->crypt == WDDMSEG_CRYPT_ENCRYPT)
 		bo->sealed = true;
 
-	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
-	if (old_man->use_tt && new_man->use_tt) {
+	wddmseg_bo_moved(bo, &mv->src, &mv->dst, mv->evict);
+	if (old_tt && new_tt) {
 		/* Aperture (un)binding only: short, and the pages stay. */
 		dma_fence_wait(fence, false);
 		ret = fence->error;
 		dma_fence_put(fence);
-		ttm_bo_move_null(tbo, new_mem);
+		ttm_bo_move_null(tbo, mv->dst.res);
 		return ret;
 	}
-	if (sync)
+	if (mv->sync)
 		dma_fence_wait(fence, false);
 	/*
 	 * Always the eviction flavour: VRAM is freed at once, and TTM makes
@@ -240,11 +230,11 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	 * placement allocated, so usage counters are exact when the ioctl
 	 * returns.
 	 */
-	if (!old_mem || (old_man->use_tt && !wddmseg_tt_user(tbo)))
-		wddmseg_bo_cleanup_from_pages(tbo, fence, new_mem);
+	if (mv->src.kind == WDDMSEG_MEM_NONE || (old_tt && !mv->user_pages))
+		wddmseg_bo_cleanup_from_pages(mv, fence);
 	else
-		ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !sync,
-						new_mem);
+		ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !mv->sync,
+						mv->dst.res);
 	dma_fence_put(fence);
 	return ret;
 }
@@ -253,48 +243,49 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
  * A move out of a memory segment into system memory that gives the
  * segment's copy up with a DiscardContent instead of a Transfer (sysfs
  * discard_bytes):
- * - GEM_EVICT with WDDMSEG_EVICT_DISCARD: the content is dropped. The new
- *   system placement keeps an unpopulated ttm_tt (content that never
- *   existed: the next move into VRAM is a Fill of zeroes);
- *   wddmseg_bo_discard_pages() then marks it for clearing.
- * - @permanent, a PermanentSysMem allocation: its content is its
- *   permanent copy (DOC: PermanentSysMem), which becomes the pages of its
- *   new placement (wddmseg_kept_reuse()). Without a copy (content that
- *   never was in pages, zeroes) the new pages stay unpopulated, content
- *   that never existed.
+ * - &wddmseg_move.discard, GEM_EVICT with WDDMSEG_EVICT_DISCARD: the
+ *   content is dropped. The new system placement keeps an unpopulated
+ *   ttm_tt (content that never existed: the next move into VRAM is a Fill
+ *   of zeroes); wddmseg_bo_discard_pages() then marks it for clearing.
+ * - &wddmseg_move.permanent, a PermanentSysMem allocation: its content is
+ *   its permanent copy (DOC: PermanentSysMem), which becomes the pages of
+ *   its new placement (wddmseg_unpark_pages()). Without a copy (content
+ *   that never was in pages, zeroes) the new pages stay unpopulated,
+ *   content that never existed.
  */
 static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
-				struct ttm_buffer_object *tbo, bool evict,
-				struct ttm_operation_ctx *ctx,
-				struct ttm_resource *new_mem, bool permanent)
+				struct wddmseg_move *mv,
+				struct ttm_operation_ctx *ctx)
 {
-	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
-	struct ttm_resource *old_mem = tbo->resource;
-	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, old_mem);
-	bool sync = bo->flags & WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
+	struct ttm_buffer_object *tbo = mv->tbo;
+	struct wddmseg_bo *bo = mv->bo;
+	struct wddmseg_mgr *mgr = mv->src.mgr;
 	struct dma_fence *fence = NULL;
 	int ret;
 
 	/* SynchronousPaging: page only when idle, finish before returning. */
-	if (sync) {
+	if (mv->sync) {
 		ret = ttm_bo_wait_ctx(tbo, ctx);
 		if (ret)
 			return ret;
 	}
-	if (permanent && READ_ONCE(bo->kept) && tbo->ttm) {
+	if (mv->permanent && READ_ONCE(bo->parked) && mv->ttm) {
 		ret = wddmseg_bo_populate(tbo, ctx);
 		if (ret)
 			return ret;
 	}
-	if (wddmseg_migrate_uses_engine(wdev)) {
-		fence = wddmseg_migrate_discard(wdev, mgr, old_mem);
+	if (mv->copier == WDDMSEG_COPY_ENGINE) {
+		fence = wddmseg_migrate_discard(wdev, &mv->src);
 		if (IS_ERR(fence) && PTR_ERR(fence) != -ENODEV)
 			return PTR_ERR(fence);
-		if (IS_ERR(fence))
+		if (IS_ERR(fence)) {
 			fence = NULL;
+			mv->copier = WDDMSEG_COPY_CPU;
+			mv->why = "engine stopped";
+		}
 	}
 	atomic64_add(tbo->base.size, &mgr->discard_bytes);
-	if (permanent)
+	if (mv->permanent)
 		bo->perm_cpu_dirty = false;
 	if (!fence) {
 		/* No engine: the segment's copy is dropped once idle. */
@@ -303,58 +294,182 @@ static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
 			return ret;
 		trace_wddmseg_paging_op("cpu discard", mgr->segment_id, 0,
 					tbo->base.size, 0);
-		wddmseg_bo_moved(bo, old_mem, new_mem, evict);
-		ttm_bo_move_sync_cleanup(tbo, new_mem);
+		wddmseg_bo_moved(bo, &mv->src, &mv->dst, mv->evict);
+		ttm_bo_move_sync_cleanup(tbo, mv->dst.res);
 		return 0;
 	}
 	/* The job ends with a Fill of zeroes: the range is free and zero. */
-	wddmseg_mgr_res_wiped(old_mem);
-	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
-	if (sync)
+	wddmseg_mgr_res_wiped(mv->src.res);
+	wddmseg_bo_moved(bo, &mv->src, &mv->dst, mv->evict);
+	if (mv->sync)
 		dma_fence_wait(fence, false);
-	ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !sync, new_mem);
+	ret = ttm_bo_move_accel_cleanup(tbo, fence, true, !mv->sync,
+					mv->dst.res);
 	dma_fence_put(fence);
 	return ret;
 }
 
+/* A move by the CPU: synchronous, page by page (wddmseg_migrate_cpu_copy()). */
+static int wddmseg_bo_move_cpu(struct wddmseg_device *wdev,
+			       struct wddmseg_move *mv,
+			       struct ttm_operation_ctx *ctx)
+{
+	struct ttm_buffer_object *tbo = mv->tbo;
+	bool old_tt = wddmseg_end_in_pages(&mv->src);
+	bool new_tt = wddmseg_end_in_pages(&mv->dst);
+	int ret;
+
+	/* The CPU never reads HardwareProtected content, nor decrypts it. */
+	if (mv->hw_protected && (!old_tt || mv->sealed)) {
+		drm_dbg(&wdev->drm, "move: rule hardware-protected-cpu: HardwareProtected content moves only on the copy engine\n");
+		return -EACCES;
+	}
+
+	/*
+	 * The CPU copies synchronously: wait until nothing uses the BO,
+	 * unless it was found idle when the CPU was chosen (under the
+	 * reservation lock, so nothing was added since): a second walk of
+	 * the reservation costs a 4 KiB move a measurable part of its time
+	 * under TCG.
+	 */
+	if (!mv->idle) {
+		ret = ttm_bo_wait_ctx(tbo, ctx);
+		if (ret)
+			return ret;
+	}
+
+	if (!(old_tt && new_tt)) {
+		ret = wddmseg_migrate_cpu_copy(wdev, mv, ctx);
+		if (ret)
+			return ret;
+	}
+
+	if (mv->src.kind == WDDMSEG_MEM_APERTURE)
+		wddmseg_vram_apt_update(wdev, &mv->src, NULL);
+	if (mv->dst.kind == WDDMSEG_MEM_APERTURE)
+		wddmseg_vram_apt_update(wdev, &mv->dst, tbo->ttm);
+
+	wddmseg_bo_moved(mv->bo, &mv->src, &mv->dst, mv->evict);
+	if (old_tt && new_tt)
+		ttm_bo_move_null(tbo, mv->dst.res);
+	else
+		wddmseg_move_sync_cleanup(mv, old_tt, NULL);
+	return 0;
+}
+
 /*
- * Whether the CPU moves @bo into @new_mem although the engine runs: a
- * small move (at most the knob cpu_move_max_kb for its path) of an idle allocation
- * whose content the CPU may see. An engine job costs a ring submission,
- * a doorbell and a fence interrupt however small it is, where the CPU
- * copies a few pages in less time; a busy allocation stays on the engine,
- * which queues the move behind the work it waits for instead of blocking
- * the caller. The thresholds are measured (Documentation/gpu/wddmseg.rst,
- * "Engine or CPU").
+ * Whether the CPU moves the content although the engine runs: a small
+ * move (at most the knob cpu_move_max_kb for its path) of an idle
+ * allocation whose content the CPU may see. An engine job costs a ring
+ * submission, a doorbell and a fence interrupt however small it is, where
+ * the CPU copies a few pages in less time; a busy allocation stays on the
+ * engine, which queues the move behind the work it waits for instead of
+ * blocking the caller. The thresholds are measured
+ * (Documentation/gpu/wddmseg.rst, "Engine or CPU").
  */
-static bool wddmseg_bo_move_on_cpu(struct wddmseg_bo *bo,
-				   const struct ttm_resource_manager *old_man,
-				   const struct ttm_resource_manager *new_man,
-				   const struct ttm_resource *new_mem)
+static bool wddmseg_move_small_and_idle(struct wddmseg_device *wdev,
+					const struct wddmseg_move *mv)
 {
 	enum wddmseg_move_path path = WDDMSEG_MOVE_SYSTEM;
 	u64 max;
 
-	if (wddmseg_bo_hw_protected(bo) || bo->sealed)
+	if (mv->hw_protected || mv->sealed)
 		return false;
-	/*
-	 * From the managers the move looked up already: a memory segment's
-	 * has no ttm_tt, an aperture's has one and is not TTM_PL_SYSTEM's.
-	 * Looking up each side's segment descriptor again was the only
-	 * wddmseg, TTM or dma-buf work a 4 KiB CPU move did with the engine
-	 * on and not without (calls counted with the function tracer).
-	 */
-	if ((old_man->use_tt &&
-	     wddmseg_res_mem_type(bo->tbo.resource) != TTM_PL_SYSTEM) ||
-	    (new_man->use_tt && new_mem->mem_type != TTM_PL_SYSTEM))
+	if (mv->src.kind == WDDMSEG_MEM_APERTURE ||
+	    mv->dst.kind == WDDMSEG_MEM_APERTURE)
 		path = WDDMSEG_MOVE_APERTURE;
-	else if (!old_man->use_tt && !new_man->use_tt)
+	else if (mv->src.kind == WDDMSEG_MEM_VRAM &&
+		 mv->dst.kind == WDDMSEG_MEM_VRAM)
 		path = WDDMSEG_MOVE_VRAM;
-	max = (u64)READ_ONCE(bdev_to_wddmseg(bo->tbo.bdev)->knobs.cpu_move_max_kb[path]) << 10;
-	if (bo->tbo.base.size > max)
+	max = (u64)READ_ONCE(wdev->knobs.cpu_move_max_kb[path]) << 10;
+	if (mv->tbo->base.size > max)
 		return false;
-	return dma_resv_test_signaled(bo->tbo.base.resv,
+	return dma_resv_test_signaled(mv->tbo->base.resv,
 				      DMA_RESV_USAGE_BOOKKEEP);
+}
+
+/*
+ * The caller's request for this move (&wddmseg_bo.move_request), if the
+ * move is the one it validates: same allocation, same context.
+ */
+static const struct wddmseg_move_request *
+wddmseg_move_request_of(struct wddmseg_bo *bo,
+			const struct ttm_operation_ctx *ctx)
+{
+	const struct wddmseg_move_request *req = bo->move_request;
+
+	if (!req)
+		return NULL;
+	dma_resv_assert_held(bo->tbo.base.resv);
+	/* Only the validation that set it moves a reserved allocation. */
+	if (WARN_ON_ONCE(req->ctx != ctx))
+		return NULL;
+	return req;
+}
+
+/*
+ * Resolve a move once, at its start, into @mv: both ends, whether it is an
+ * eviction or a discard, whether the source is known zero, protection, and
+ * who copies. Everything below takes @mv.
+ */
+static void wddmseg_move_resolve(struct wddmseg_device *wdev,
+				 struct ttm_buffer_object *tbo, bool evict,
+				 struct ttm_operation_ctx *ctx,
+				 struct ttm_resource *new_mem,
+				 struct wddmseg_move *mv)
+{
+	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
+	const struct wddmseg_move_request *req;
+	struct ttm_tt *ttm = tbo->ttm;
+	bool old_tt, new_tt;
+
+	req = wddmseg_move_request_of(bo, ctx);
+
+	memset(mv, 0, sizeof(*mv));
+	mv->tbo = tbo;
+	mv->bo = bo;
+	mv->ttm = ttm;
+	/*
+	 * No old resource (6.3 and later: a new allocation, or one whose
+	 * content was discarded) is content that never existed, as pages
+	 * nobody populated are on 6.1: moving it into VRAM is a Fill of
+	 * zeroes like any such move, never a bare assignment of the range,
+	 * which would show whatever VRAM held before.
+	 */
+	wddmseg_move_end_init(wdev, tbo->resource, &mv->src);
+	wddmseg_move_end_init(wdev, new_mem, &mv->dst);
+	old_tt = wddmseg_end_in_pages(&mv->src);
+	new_tt = wddmseg_end_in_pages(&mv->dst);
+
+	mv->evict = evict || (req && req->evict);
+	mv->discard = req && req->discard && !old_tt &&
+		      mv->dst.kind == WDDMSEG_MEM_SYSTEM;
+	mv->permanent = !mv->discard && wddmseg_bo_permanent(bo) && !old_tt &&
+			mv->dst.kind == WDDMSEG_MEM_SYSTEM;
+	mv->placement_only = old_tt && new_tt &&
+			     mv->src.kind != WDDMSEG_MEM_APERTURE &&
+			     mv->dst.kind != WDDMSEG_MEM_APERTURE;
+	mv->clear = mv->src.kind == WDDMSEG_MEM_NONE ||
+		    (old_tt && (!ttm || !ttm_tt_is_populated(ttm)));
+	mv->skip_fill = mv->clear && !new_tt &&
+			wddmseg_mgr_res_zeroed(new_mem);
+	mv->user_pages = ttm && to_wddmseg_tt(ttm)->user_pages;
+	mv->sync = bo->flags & WDDMSEG_ALLOC_SYNCHRONOUS_PAGING;
+	mv->hw_protected = wddmseg_bo_hw_protected(bo);
+	mv->sealed = bo->sealed;
+
+	if (!wddmseg_migrate_uses_engine(wdev)) {
+		mv->copier = WDDMSEG_COPY_CPU;
+		mv->why = "no engine";
+	} else if (!mv->discard && !mv->permanent &&
+		   wddmseg_move_small_and_idle(wdev, mv)) {
+		mv->copier = WDDMSEG_COPY_CPU;
+		mv->why = "small and idle";
+		mv->idle = true;
+	} else {
+		mv->copier = WDDMSEG_COPY_ENGINE;
+		mv->why = "engine";
+	}
 }
 
 static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
@@ -363,10 +478,7 @@ static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 			       struct ttm_place *hop)
 {
 	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
-	struct wddmseg_bo *bo = to_wddmseg_bo(tbo);
-	struct ttm_resource *old_mem = tbo->resource;
-	struct ttm_resource_manager *old_man, *new_man;
-	bool idle = false;
+	struct wddmseg_move mv;
 	int ret;
 
 	/* A ghost of a pipelined move holds stale content: nothing to keep. */
@@ -375,93 +487,45 @@ static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 		return 0;
 	}
 
-	/*
-	 * No old resource (6.3 and later: a new allocation, or one whose
-	 * content was discarded) is content that never existed, as pages
-	 * nobody populated are on 6.1: moving it into VRAM is a Fill of
-	 * zeroes like any such move, never a bare assignment of the range,
-	 * which would show whatever VRAM held before.
-	 */
-	old_man = ttm_manager_type(tbo->bdev, wddmseg_res_mem_type(old_mem));
-	new_man = ttm_manager_type(tbo->bdev, new_mem->mem_type);
+	wddmseg_move_resolve(wdev, tbo, evict, ctx, new_mem, &mv);
 
 	/* GEM_EVICT with DISCARD: VRAM content is dropped, not copied. */
-	if (bo->discarding && !old_man->use_tt &&
-	    new_mem->mem_type == TTM_PL_SYSTEM)
-		return wddmseg_bo_move_drop(wdev, tbo, evict, ctx, new_mem,
-					    false);
+	if (mv.discard)
+		return wddmseg_bo_move_drop(wdev, &mv, ctx);
 
 	/*
 	 * PermanentSysMem out of a memory segment: a discard into system
 	 * memory; an aperture binds the permanent copy after that hop.
 	 */
-	if (wddmseg_bo_permanent(bo) && old_mem && !old_man->use_tt &&
-	    new_man->use_tt) {
-		if (new_mem->mem_type != TTM_PL_SYSTEM) {
-			memset(hop, 0, sizeof(*hop));
-			hop->mem_type = TTM_PL_SYSTEM;
-			return -EMULTIHOP;
-		}
-		return wddmseg_bo_move_drop(wdev, tbo, evict, ctx, new_mem,
-					    true);
+	if (wddmseg_bo_permanent(mv.bo) &&
+	    mv.src.kind == WDDMSEG_MEM_VRAM &&
+	    mv.dst.kind == WDDMSEG_MEM_APERTURE) {
+		memset(hop, 0, sizeof(*hop));
+		hop->mem_type = TTM_PL_SYSTEM;
+		return -EMULTIHOP;
 	}
+	if (mv.permanent)
+		return wddmseg_bo_move_drop(wdev, &mv, ctx);
 	/* Into a segment from its copy: the two agree (PTEs are gone). */
-	if (wddmseg_bo_permanent(bo) && old_man->use_tt && !new_man->use_tt)
-		bo->perm_cpu_dirty = false;
+	if (wddmseg_bo_permanent(mv.bo) && wddmseg_end_in_pages(&mv.src) &&
+	    mv.dst.kind == WDDMSEG_MEM_VRAM)
+		mv.bo->perm_cpu_dirty = false;
 
-	if (wddmseg_migrate_uses_engine(wdev)) {
-		idle = wddmseg_bo_move_on_cpu(bo, old_man, new_man,
-					      new_mem);
-		if (!idle) {
-			ret = wddmseg_bo_move_engine(wdev, tbo, evict, ctx,
-						     new_mem);
-			if (ret != -ENODEV)
-				return ret;
-		}
-	}
-
-	/* The CPU never reads HardwareProtected content, nor decrypts it. */
-	if (wddmseg_bo_hw_protected(bo) && (!old_man->use_tt || bo->sealed)) {
-		drm_dbg(&wdev->drm, "move: rule hardware-protected-cpu: HardwareProtected content moves only on the copy engine\n");
-		return -EACCES;
-	}
-
-	/*
-	 * The CPU copies synchronously: wait until nothing uses the BO,
-	 * unless wddmseg_bo_move_on_cpu() just found it idle (under the
-	 * reservation lock, so nothing was added since): a second walk of
-	 * the reservation costs a 4 KiB move a measurable part of its time
-	 * under TCG.
-	 */
-	if (!idle) {
-		ret = ttm_bo_wait_ctx(tbo, ctx);
-		if (ret)
+	if (mv.copier == WDDMSEG_COPY_ENGINE) {
+		ret = wddmseg_bo_move_engine(wdev, &mv, ctx);
+		if (ret != -ENODEV)
 			return ret;
+		mv.copier = WDDMSEG_COPY_CPU;
+		mv.why = "engine stopped";
 	}
-
-	if (!(old_man->use_tt && new_man->use_tt)) {
-		ret = wddmseg_migrate_cpu_copy(wdev, tbo, new_mem, ctx);
-		if (ret)
-			return ret;
-	}
-
-	if (wddmseg_mgr_res_is_aperture(wdev, old_mem))
-		wddmseg_vram_apt_update(wdev, old_mem, NULL);
-	if (wddmseg_mgr_res_is_aperture(wdev, new_mem))
-		wddmseg_vram_apt_update(wdev, new_mem, tbo->ttm);
-
-	wddmseg_bo_moved(bo, old_mem, new_mem, evict);
-	if (old_man->use_tt && new_man->use_tt) {
-		ttm_bo_move_null(tbo, new_mem);
-	} else {
-		wddmseg_kept_mark(tbo, old_man->use_tt, NULL);
-		ttm_bo_move_sync_cleanup(tbo, new_mem);
-		wddmseg_kept_mark(tbo, false, NULL);
-	}
-	return 0;
+	return wddmseg_bo_move_cpu(wdev, &mv, ctx);
 }
 
-/* TTM's move callback; residency notifications follow the move's fence. */
+/*
+ * TTM's move callback: the move is resolved here, once, into a struct
+ * wddmseg_move that the engine, the CPU copy and the accounting take;
+ * residency notifications follow the move's fence.
+ */
 static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 			   struct ttm_operation_ctx *ctx,
 			   struct ttm_resource *new_mem, struct ttm_place *hop)
@@ -476,13 +540,15 @@ static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 static void wddmseg_bo_delete_mem_notify(struct ttm_buffer_object *tbo)
 {
 	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
+	struct wddmseg_move_end old;
 
 	if (!tbo->resource)
 		return;
-	if (wddmseg_mgr_res_is_aperture(wdev, tbo->resource))
-		wddmseg_vram_apt_update(wdev, tbo->resource, NULL);
+	wddmseg_move_end_init(wdev, tbo->resource, &old);
+	if (old.kind == WDDMSEG_MEM_APERTURE)
+		wddmseg_vram_apt_update(wdev, &old, NULL);
 	if (wddmseg_is_bo(tbo))
-		wddmseg_bo_moved(to_wddmseg_bo(tbo), tbo->resource, NULL, false);
+		wddmseg_bo_moved(to_wddmseg_bo(tbo), &old, NULL, false);
 }
 
 /**
@@ -564,7 +630,7 @@ static int wddmseg_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *tt,
 						      tt->dma_address,
 						      tt->num_pages);
 	if (!wtt->user_pages) {
-		if (wddmseg_kept_reuse(bdev_to_wddmseg(bdev), wtt))
+		if (wddmseg_unpark_pages(bdev_to_wddmseg(bdev), wtt))
 			return 0;
 		return ttm_pool_alloc(&bdev->pool, tt, ctx);
 	}
@@ -590,11 +656,11 @@ static void wddmseg_ttm_tt_unpopulate(struct ttm_device *bdev,
 		/* the exporter's: unmapped with the attachment */
 	} else if (wtt->user_pages) {
 		wddmseg_userptr_unmap(bdev, tt, tt->num_pages);
-	} else if (!wtt->keep ||
-		   !wddmseg_kept_stash(bdev_to_wddmseg(bdev), wtt)) {
+	} else if (!wtt->park ||
+		   !wddmseg_park_pages(bdev_to_wddmseg(bdev), wtt)) {
 		/* No room to keep them: the copy must be done with them. */
-		if (wtt->keep_fence)
-			dma_fence_wait(wtt->keep_fence, false);
+		if (wtt->park_fence)
+			dma_fence_wait(wtt->park_fence, false);
 		ttm_pool_free(&bdev->pool, tt);
 	}
 }
@@ -713,7 +779,8 @@ static bool wddmseg_bo_release_vram(struct ttm_buffer_object *tbo)
 	 * Zeroes only, nothing wrote to it in place, and idle (the Fill
 	 * or the wipe that zeroed it has run): the range is zero already.
 	 */
-	if (wddmseg_mgr_res_pristine(res) && !to_wddmseg_bo(tbo)->exposed &&
+	if (wddmseg_mgr_res_zero_content(res) &&
+	    !to_wddmseg_bo(tbo)->maybe_written_in_place &&
 	    dma_resv_test_signaled(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP)) {
 		atomic64_inc(&mgr->wipes_skipped);
 		goto free;
@@ -873,7 +940,7 @@ static int wddmseg_access_memory(struct ttm_buffer_object *tbo,
 
 	dma_resv_assert_held(tbo->base.resv);
 	if (write && wddmseg_is_bo(tbo))
-		WRITE_ONCE(to_wddmseg_bo(tbo)->exposed, true);
+		WRITE_ONCE(to_wddmseg_bo(tbo)->maybe_written_in_place, true);
 	if (!drm_dev_enter(&wdev->drm, &idx))
 		return -ENODEV;
 	/* Range by range: VRAM made of blocks is contiguous within each. */
@@ -1006,7 +1073,7 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 			goto err_fini;
 	}
 
-	ret = wddmseg_kept_init(wdev);
+	ret = wddmseg_parked_init(wdev);
 	if (ret)
 		goto err_fini;
 	wddmseg_ttm_clear_vram(wdev);
@@ -1033,7 +1100,7 @@ void wddmseg_ttm_fini(struct wddmseg_device *wdev)
 	for (id = wdev->desc.segment_count; id >= 1; id--)
 		wddmseg_mgr_fini(wdev, id);
 	/* Normally allocations are gone by now and took their pages along. */
-	wddmseg_kept_fini(wdev);
+	wddmseg_parked_fini(wdev);
 	dma_fence_put(wdev->access_fence);
 	wdev->access_fence = NULL;
 	ttm_device_fini(&wdev->bdev);

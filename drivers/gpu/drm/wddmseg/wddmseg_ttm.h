@@ -18,18 +18,20 @@ struct wddmseg_device;
  * @ttm: the TTM page array (and DMA addresses)
  * @user_pages: ExistingSysMem: the user pages pinned at creation, else NULL
  * @bo: the allocation it was created for
- * @keep: set by the move callback only around the TTM cleanup that frees
- *	this ttm_tt because the allocation moved into VRAM: unpopulate keeps
- *	the pages (and their arrays) for @bo
- * @keep_fence: the copy that still reads the pages while they are kept,
+ * @park: set only around the TTM cleanup that frees this ttm_tt because
+ *	the allocation moved into VRAM (wddmseg_move_sync_cleanup()), which
+ *	asserts it clear before: unpopulate then parks the pages (and their
+ *	arrays) for @bo. A flag because TTM's unpopulate callback has no
+ *	other channel for the move's intent
+ * @park_fence: the copy that still reads the pages while they are parked,
  *	or NULL; nobody frees them before it signals
  */
 struct wddmseg_tt {
 	struct ttm_tt ttm;
 	struct page **user_pages;
 	struct wddmseg_bo *bo;
-	bool keep;
-	struct dma_fence *keep_fence;
+	bool park;
+	struct dma_fence *park_fence;
 };
 
 static inline struct wddmseg_tt *to_wddmseg_tt(struct ttm_tt *tt)

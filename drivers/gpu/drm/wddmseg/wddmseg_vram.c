@@ -14,6 +14,7 @@
 
 #include "wddmseg_device_types.h"
 #include "wddmseg_mgr.h"
+#include "wddmseg_migrate.h"
 #include "wddmseg_vram.h"
 #include "wddmseg_hw.h"
 
@@ -32,11 +33,16 @@ void wddmseg_vram_regs_lost(struct wddmseg_device *wdev)
 	mutex_unlock(&wdev->window_lock);
 }
 
-/* Aperture page table: point pages of an aperture resource at @ttm or 0. */
+/*
+ * Aperture page table: point the pages of @end, an aperture range, at
+ * @ttm's or at 0.
+ */
 void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
-			     struct ttm_resource *res, struct ttm_tt *ttm)
+			     const struct wddmseg_move_end *end,
+			     struct ttm_tt *ttm)
 {
-	u32 id = wddmseg_mem_type_segment(wdev, res->mem_type);
+	struct ttm_resource *res = end->res;
+	u32 id = end->segment_id;
 	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
 	u64 hw_page = (u64)res->start * sub;
 	bool lo_valid = false;
@@ -114,24 +120,24 @@ void wddmseg_vram_io(struct wddmseg_device *wdev, bool visible, u64 vram_off,
 }
 
 /**
- * wddmseg_vram_page_io - copy page @i of a resource to or from @buf
+ * wddmseg_vram_page_io - copy page @i of one end of a move to or from @buf
  * @wdev: device
- * @tbo: buffer object whose ttm_tt backs @res if @res is not VRAM
- * @res: resource
- * @i: page index in @res
+ * @end: the end (wddmseg_move_end_init())
+ * @ttm: the ttm_tt whose pages back @end if it is not VRAM
+ * @i: page index in @end
  * @buf: PAGE_SIZE bytes
  * @to_res: direction
  */
 void wddmseg_vram_page_io(struct wddmseg_device *wdev,
-			  struct ttm_buffer_object *tbo, struct ttm_resource *res,
+			  const struct wddmseg_move_end *end, struct ttm_tt *ttm,
 			  pgoff_t i, void *buf, bool to_res)
 {
-	struct wddmseg_mgr *mgr = wddmseg_mgr_res(wdev, res);
+	struct wddmseg_mgr *mgr = end->mgr;
 	void *vaddr;
 	u64 run;
 
-	if (!mgr || mgr->manager.use_tt) {
-		vaddr = kmap_local_page(tbo->ttm->pages[i]);
+	if (end->kind != WDDMSEG_MEM_VRAM) {
+		vaddr = kmap_local_page(ttm->pages[i]);
 		if (to_res)
 			memcpy(vaddr, buf, PAGE_SIZE);
 		else
@@ -142,6 +148,6 @@ void wddmseg_vram_page_io(struct wddmseg_device *wdev,
 
 	wddmseg_vram_io(wdev, mgr->desc->flags & DXGK_SEGFLAG_CPU_VISIBLE,
 			mgr->desc->base_address +
-			(wddmseg_mgr_res_run(res, i, &run) << PAGE_SHIFT),
+			(wddmseg_mgr_res_run(end->res, i, &run) << PAGE_SHIFT),
 			buf, PAGE_SIZE, to_res);
 }

@@ -7,18 +7,18 @@
 
 #include <linux/types.h>
 
-struct ttm_buffer_object;
-struct ttm_resource;
 struct ttm_tt;
 struct wddmseg_device;
+struct wddmseg_move_end;
 
 void wddmseg_vram_regs_lost(struct wddmseg_device *wdev);
 void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
-			     struct ttm_resource *res, struct ttm_tt *ttm);
+			     const struct wddmseg_move_end *end,
+			     struct ttm_tt *ttm);
 void wddmseg_vram_io(struct wddmseg_device *wdev, bool visible, u64 vram_off,
 		     void *buf, size_t len, bool to_vram);
 void wddmseg_vram_page_io(struct wddmseg_device *wdev,
-			  struct ttm_buffer_object *tbo, struct ttm_resource *res,
+			  const struct wddmseg_move_end *end, struct ttm_tt *ttm,
 			  pgoff_t i, void *buf, bool to_res);
 
 #endif /* WDDMSEG_VRAM_H */

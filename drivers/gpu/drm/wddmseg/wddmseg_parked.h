@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * wddmseg: system pages kept for the next eviction, and the permanent copy of
- * PermanentSysMem allocations (wddmseg_kept.c).
+ * wddmseg: system pages parked for the next eviction, and the permanent copy of
+ * PermanentSysMem allocations (wddmseg_parked.c).
  */
-#ifndef WDDMSEG_KEPT_H
-#define WDDMSEG_KEPT_H
+#ifndef WDDMSEG_PARKED_H
+#define WDDMSEG_PARKED_H
 
 #include <linux/types.h>
 
@@ -18,13 +18,13 @@ struct wddmseg_bo;
 struct wddmseg_device;
 struct wddmseg_tt;
 
-int wddmseg_kept_init(struct wddmseg_device *wdev);
-void wddmseg_kept_fini(struct wddmseg_device *wdev);
-void wddmseg_bo_drop_kept(struct wddmseg_bo *bo);
-bool wddmseg_kept_stash(struct wddmseg_device *wdev, struct wddmseg_tt *wtt);
-bool wddmseg_kept_reuse(struct wddmseg_device *wdev, struct wddmseg_tt *wtt);
-void wddmseg_kept_mark(struct ttm_buffer_object *tbo, bool keep,
-		       struct dma_fence *fence);
+int wddmseg_parked_init(struct wddmseg_device *wdev);
+void wddmseg_parked_fini(struct wddmseg_device *wdev);
+void wddmseg_bo_free_parked(struct wddmseg_bo *bo);
+bool wddmseg_park_pages(struct wddmseg_device *wdev, struct wddmseg_tt *wtt);
+bool wddmseg_unpark_pages(struct wddmseg_device *wdev, struct wddmseg_tt *wtt);
+void wddmseg_tt_set_park(struct ttm_buffer_object *tbo, bool park,
+			 struct dma_fence *fence);
 
 /**
  * struct wddmseg_perm_copy - the permanent copy of a PermanentSysMem
@@ -43,4 +43,4 @@ int wddmseg_perm_init(struct wddmseg_bo *bo);
 int wddmseg_perm_get(struct wddmseg_bo *bo, struct ttm_operation_ctx *ctx,
 		     struct wddmseg_perm_copy *copy);
 
-#endif /* WDDMSEG_KEPT_H */
+#endif /* WDDMSEG_PARKED_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Kept system pages: an allocation that moves into VRAM keeps the system
+ * Parked system pages: an allocation that moves into VRAM keeps the system
  * pages of its last stay in system memory or an aperture, for its next
  * eviction, and gives them back under memory pressure (a shrinker).
  *
@@ -19,7 +19,7 @@
  *
  * - In system memory or an aperture the allocation's pages are the copy.
  *   When it moves into a memory segment, the pages are Transferred there
- *   and kept (as the kept pages below, but never given back to the
+ *   and parked (as the parked pages below, but never given back to the
  *   shrinker nor counted against keep_sysmem_mb); when it leaves for
  *   system memory they become its pages again and the segment's copy is
  *   dropped with a DiscardContent: an eviction never Transfers anything
@@ -30,7 +30,7 @@
  *   Transfer, as for any allocation.
  *
  * - The CPU always reaches the copy (pfnLockCb returns the system-memory
- *   backing store): mmap faults in a memory segment map the kept pages
+ *   backing store): mmap faults in a memory segment map the parked pages
  *   (cached or write-combined as the Cached flag says), never the BAR,
  *   and never migrate; ptrace and /proc/PID/mem (access_memory) use them
  *   too; a kernel mapping (vmap of an exported allocation) first moves
@@ -70,13 +70,13 @@
 #include "wddmseg_bo.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
-#include "wddmseg_kept.h"
+#include "wddmseg_parked.h"
 #include "wddmseg_params.h"
 #include "wddmseg_ttm.h"
 
 /**
- * struct wddmseg_kept - system pages an allocation left behind in VRAM
- * @link: in &wddmseg_device.kept_list
+ * struct wddmseg_parked - system pages an allocation left behind in VRAM
+ * @link: in &wddmseg_device.parked_list
  * @bo: the allocation
  * @num_pages: number of pages
  * @caching: their caching
@@ -85,15 +85,15 @@
  * @dma_address: their DMA addresses
  * @fence: the copy out of the pages, which may still run, or NULL
  * @permanent: the permanent copy of a PermanentSysMem allocation: not on
- *	&wddmseg_device.kept_list (the shrinker never sees it), and the
+ *	&wddmseg_device.parked_list (the shrinker never sees it), and the
  *	record is the allocation's &wddmseg_bo.perm_slot when not in use
  *
  * TTM frees the ttm_tt of an allocation that moves into VRAM, and gives a
  * new one when it moves out again; with TTM's page pool every round trip
  * then clears all pages once (the pool clears pages it takes back) and
- * the copy overwrites them again. The pages are kept here instead, up to
+ * the copy overwrites them again. The pages are parked here instead, up to
  * keep_sysmem_mb in total, and go back to the pool when the allocation is
- * destroyed or under memory pressure (wddmseg_kept_scan()). They only
+ * destroyed or under memory pressure (wddmseg_parked_scan()). They only
  * back the same allocation again, and only a ttm_tt that TTM does not ask
  * to be zeroed, i.e. one the move fills completely: the stale bytes are
  * the allocation's own older content at worst. The arrays go along with
@@ -105,7 +105,7 @@
  * same allocation, whose reservation holds the fence, and the engine runs
  * the next move after this one.
  */
-struct wddmseg_kept {
+struct wddmseg_parked {
 	struct list_head link;
 	struct wddmseg_bo *bo;
 	pgoff_t num_pages;
@@ -116,27 +116,27 @@ struct wddmseg_kept {
 	bool permanent;
 };
 
-/* Unlink @bo's kept pages; the caller owns them then. */
-static struct wddmseg_kept *wddmseg_kept_take(struct wddmseg_device *wdev,
-					      struct wddmseg_bo *bo)
+/* Unlink @bo's parked pages; the caller owns them then. */
+static struct wddmseg_parked *wddmseg_parked_take(struct wddmseg_device *wdev,
+						  struct wddmseg_bo *bo)
 {
-	struct wddmseg_kept *k;
+	struct wddmseg_parked *k;
 
-	spin_lock(&wdev->kept_lock);
-	k = bo->kept;
+	spin_lock(&wdev->parked_lock);
+	k = bo->parked;
 	if (k) {
-		bo->kept = NULL;
+		bo->parked = NULL;
 		if (!k->permanent) {
 			list_del(&k->link);
-			wdev->kept_pages -= k->num_pages;
+			wdev->parked_pages -= k->num_pages;
 		}
 	}
-	spin_unlock(&wdev->kept_lock);
+	spin_unlock(&wdev->parked_lock);
 	return k;
 }
 
 /* Free a record, or give a permanent one back to its allocation's slot. */
-static void wddmseg_kept_release(struct wddmseg_kept *k)
+static void wddmseg_parked_release(struct wddmseg_parked *k)
 {
 	k->pages = NULL;
 	k->dma_address = NULL;
@@ -148,11 +148,11 @@ static void wddmseg_kept_release(struct wddmseg_kept *k)
 }
 
 /*
- * Give kept pages back to TTM's pool (which unmaps them) once the copy
+ * Give parked pages back to TTM's pool (which unmaps them) once the copy
  * out of them is done, and free their arrays.
  */
-static void wddmseg_kept_free(struct wddmseg_device *wdev,
-			      struct wddmseg_kept *k)
+static void wddmseg_parked_free(struct wddmseg_device *wdev,
+				struct wddmseg_parked *k)
 {
 	struct ttm_tt tt = {
 		.pages = k->pages,
@@ -167,7 +167,7 @@ static void wddmseg_kept_free(struct wddmseg_device *wdev,
 	}
 	ttm_pool_free(&wdev->bdev.pool, &tt);
 	kvfree(k->pages);
-	wddmseg_kept_release(k);
+	wddmseg_parked_release(k);
 }
 
 /* Does @tt hold its arrays as one block, page array first (TTM's layout)? */
@@ -178,63 +178,63 @@ static bool wddmseg_tt_arrays_joined(const struct ttm_tt *tt)
 }
 
 /**
- * wddmseg_bo_drop_kept - free the system pages an allocation kept
+ * wddmseg_bo_free_parked - free the system pages an allocation parked
  * @bo: allocation being destroyed
  */
-void wddmseg_bo_drop_kept(struct wddmseg_bo *bo)
+void wddmseg_bo_free_parked(struct wddmseg_bo *bo)
 {
-	struct wddmseg_kept *k;
+	struct wddmseg_parked *k;
 
 	/* Nobody else sets it; the shrinker may clear it under the lock. */
-	if (!READ_ONCE(bo->kept))
+	if (!READ_ONCE(bo->parked))
 		return;
-	k = wddmseg_kept_take(bdev_to_wddmseg(bo->tbo.bdev), bo);
+	k = wddmseg_parked_take(bdev_to_wddmseg(bo->tbo.bdev), bo);
 	if (k)
-		wddmseg_kept_free(bdev_to_wddmseg(bo->tbo.bdev), k);
+		wddmseg_parked_free(bdev_to_wddmseg(bo->tbo.bdev), k);
 }
 
 /*
  * The permanent copy of a PermanentSysMem allocation moving into a memory
- * segment: always kept, in the record allocated for it.
+ * segment: always parked, in the record allocated for it.
  */
-static bool wddmseg_perm_stash(struct wddmseg_device *wdev,
-			       struct wddmseg_tt *wtt)
+static bool wddmseg_perm_park(struct wddmseg_device *wdev,
+			      struct wddmseg_tt *wtt)
 {
 	struct wddmseg_bo *bo = wtt->bo;
 	struct ttm_tt *tt = &wtt->ttm;
-	struct wddmseg_kept *k = bo->perm_slot;
+	struct wddmseg_parked *k = bo->perm_slot;
 
-	if (READ_ONCE(bo->kept))
+	if (READ_ONCE(bo->parked))
 		return false;	/* cannot happen: the copy is in this ttm_tt */
 	bo->perm_slot = NULL;
 	k->num_pages = tt->num_pages;
 	k->caching = tt->caching;
 	k->pages = tt->pages;
 	k->dma_address = tt->dma_address;
-	k->fence = dma_fence_get(wtt->keep_fence);
-	spin_lock(&wdev->kept_lock);
-	bo->kept = k;
-	spin_unlock(&wdev->kept_lock);
+	k->fence = dma_fence_get(wtt->park_fence);
+	spin_lock(&wdev->parked_lock);
+	bo->parked = k;
+	spin_unlock(&wdev->parked_lock);
 	tt->pages = NULL;
 	tt->dma_address = NULL;
 	return true;
 }
 
 /*
- * Unpopulate of a ttm_tt marked @keep: park its pages, taking its arrays
- * along (the ttm_tt is destroyed next and frees none then). False: no
- * room.
+ * Unpopulate of a ttm_tt marked to park (&wddmseg_tt.park): park its
+ * pages, taking its arrays along (the ttm_tt is destroyed next and frees
+ * none then). False: no room.
  */
-bool wddmseg_kept_stash(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
+bool wddmseg_park_pages(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
 {
 	struct ttm_tt *tt = &wtt->ttm;
-	struct wddmseg_kept *k;
+	struct wddmseg_parked *k;
 	bool ok = false;
 
 	if (!wddmseg_tt_arrays_joined(tt))
 		return false;
 	if (wtt->bo->perm_slot)
-		return wddmseg_perm_stash(wdev, wtt);
+		return wddmseg_perm_park(wdev, wtt);
 	if (tt->num_pages > ((unsigned long)READ_ONCE(wddmseg_keep_sysmem_mb) <<
 			     (20 - PAGE_SHIFT)))
 		return false;
@@ -249,16 +249,16 @@ bool wddmseg_kept_stash(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
 	k->dma_address = tt->dma_address;
 	k->fence = NULL;
 
-	spin_lock(&wdev->kept_lock);
-	if (!wtt->bo->kept && wdev->kept_pages + tt->num_pages <=
+	spin_lock(&wdev->parked_lock);
+	if (!wtt->bo->parked && wdev->parked_pages + tt->num_pages <=
 	    ((unsigned long)READ_ONCE(wddmseg_keep_sysmem_mb) << (20 - PAGE_SHIFT))) {
-		k->fence = dma_fence_get(wtt->keep_fence);
-		wtt->bo->kept = k;
-		list_add_tail(&k->link, &wdev->kept_list);
-		wdev->kept_pages += k->num_pages;
+		k->fence = dma_fence_get(wtt->park_fence);
+		wtt->bo->parked = k;
+		list_add_tail(&k->link, &wdev->parked_list);
+		wdev->parked_pages += k->num_pages;
 		ok = true;
 	}
-	spin_unlock(&wdev->kept_lock);
+	spin_unlock(&wdev->parked_lock);
 	if (!ok) {
 		kfree(k);
 		return false;
@@ -269,17 +269,17 @@ bool wddmseg_kept_stash(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
 }
 
 /*
- * Populate from the pages the allocation kept, if it kept a matching set
- * and TTM does not need zeroed pages. Other kept pages are freed.
+ * Populate from the pages the allocation parked, if it parked a matching set
+ * and TTM does not need zeroed pages. Other parked pages are freed.
  */
-bool wddmseg_kept_reuse(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
+bool wddmseg_unpark_pages(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
 {
 	struct ttm_tt *tt = &wtt->ttm;
-	struct wddmseg_kept *k;
+	struct wddmseg_parked *k;
 
-	if (!wtt->bo || !READ_ONCE(wtt->bo->kept))
+	if (!wtt->bo || !READ_ONCE(wtt->bo->parked))
 		return false;
-	k = wddmseg_kept_take(wdev, wtt->bo);
+	k = wddmseg_parked_take(wdev, wtt->bo);
 	if (!k)
 		return false;
 	/*
@@ -290,112 +290,113 @@ bool wddmseg_kept_reuse(struct wddmseg_device *wdev, struct wddmseg_tt *wtt)
 	    (tt->page_flags & (k->permanent ? TTM_TT_FLAG_SWAPPED :
 			       TTM_TT_FLAG_ZERO_ALLOC | TTM_TT_FLAG_SWAPPED)) ||
 	    !wddmseg_tt_arrays_joined(tt)) {
-		wddmseg_kept_free(wdev, k);
+		wddmseg_parked_free(wdev, k);
 		return false;
 	}
-	/* The new ttm_tt's (empty) arrays give way to the kept ones. */
+	/* The new ttm_tt's (empty) arrays give way to the parked ones. */
 	kvfree(tt->pages);
 	tt->pages = k->pages;
 	tt->dma_address = k->dma_address;
 	dma_fence_put(k->fence);
-	wddmseg_kept_release(k);
+	wddmseg_parked_release(k);
 	return true;
 }
 
 /*
- * Mark @tbo's ttm_tt: keep its pages if TTM unpopulates it now; @fence
- * (or NULL) is a copy that may still read them.
+ * Mark @tbo's ttm_tt: park its pages if TTM unpopulates it now; @fence
+ * (or NULL) is a copy that may still read them. Under the reservation.
  */
-void wddmseg_kept_mark(struct ttm_buffer_object *tbo, bool keep,
-		       struct dma_fence *fence)
+void wddmseg_tt_set_park(struct ttm_buffer_object *tbo, bool park,
+			 struct dma_fence *fence)
 {
 	struct wddmseg_tt *wtt;
 
+	dma_resv_assert_held(tbo->base.resv);
 	if (!tbo->ttm)
 		return;
 	wtt = to_wddmseg_tt(tbo->ttm);
-	wtt->keep = keep;
-	wtt->keep_fence = fence;
+	wtt->park = park;
+	wtt->park_fence = fence;
 }
 
-static unsigned long wddmseg_kept_count(struct shrinker *shrink,
-					struct shrink_control *sc)
+static unsigned long wddmseg_parked_count(struct shrinker *shrink,
+					  struct shrink_control *sc)
 {
 	struct wddmseg_device *wdev = wddmseg_shrinker_data(shrink);
-	unsigned long n = READ_ONCE(wdev->kept_pages);
+	unsigned long n = READ_ONCE(wdev->parked_pages);
 
 	return n ? n : SHRINK_EMPTY;
 }
 
 /*
- * Free up to @max kept pages, oldest first; returns how many. Without
+ * Free up to @max parked pages, oldest first; returns how many. Without
  * @wait it stops at pages a copy still reads: reclaim must not wait for
  * the engine, whose recovery allocates memory.
  */
-static unsigned long wddmseg_kept_shrink(struct wddmseg_device *wdev,
-					 unsigned long max, bool wait)
+static unsigned long wddmseg_parked_shrink(struct wddmseg_device *wdev,
+					   unsigned long max, bool wait)
 {
 	unsigned long freed = 0;
-	struct wddmseg_kept *k;
+	struct wddmseg_parked *k;
 
 	while (freed < max) {
-		spin_lock(&wdev->kept_lock);
-		k = list_first_entry_or_null(&wdev->kept_list,
-					     struct wddmseg_kept, link);
+		spin_lock(&wdev->parked_lock);
+		k = list_first_entry_or_null(&wdev->parked_list,
+					     struct wddmseg_parked, link);
 		if (k && !wait && k->fence &&
 		    !dma_fence_is_signaled(k->fence))
 			k = NULL;
 		if (k) {
-			k->bo->kept = NULL;
+			k->bo->parked = NULL;
 			list_del(&k->link);
-			wdev->kept_pages -= k->num_pages;
+			wdev->parked_pages -= k->num_pages;
 		}
-		spin_unlock(&wdev->kept_lock);
+		spin_unlock(&wdev->parked_lock);
 		if (!k)
 			break;
 		freed += k->num_pages;
-		wddmseg_kept_free(wdev, k);
+		wddmseg_parked_free(wdev, k);
 	}
 	return freed;
 }
 
-/* Memory pressure: give kept pages back. */
-static unsigned long wddmseg_kept_scan(struct shrinker *shrink,
-				       struct shrink_control *sc)
+/* Memory pressure: give parked pages back. */
+static unsigned long wddmseg_parked_scan(struct shrinker *shrink,
+					 struct shrink_control *sc)
 {
 	struct wddmseg_device *wdev = wddmseg_shrinker_data(shrink);
-	unsigned long freed = wddmseg_kept_shrink(wdev, sc->nr_to_scan,
+	unsigned long freed = wddmseg_parked_shrink(wdev, sc->nr_to_scan,
 						  false);
 
 	return freed ? freed : SHRINK_STOP;
 }
 
 /**
- * wddmseg_kept_init - start keeping pages: the list and its shrinker
+ * wddmseg_parked_init - start keeping pages: the list and its shrinker
  * @wdev: device whose TTM device is initialized
  *
  * Return: 0 or a negative errno.
  */
-int wddmseg_kept_init(struct wddmseg_device *wdev)
+int wddmseg_parked_init(struct wddmseg_device *wdev)
 {
-	spin_lock_init(&wdev->kept_lock);
-	INIT_LIST_HEAD(&wdev->kept_list);
-	wdev->kept_pages = 0;
-	wdev->kept_shrinker = wddmseg_shrinker_create(wddmseg_kept_count,
-						      wddmseg_kept_scan, wdev,
-						      wdev->drm.unique);
-	return wdev->kept_shrinker ? 0 : -ENOMEM;
+	spin_lock_init(&wdev->parked_lock);
+	INIT_LIST_HEAD(&wdev->parked_list);
+	wdev->parked_pages = 0;
+	wdev->parked_shrinker = wddmseg_shrinker_create(wddmseg_parked_count,
+							wddmseg_parked_scan, wdev,
+							wdev->drm.unique);
+	return wdev->parked_shrinker ? 0 : -ENOMEM;
 }
 
 /**
- * wddmseg_kept_fini - give every kept page back
+ * wddmseg_parked_fini - give every parked page back
  * @wdev: device; normally its allocations are gone and took their pages
  */
-void wddmseg_kept_fini(struct wddmseg_device *wdev)
+void wddmseg_parked_fini(struct wddmseg_device *wdev)
 {
-	wddmseg_shrinker_destroy(wdev->kept_shrinker);
-	wdev->kept_shrinker = NULL;
-	wddmseg_kept_shrink(wdev, ULONG_MAX, true);
+	wddmseg_shrinker_destroy(wdev->parked_shrinker);
+	wdev->parked_shrinker = NULL;
+	wddmseg_parked_shrink(wdev, ULONG_MAX, true);
 }
 
 /**
@@ -409,7 +410,7 @@ void wddmseg_kept_fini(struct wddmseg_device *wdev)
  */
 int wddmseg_perm_init(struct wddmseg_bo *bo)
 {
-	struct wddmseg_kept *k = kzalloc_obj(*k, GFP_KERNEL);
+	struct wddmseg_parked *k = kzalloc_obj(*k, GFP_KERNEL);
 
 	if (!k)
 		return -ENOMEM;
@@ -438,12 +439,12 @@ int wddmseg_perm_get(struct wddmseg_bo *bo, struct ttm_operation_ctx *ctx,
 {
 	struct wddmseg_device *wdev = bdev_to_wddmseg(bo->tbo.bdev);
 	pgoff_t n = PFN_UP(bo->tbo.base.size);
-	struct wddmseg_kept *k;
+	struct wddmseg_parked *k;
 	struct ttm_tt tt = {};
 	int ret;
 
 	dma_resv_assert_held(bo->tbo.base.resv);
-	k = bo->kept;
+	k = bo->parked;
 	if (!k) {
 		k = bo->perm_slot;
 		if (!k)
@@ -468,9 +469,9 @@ int wddmseg_perm_get(struct wddmseg_bo *bo, struct ttm_operation_ctx *ctx,
 		k->pages = tt.pages;
 		k->dma_address = tt.dma_address;
 		k->fence = NULL;
-		spin_lock(&wdev->kept_lock);
-		bo->kept = k;
-		spin_unlock(&wdev->kept_lock);
+		spin_lock(&wdev->parked_lock);
+		bo->parked = k;
+		spin_unlock(&wdev->parked_lock);
 	}
 	copy->pages = k->pages;
 	copy->dma_address = k->dma_address;
