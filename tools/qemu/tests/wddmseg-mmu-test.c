@@ -991,6 +991,53 @@ static void test_reset(void)
     wdev_stop(d);
 }
 
+/* ---- long commands over several batches ---------------------------------- */
+
+/*
+ * With x-batch-bytes=4K a 16 KiB TRANSFER_VIRTUAL and a 16 KiB context
+ * copy each span several batches of the engine's thread: both resume
+ * where they stopped.
+ */
+static void test_batches(void)
+{
+    WDev *d = mmu_start(",x-batch-bytes=4096");
+    const uint64_t src = 0x800000, dst = 0x900000, dst2 = 0xa00000;
+    Space sp;
+
+    sp_init(d, &sp);
+    for (unsigned int p = 0; p < 4; p++) {
+        map(d, &sp, src + p * 0x1000, pte_seg(1, 0x90000 + p * 0x2000, 0));
+        map(d, &sp, dst + p * 0x1000, pte_sys(WQ_SYS + 0x30000 + p * 0x1000,
+                                              0));
+        map(d, &sp, dst2 + p * 0x1000, pte_seg(2, 0x300000 + p * 0x1000, 0));
+        for (unsigned int k = 0; k < 0x400; k += 0xff) {
+            seg1_wr(d, 0x90000 + p * 0x2000 + 4 * k, 0x90000000 | p << 16 | k);
+        }
+    }
+    MEMIT(d, hdr(WDDMSEG_OP_TRANSFER_VIRTUAL,
+                 WDDMSEG_TRANSFER_VIRTUAL_QWORDS),
+          0x4000, sp.root, src, sp.root, dst);
+    run_ok(d, "TRANSFER_VIRTUAL of 16 KiB in 4 KiB batches");
+    ctx_setup(d, 0, sp.root);
+    cq_copy(d, 0, 0x4000, src, dst2);
+    cq_fence(d, 0, 7, 0);
+    ctx_doorbell(d, 0);
+    check_eq(ctx_wait(d, 0), CTX_OK, "a 16 KiB context copy in 4 KiB batches");
+    check_eq(ctx_rd64(d, 0, WDDMSEG_CTX_FENCE_LO), 7,
+             "... and the fence after it");
+    for (unsigned int p = 0; p < 4; p++) {
+        for (unsigned int k = 0; k < 0x400; k += 0xff) {
+            uint32_t want = 0x90000000 | p << 16 | k;
+
+            check_eq(ram_rd(d, WQ_SYS + 0x30000 + p * 0x1000 + 4 * k), want,
+                     "TRANSFER_VIRTUAL in batches: page %u word 0x%x", p, k);
+            check_eq(peek(d, SEG2 + 0x300000 + p * 0x1000 + 4 * k), want,
+                     "context copy in batches: page %u word 0x%x", p, k);
+        }
+    }
+    wdev_stop(d);
+}
+
 int main(int argc, char **argv)
 {
     wq_init(&argc, &argv);
@@ -1002,6 +1049,7 @@ int main(int argc, char **argv)
     wq_add("mmu/virtual-ops", test_virtual_ops);
     wq_add("mmu/contexts", test_contexts);
     wq_add("mmu/faults", test_faults);
+    wq_add("mmu/batches", test_batches);
     wq_add("mmu/reset", test_reset);
     return wq_run();
 }
