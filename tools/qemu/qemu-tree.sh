@@ -78,7 +78,8 @@ device)
 	# The model sits flat in hw/display/, as ati.c, ati_2d.c and ati_int.h
 	# do; wddmseg_hw.h is the register contract it shares with the Linux
 	# driver.
-	DEV_SOURCES=(wddmseg.c wddmseg-layout.c wddmseg-engine.c wddmseg-display.c)
+	DEV_SOURCES=(wddmseg.c wddmseg-layout.c wddmseg-engine.c wddmseg-display.c
+		wddmseg-mmu.c)
 	for f in "${DEV_SOURCES[@]}" wddmseg-internal.h; do
 		copy_if_changed "$REPO/tools/qemu/$f" "$SRC/hw/display/$f"
 	done

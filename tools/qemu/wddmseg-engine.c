@@ -290,13 +290,19 @@ static bool wddmseg_engine_runnable(WddmsegState *s)
            s->ring_head != s->ring_tail && runstate_is_running();
 }
 
+/* The ring or a hardware context (wddmseg-mmu.c) has work to run. */
+static bool wddmseg_engine_busy(WddmsegState *s)
+{
+    return wddmseg_engine_runnable(s) || wddmseg_mmu_runnable(s);
+}
+
 /*
  * Run the engine soon (never inside the register write that asks): wake
  * its thread, or let its polling see the new work.
  */
 static void wddmseg_engine_kick(WddmsegState *s)
 {
-    if (wddmseg_engine_runnable(s)) {
+    if (wddmseg_engine_busy(s)) {
         qatomic_inc(&s->engine_kicks);
         qemu_event_set(&s->engine_event);
     }
@@ -321,7 +327,15 @@ static void wddmseg_engine_fault(WddmsegState *s, uint32_t code,
     }
     s->fault_code = code;
     s->fault_head = s->ring_head;
+    s->fault_detail = s->fault_detail_next;
+    s->fault_detail_next = 0;
     wddmseg_irq_raise(s, WDDMSEG_IRQ_ERROR);
+}
+
+/* A hardware context has new work (wddmseg-mmu.c): run it soon. */
+void wddmseg_engine_wake(WddmsegState *s)
+{
+    wddmseg_engine_kick(s);
 }
 
 /* RING_CTRL.RESET, and part of device reset. */
@@ -334,6 +348,8 @@ void wddmseg_engine_reset(WddmsegState *s)
     s->ring_tail = 0;
     s->fault_code = WDDMSEG_FAULT_NONE;
     s->fault_head = 0;
+    s->fault_detail = 0;
+    s->fault_detail_next = 0;
     s->hung = false;
     s->inject_fault = false;
     s->cmd_active = false;
@@ -368,7 +384,7 @@ static int wddmseg_cmd_qwords(unsigned int op)
     case WDDMSEG_OP_FLUSH_APERTURE:
         return WDDMSEG_FLUSH_QWORDS;
     }
-    return -1;
+    return wddmseg_mmu_cmd_qwords(op);
 }
 
 /* Read and check the command at ring_head into s->cmd. */
@@ -429,6 +445,7 @@ static uint32_t wddmseg_engine_fetch(WddmsegState *s, const char **why)
     }
     s->cmd_active = true;
     s->cmd_done = 0;
+    s->fault_detail_next = 0;
     s->cache[0].count = 0;
     s->cache[1].count = 0;
     return WDDMSEG_FAULT_NONE;
@@ -1266,6 +1283,12 @@ static uint32_t wddmseg_exec(WddmsegState *s, uint64_t *budget, bool *done,
         return code ? code : wddmseg_crypt(s, &src, &dst, budget, done, why);
     case WDDMSEG_OP_FLUSH_APERTURE:
         return wddmseg_flush(s, budget, done, why);
+    case WDDMSEG_OP_UPDATE_PAGE_TABLE:
+    case WDDMSEG_OP_FLUSH_TLB:
+    case WDDMSEG_OP_TRANSFER_VIRTUAL:
+    case WDDMSEG_OP_FILL_VIRTUAL:
+    case WDDMSEG_OP_COPY_PAGE_TABLE_ENTRIES:
+        return wddmseg_mmu_exec(s, budget, done, why);
     default:
         /* Only a corrupt migration stream gets here. */
         *why = "unknown opcode";
@@ -1293,7 +1316,10 @@ static const char *wddmseg_cmd_name(uint64_t hdr)
         [WDDMSEG_OP_FLUSH_APERTURE] = "FLUSH_APERTURE",
     };
 
-    return op < ARRAY_SIZE(names) && names[op] ? names[op] : "unknown";
+    if (op < ARRAY_SIZE(names) && names[op]) {
+        return names[op];
+    }
+    return wddmseg_mmu_cmd_name(op) ?: "unknown";
 }
 
 /* The command just fetched, its words decoded, for the trace. */
@@ -1332,6 +1358,13 @@ static void wddmseg_cmd_trace(WddmsegState *s)
         break;
     case WDDMSEG_OP_FENCE:
         trace_wddmseg_cmd_fence(c[1], c[2], c[3]);
+        break;
+    case WDDMSEG_OP_UPDATE_PAGE_TABLE:
+    case WDDMSEG_OP_FLUSH_TLB:
+    case WDDMSEG_OP_TRANSFER_VIRTUAL:
+    case WDDMSEG_OP_FILL_VIRTUAL:
+    case WDDMSEG_OP_COPY_PAGE_TABLE_ENTRIES:
+        trace_wddmseg_cmd_mmu(name, c[1], c[2], c[3], c[4], c[5]);
         break;
     }
 }
@@ -1395,13 +1428,14 @@ static void wddmseg_engine_batch(WddmsegState *s)
  * that a command whose DMA targets the device's own BARs is refused as it
  * would be from a bottom half created with qemu_bh_new_guarded().
  */
-static void wddmseg_engine_batch_guarded(WddmsegState *s)
+static void wddmseg_engine_batch_guarded(WddmsegState *s,
+                                         void (*batch)(WddmsegState *s))
 {
     MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
     bool engaged = guard->engaged_in_io;
 
     guard->engaged_in_io = true;
-    wddmseg_engine_batch(s);
+    batch(s);
     guard->engaged_in_io = engaged;
 }
 
@@ -1469,9 +1503,14 @@ void *wddmseg_engine_thread(void *opaque)
         qemu_event_reset(&s->engine_event);
         seen = qatomic_read(&s->engine_kicks);
         bql_lock();
-        while (!qatomic_read(&s->engine_quit) &&
-               wddmseg_engine_runnable(s)) {
-            wddmseg_engine_batch_guarded(s);
+        while (!qatomic_read(&s->engine_quit) && wddmseg_engine_busy(s)) {
+            /* The ring, then a batch of every hardware context. */
+            if (wddmseg_engine_runnable(s)) {
+                wddmseg_engine_batch_guarded(s, wddmseg_engine_batch);
+            }
+            if (wddmseg_mmu_runnable(s)) {
+                wddmseg_engine_batch_guarded(s, wddmseg_mmu_batch);
+            }
             ran = true;
             bql_unlock();
             bql_lock();
@@ -1653,6 +1692,9 @@ bool wddmseg_ring_read(WddmsegState *s, hwaddr addr, uint32_t *val)
     case WDDMSEG_REG_INJECT:
         *val = (s->hung ? WDDMSEG_INJECT_HANG : 0) |
                (s->inject_fault ? WDDMSEG_INJECT_FAULT : 0);
+        return true;
+    case WDDMSEG_REG_FAULT_DETAIL:
+        *val = s->fault_detail;
         return true;
     }
     return false;

@@ -11,6 +11,8 @@
  *                    copy/fill/map, encrypted transfers, copies without
  *                    the BQL
  * wddmseg-display.c  the display controller: scanout, vblank, console
+ * wddmseg-mmu.c      the GPU MMU: page-table walker, TLBs, hardware
+ *                    contexts and their queues, the VA ring commands
  *
  * The register map is wddmseg_hw.h, the one header the device shares with
  * the Linux driver.
@@ -57,6 +59,55 @@ typedef struct WddmsegSegment {
     uint32_t nb_banks;          /* NbOfBanks, reported as configured */
     uint64_t banks[WDDMSEG_SEG_BANK_MAX];  /* pBankRangeTable, 0 if unlisted */
 } WddmsegSegment;
+
+/* GPU MMU geometry (hw.h, MMU_*): 3 levels of 512 entries, 39-bit VAs. */
+#define WDDMSEG_MMU_LEVELS      3
+#define WDDMSEG_MMU_LEVEL_BITS  9
+#define WDDMSEG_MMU_VA_BITS     \
+    (12 + WDDMSEG_MMU_LEVELS * WDDMSEG_MMU_LEVEL_BITS)
+#define WDDMSEG_MMU_PT_SIZE     (4 * KiB)
+#define WDDMSEG_MMU_PT_ENTRIES  (WDDMSEG_MMU_PT_SIZE / 8)
+/* Address-space TLBs, and the entries of each (direct mapped by VPN). */
+#define WDDMSEG_MMU_TLBS        8
+#define WDDMSEG_TLB_ENTRIES     64
+/* Context queue size limits (bytes). */
+#define WDDMSEG_CTX_QUEUE_MIN   (4 * KiB)
+#define WDDMSEG_CTX_QUEUE_MAX   (64 * KiB)
+/* The longest context command, in qwords. */
+#define WDDMSEG_CQ_MAX_QWORDS   4
+
+/* One cached translation: a page's leaf entry, as read from its table. */
+typedef struct WddmsegTlbEntry {
+    uint64_t vpn;               /* VA >> 12 */
+    uint64_t pte;               /* 0: empty slot */
+} WddmsegTlbEntry;
+
+/* The TLB of one address space, named by its root table's GPU address. */
+typedef struct WddmsegTlb {
+    bool used;
+    uint64_t root;
+    uint64_t stamp;             /* last use, for replacement */
+    WddmsegTlbEntry e[WDDMSEG_TLB_ENTRIES];
+} WddmsegTlb;
+
+/* A hardware context: its root, its queue, its fault and its fence. */
+typedef struct WddmsegCtx {
+    uint64_t root;              /* bound root page table (0: none) */
+    uint32_t root_lo;           /* ROOT_LO as written, until ROOT_HI */
+    uint64_t q_base;
+    uint32_t q_size;
+    uint32_t q_head;
+    uint32_t q_tail;
+    uint32_t ctrl;              /* WDDMSEG_CTX_CTRL_ENABLE or 0 */
+    bool faulted;
+    uint32_t fault_info;        /* WDDMSEG_MMU_INFO() */
+    uint64_t fault_va;
+    uint32_t fault_head;
+    uint64_t fence;             /* last CQ_FENCE value */
+    bool cmd_active;            /* cmd fetched, cmd_done bytes done */
+    uint64_t cmd[WDDMSEG_CQ_MAX_QWORDS];
+    uint64_t cmd_done;
+} WddmsegCtx;
 
 /* What the layout property (or the default layout) describes. */
 typedef struct WddmsegLayout {
@@ -218,6 +269,8 @@ struct WddmsegState {
     uint32_t fault_code;        /* FAULT_CODE; not NONE: the engine stops */
     uint32_t fault_head;        /* FAULT_HEAD */
     uint64_t last_seqno;        /* LAST_SEQNO */
+    uint32_t fault_detail;      /* FAULT_DETAIL, latched with fault_code */
+    uint32_t fault_detail_next; /* what the failing command said */
     bool hung;                  /* INJECT_HANG until RING_CTRL.RESET */
     bool inject_fault;          /* INJECT_FAULT pending */
 
@@ -240,6 +293,16 @@ struct WddmsegState {
     uint32_t engine_gen;        /* bumped by every engine reset */
     bool copy_unlocked;         /* a piece runs without the BQL */
     QemuCond copy_cond;         /* signalled when it is done */
+
+    /* GPU MMU (wddmseg-mmu.c) */
+    uint32_t mmu_pt_seg_prop;   /* mmu-pt-segment, 0: automatic */
+    uint32_t mmu_pt_seg;        /* MMU_PT_SEGMENT, 0: no MMU */
+    WddmsegCtx ctx[WDDMSEG_CTX_MAX];
+    uint64_t mmu_fault_va;      /* MMU_FAULT_VA: the last fault */
+    uint32_t mmu_fault_info;    /* MMU_FAULT_INFO */
+    /* TLBs, not migrated (the destination's are empty) */
+    WddmsegTlb tlb[WDDMSEG_MMU_TLBS];
+    uint64_t tlb_clock;
 
     /* Display controller */
     WddmsegScanout sc_pending;  /* SCANOUT_CTRL .. REFRESH_MHZ as written */
@@ -300,6 +363,20 @@ void wddmseg_vm_state_change(void *opaque, bool running, RunState state);
 bool wddmseg_ring_valid(WddmsegState *s, const char **why);
 bool wddmseg_ring_read(WddmsegState *s, hwaddr addr, uint32_t *val);
 bool wddmseg_ring_write(WddmsegState *s, hwaddr addr, uint32_t val);
+void wddmseg_engine_wake(WddmsegState *s);
+
+/* wddmseg-mmu.c */
+bool wddmseg_mmu_realize(WddmsegState *s, Error **errp);
+void wddmseg_mmu_reset(WddmsegState *s);
+bool wddmseg_mmu_runnable(WddmsegState *s);
+void wddmseg_mmu_batch(WddmsegState *s);
+int wddmseg_mmu_cmd_qwords(unsigned int op);
+const char *wddmseg_mmu_cmd_name(unsigned int op);
+uint32_t wddmseg_mmu_exec(WddmsegState *s, uint64_t *budget, bool *done,
+                          const char **why);
+bool wddmseg_mmu_read(WddmsegState *s, hwaddr addr, uint32_t *val);
+bool wddmseg_mmu_write(WddmsegState *s, hwaddr addr, uint32_t val);
+extern const VMStateDescription vmstate_wddmseg_mmu;
 
 /* wddmseg-display.c */
 extern const GraphicHwOps wddmseg_gfx_ops;

@@ -37,7 +37,8 @@
  * file has the QOM type, realize/exit/reset, VMState, the BAR0 dispatch,
  * interrupts, the VRAM window, the aperture page tables and PEEK;
  * wddmseg-layout.c parses the layout property, wddmseg-engine.c is the
- * copy engine, wddmseg-display.c the display controller, and
+ * copy engine, wddmseg-display.c the display controller, wddmseg-mmu.c
+ * the GPU MMU with its hardware contexts, and
  * wddmseg-internal.h the state they share.
  */
 
@@ -468,7 +469,9 @@ static bool wddmseg_ctrl_write(WddmsegState *s, hwaddr addr, uint32_t val)
 
 #define WDDMSEG_IRQ_ALL ((uint32_t)(WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR | \
                                  WDDMSEG_IRQ_VBLANK | \
-                                 WDDMSEG_IRQ_SCANOUT_ERROR))
+                                 WDDMSEG_IRQ_SCANOUT_ERROR | \
+                                 WDDMSEG_IRQ_MMU_FAULT | \
+                                 WDDMSEG_IRQ_CTX_FENCE))
 
 /* INTx follows IRQ_STATUS & IRQ_MASK while MSI-X is off. */
 static void wddmseg_irq_update(WddmsegState *s)
@@ -628,6 +631,16 @@ static const char *wddmseg_reg_name(hwaddr addr)
         addr < WDDMSEG_SEG_REG(WDDMSEG_SEG_MAX, 0)) {
         return "SEG_TABLE";
     }
+    if (addr >= WDDMSEG_REG_MMU_CAPS && addr < WDDMSEG_CTX_TABLE) {
+        return "MMU";
+    }
+    if (addr >= WDDMSEG_CTX_TABLE &&
+        addr < WDDMSEG_CTX_REG(WDDMSEG_CTX_MAX, 0)) {
+        return "CTX";
+    }
+    if (addr == WDDMSEG_REG_FAULT_DETAIL) {
+        return "FAULT_DETAIL";
+    }
     if (addr % 4 == 0 && addr / 4 < ARRAY_SIZE(wddmseg_reg_names) &&
         wddmseg_reg_names[addr / 4]) {
         return wddmseg_reg_names[addr / 4];
@@ -673,6 +686,8 @@ static uint64_t wddmseg_mmio_read(void *opaque, hwaddr addr, unsigned size)
         known = wddmseg_scanout_read(s, addr, &val);
     } else if (addr < WDDMSEG_SEG_REG(WDDMSEG_SEG_MAX, 0)) {
         known = wddmseg_segment_read(s, addr, &val);
+    } else if (addr >= WDDMSEG_REG_MMU_CAPS) {
+        known = wddmseg_mmu_read(s, addr, &val);
     }
     if (!known) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: read of unknown register 0x%"
@@ -720,6 +735,12 @@ static void wddmseg_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         known = wddmseg_scanout_read(s, addr, &dummy);
     } else if (addr < WDDMSEG_SEG_REG(WDDMSEG_SEG_MAX, 0)) {
         known = wddmseg_segment_read(s, addr, &dummy);
+    } else if (addr >= WDDMSEG_REG_MMU_CAPS) {
+        if (wddmseg_mmu_write(s, addr, val)) {
+            return;
+        }
+        /* Read-only: the MMU geometry, faults, context status. */
+        known = wddmseg_mmu_read(s, addr, &dummy);
     }
     qemu_log_mask(LOG_GUEST_ERROR, "%s: write of 0x%" PRIx64 " to %s "
                   "register 0x%" HWADDR_PRIx " ignored\n", __func__, val,
@@ -845,6 +866,9 @@ static void wddmseg_realize(PCIDevice *pdev, Error **errp)
         }
     } else {
         wddmseg_default_layout(s, &s->layout);
+    }
+    if (!wddmseg_mmu_realize(s, errp)) {
+        return;
     }
 
     /* vram-size 0 (the default) means vis-size + invis-size. */
@@ -1048,6 +1072,9 @@ static void wddmseg_regs_reset(WddmsegState *s)
     wddmseg_scanout_reset(s);
     msix_unuse_all_vectors(PCI_DEVICE(s));
     msix_vector_use(PCI_DEVICE(s), 0);
+
+    /* No context bound or running, every TLB empty, no MMU fault. */
+    wddmseg_mmu_reset(s);
 
     /*
      * The TRANSFER_ENCRYPTED key stays: pages a driver encrypted out of a
@@ -1367,6 +1394,7 @@ static const VMStateDescription vmstate_wddmseg = {
     },
     .subsections = (const VMStateDescription * const [])  {
         &vmstate_wddmseg_display_ext,
+        &vmstate_wddmseg_mmu,
         NULL
     },
 };
@@ -1392,6 +1420,7 @@ static const Property wddmseg_properties[] = {
                        WDDMSEG_DEFAULT_MAX_HEIGHT),
     DEFINE_PROP_STRING("vram-file", WddmsegState, vram_file),
     DEFINE_PROP_SIZE("hib-partial", WddmsegState, hib_partial, 4 * MiB),
+    DEFINE_PROP_UINT32("mmu-pt-segment", WddmsegState, mmu_pt_seg_prop, 0),
 };
 
 static void wddmseg_class_init(ObjectClass *klass, void *data)
@@ -1445,6 +1474,10 @@ static void wddmseg_class_init(ObjectClass *klass, void *data)
         "Bytes at the start of a PartiallyPreservedDuringHibernate "
         "segment that a vram-file keeps, a multiple of 64K "
         "(PM_HIB_PARTIAL)");
+    object_class_property_set_description(klass, "mmu-pt-segment",
+        "Memory segment id the GPU MMU's page tables live in "
+        "(MMU_PT_SEGMENT); 0: the first memory segment without CpuVisible, "
+        "else the first memory segment");
     set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
 }
 

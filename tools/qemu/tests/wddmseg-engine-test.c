@@ -92,8 +92,9 @@ static void test_ring_setup(void)
     wr(d, WDDMSEG_REG_IRQ_MASK, 0xffffffff);
     check_eq(rd(d, WDDMSEG_REG_IRQ_MASK),
              WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR | WDDMSEG_IRQ_VBLANK |
-             WDDMSEG_IRQ_SCANOUT_ERROR,
-             "IRQ_MASK keeps the four known bits only");
+             WDDMSEG_IRQ_SCANOUT_ERROR | WDDMSEG_IRQ_MMU_FAULT |
+             WDDMSEG_IRQ_CTX_FENCE,
+             "IRQ_MASK keeps the six known bits only");
     wdev_quit(d);
     check_eq(wdev_log_count(d, "ring not enabled"), 5,
              "each refused enable is logged");

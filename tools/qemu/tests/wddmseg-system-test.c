@@ -5,7 +5,8 @@
  * device state (window, aperture page tables, STATUS, PEEK, the ring, the
  * interrupts, the scanout and its vblank timer), a destination whose
  * aperture page tables differ refusing the state, and the encrypted-paging
- * key and a TRANSFER_ENCRYPTED stopped halfway migrating with the VM.
+ * key and a TRANSFER_ENCRYPTED stopped halfway migrating with the VM,
+ * the GPU MMU's hardware contexts and faults (device 1.9).
  *
  * Migration goes through a file (exec:cat), so the source has quit before
  * the destination starts.
@@ -526,6 +527,117 @@ static void test_display_ext_migration(void)
     wdev_stop(e);
 }
 
+/* ---- GPU MMU contexts across migration (device 1.9) ---------------------- */
+
+#define MM_Q0 0x300000ULL       /* context 0's queue */
+#define MM_Q2 0x310000ULL       /* context 2's queue */
+
+static uint32_t mm_ctx(WDev *d, unsigned int i, uint32_t reg)
+{
+    return rd(d, WDDMSEG_CTX_REG(i, reg));
+}
+
+static void mm_ctx_setup(WDev *d, unsigned int i, uint64_t root, uint64_t q)
+{
+    wr(d, WDDMSEG_CTX_REG(i, WDDMSEG_CTX_ROOT_LO), root);
+    wr(d, WDDMSEG_CTX_REG(i, WDDMSEG_CTX_ROOT_HI), root >> 32);
+    wr(d, WDDMSEG_CTX_REG(i, WDDMSEG_CTX_QUEUE_BASE_LO), q);
+    wr(d, WDDMSEG_CTX_REG(i, WDDMSEG_CTX_QUEUE_BASE_HI), q >> 32);
+    wr(d, WDDMSEG_CTX_REG(i, WDDMSEG_CTX_QUEUE_SIZE), 0x1000);
+    wr(d, WDDMSEG_CTX_REG(i, WDDMSEG_CTX_CTRL), WDDMSEG_CTX_CTRL_ENABLE);
+}
+
+/* Poll (bounded) until context i is idle or faulted. */
+static uint32_t mm_wait(WDev *d, unsigned int i)
+{
+    uint32_t st = 0;
+
+    for (int k = 0; k < 20000; k++) {
+        st = mm_ctx(d, i, WDDMSEG_CTX_STATUS);
+        if (st & (WDDMSEG_CTX_STATUS_IDLE | WDDMSEG_CTX_STATUS_FAULTED)) {
+            break;
+        }
+        g_usleep(1000);
+    }
+    return st;
+}
+
+/*
+ * The hardware contexts travel in the subsection wddmseg/mmu: a bound,
+ * enabled context with a fence value, and a faulted one with its fault,
+ * arrive as they left; the first one runs again on the destination.
+ */
+static void test_mmu_migration(void)
+{
+    WDev *d = wdev_start("", 0, NULL);
+    g_autofree char *state = g_build_filename(d->dir, "mmu.state", NULL);
+    const uint32_t info = WDDMSEG_MMU_INFO(WDDMSEG_MMU_FAULT_NO_ROOT,
+                                           WDDMSEG_MMU_ACCESS_READ, 2, 2);
+    const uint32_t ok = WDDMSEG_CTX_STATUS_ENABLED | WDDMSEG_CTX_STATUS_IDLE;
+    const uint32_t faulted =
+        WDDMSEG_CTX_STATUS_ENABLED | WDDMSEG_CTX_STATUS_FAULTED;
+    const char *st;
+    WDev *e;
+
+    wdev_command(d, true);
+    mm_ctx_setup(d, 0, 64 * MiB, MM_Q0);
+    ram_wrq(d, MM_Q0, WDDMSEG_CMD_HDR(WDDMSEG_CQ_FENCE,
+                                      WDDMSEG_CQ_FENCE_QWORDS));
+    ram_wrq(d, MM_Q0 + 8, 0x1234);
+    ram_wrq(d, MM_Q0 + 16, 0);
+    wr(d, WDDMSEG_CTX_REG(0, WDDMSEG_CTX_QUEUE_TAIL), 0x18);
+    check_eq(mm_wait(d, 0), ok, "source: context 0 ran its FENCE");
+    mm_ctx_setup(d, 2, 0, MM_Q2);
+    ram_wrq(d, MM_Q2, WDDMSEG_CMD_HDR(WDDMSEG_CQ_COPY,
+                                      WDDMSEG_CQ_COPY_QWORDS));
+    ram_wrq(d, MM_Q2 + 8, 4);
+    ram_wrq(d, MM_Q2 + 16, 0x1000);
+    ram_wrq(d, MM_Q2 + 24, 0x2000);
+    wr(d, WDDMSEG_CTX_REG(2, WDDMSEG_CTX_QUEUE_TAIL), 0x20);
+    check_eq(mm_wait(d, 2), faulted, "source: context 2 (no root) faulted");
+    vm_stop(d);
+    check_true(migrate_to(d, state), "the source migrates to a file");
+    wdev_quit(d);
+
+    e = migrate_from("", state, d, &st);
+    check_true(!strcmp(st, "paused"), "the destination loads it (%s)", st);
+    check_eq(rd64(e, WDDMSEG_CTX_REG(0, WDDMSEG_CTX_ROOT_LO)), 64 * MiB,
+             "destination: context 0's root");
+    check_eq(rd64(e, WDDMSEG_CTX_REG(0, WDDMSEG_CTX_QUEUE_BASE_LO)), MM_Q0,
+             "destination: context 0's QUEUE_BASE");
+    check_eq(mm_ctx(e, 0, WDDMSEG_CTX_QUEUE_SIZE), 0x1000,
+             "destination: context 0's QUEUE_SIZE");
+    check_eq(mm_ctx(e, 0, WDDMSEG_CTX_QUEUE_HEAD), 0x18,
+             "destination: context 0's QUEUE_HEAD");
+    check_eq(mm_ctx(e, 0, WDDMSEG_CTX_STATUS), ok,
+             "destination: context 0 enabled and idle");
+    check_eq(rd64(e, WDDMSEG_CTX_REG(0, WDDMSEG_CTX_FENCE_LO)), 0x1234,
+             "destination: context 0's fence value");
+    check_eq(mm_ctx(e, 2, WDDMSEG_CTX_STATUS), faulted,
+             "destination: context 2 still faulted");
+    check_eq(mm_ctx(e, 2, WDDMSEG_CTX_FAULT_INFO), info,
+             "destination: context 2's FAULT_INFO (NO_ROOT, read)");
+    check_eq(rd64(e, WDDMSEG_CTX_REG(2, WDDMSEG_CTX_FAULT_VA_LO)), 0x1000,
+             "destination: context 2's FAULT_VA");
+    check_eq(rd(e, WDDMSEG_REG_MMU_FAULT_CTX), BIT(2),
+             "destination: MMU_FAULT_CTX bit 2");
+    check_eq(rd(e, WDDMSEG_REG_MMU_FAULT_INFO), info,
+             "destination: MMU_FAULT_INFO");
+    check_eq(rd64(e, WDDMSEG_REG_MMU_FAULT_VA_LO), 0x1000,
+             "destination: MMU_FAULT_VA");
+    vm_cont(e);
+    ram_wrq(e, MM_Q0 + 0x18, WDDMSEG_CMD_HDR(WDDMSEG_CQ_FENCE,
+                                             WDDMSEG_CQ_FENCE_QWORDS));
+    ram_wrq(e, MM_Q0 + 0x20, 0x5678);
+    ram_wrq(e, MM_Q0 + 0x28, 0);
+    wr(e, WDDMSEG_CTX_REG(0, WDDMSEG_CTX_QUEUE_TAIL), 0x30);
+    check_eq(mm_wait(e, 0), ok, "destination: context 0 runs on");
+    check_eq(rd64(e, WDDMSEG_CTX_REG(0, WDDMSEG_CTX_FENCE_LO)), 0x5678,
+             "destination: context 0's next FENCE");
+    wdev_stop(e);
+    wdev_stop(d);
+}
+
 int main(int argc, char **argv)
 {
     wq_init(&argc, &argv);
@@ -533,5 +645,6 @@ int main(int argc, char **argv)
     wq_add("system/migration", test_migration);
     wq_add("system/crypt-migration", test_crypt_migration);
     wq_add("system/display-ext-migration", test_display_ext_migration);
+    wq_add("system/mmu-migration", test_mmu_migration);
     return wq_run();
 }

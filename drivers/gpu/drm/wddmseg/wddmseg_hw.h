@@ -35,7 +35,7 @@
 #define WDDMSEG_REG_VERSION		0x0004
 #define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
-#define   WDDMSEG_VERSION_CURRENT	0x00010008	/* 1.8 */
+#define   WDDMSEG_VERSION_CURRENT	0x00010009	/* 1.9 */
 /* Minor version from which TRANSFER_ENCRYPTED exists. */
 #define   WDDMSEG_VERSION_MINOR_ENCRYPTED	4
 /* Minor version from which the power model below exists. */
@@ -46,6 +46,8 @@
 #define   WDDMSEG_VERSION_MINOR_NONCOHERENT	7
 /* Minor version from which WDDMSEG_REG_PM_HIB exists. */
 #define   WDDMSEG_VERSION_MINOR_PM_HIB	8
+/* Minor version from which the GPU MMU (WDDMSEG_REG_MMU_*) exists. */
+#define   WDDMSEG_VERSION_MINOR_GPUMMU	9
 
 /*
  * Power (device 1.5). PCI config space has a power-management capability
@@ -147,6 +149,8 @@
 #define   WDDMSEG_IRQ_ERROR		BIT(1)	/* the engine faulted */
 #define   WDDMSEG_IRQ_VBLANK		BIT(2)	/* scanout vertical blank */
 #define   WDDMSEG_IRQ_SCANOUT_ERROR	BIT(3)	/* a commit was refused */
+#define   WDDMSEG_IRQ_MMU_FAULT		BIT(4)	/* a GPU page fault (1.9) */
+#define   WDDMSEG_IRQ_CTX_FENCE		BIT(5)	/* a context FENCE asked (1.9) */
 #define WDDMSEG_MSIX_BAR		1
 #define WDDMSEG_MSIX_VECTORS		1
 
@@ -185,6 +189,8 @@
 #define   WDDMSEG_FAULT_DMA		5	/* system memory access failed */
 #define   WDDMSEG_FAULT_INJECTED	6
 #define   WDDMSEG_FAULT_PROTECTION	7	/* encrypted paging misused */
+#define   WDDMSEG_FAULT_REFUSED		8	/* valid, but refused (1.9) */
+#define   WDDMSEG_FAULT_MMU		9	/* GPU page fault (1.9) */
 #define WDDMSEG_REG_FAULT_HEAD		0x0220
 #define WDDMSEG_REG_LAST_SEQNO_LO	0x0228	/* last FENCE seqno executed */
 #define WDDMSEG_REG_LAST_SEQNO_HI	0x022c
@@ -192,6 +198,13 @@
 #define WDDMSEG_REG_INJECT		0x0230
 #define   WDDMSEG_INJECT_HANG		1	/* stop making progress */
 #define   WDDMSEG_INJECT_FAULT		2	/* fault on the next command */
+/*
+ * Read-only (1.9): what the latched fault was about, 0 for the codes
+ * before 1.9. FAULT_REFUSED: a WDDMSEG_REFUSED_* reason; FAULT_MMU: the
+ * WDDMSEG_MMU_FAULT_* reason (the MMU_FAULT_* registers have the rest).
+ */
+#define WDDMSEG_REG_FAULT_DETAIL	0x0234
+#define   WDDMSEG_REFUSED_FIXED_DEPTH	1	/* the root table never grows */
 
 /*
  * Display controller (since 1.3): one scanout (CRTC) reading a
@@ -445,6 +458,175 @@
  */
 #define WDDMSEG_OP_FLUSH_APERTURE	0x0a
 #define   WDDMSEG_FLUSH_QWORDS		4
+
+/*
+ * Ring commands of the GPU MMU (device 1.9; the MMU_* registers below).
+ * Page tables are written by the copy engine (DXGK_GPUMMUCAPS
+ * PageTableUpdateMode GPU_PHYSICAL) and addressed by GPU address.
+ *
+ * UPDATE_PAGE_TABLE: hdr, GPU address of a page table, index of the first
+ * entry, number of entries, flags, DMA address of the 64-bit entries to
+ * write (6 words); DXGK_BUILDPAGINGBUFFER_UPDATEPAGETABLE. REPEAT: the
+ * array has one entry, written to every entry of the range. INITIAL:
+ * the table's first update: every entry of the table outside the range is
+ * written 0 (invalid). The TLBs are not flushed.
+ * FLUSH_TLB: hdr, root page table address, start VA, end VA (exclusive),
+ * flags (5 words). With FLUSH_TLB_ALL every TLB is emptied (root and
+ * range mbz); else the TLB of the address space of that root: the whole
+ * of it when start and end are 0, else the pages of [start, end).
+ * TRANSFER_VIRTUAL: hdr, size, source root, source VA, destination root,
+ * destination VA (6 words). FILL_VIRTUAL: hdr, size, pattern (bits
+ * 0..31), root, destination VA (5 words). Addresses are translated by
+ * the MMU in the address space of the root; a GPU page fault stops the
+ * engine with WDDMSEG_FAULT_MMU.
+ * COPY_PAGE_TABLE_ENTRIES: hdr, source table, destination table, count
+ * (4 words). Refused: this MMU has a fixed depth and the root table never
+ * grows; the engine stops with WDDMSEG_FAULT_REFUSED, FAULT_DETAIL
+ * WDDMSEG_REFUSED_FIXED_DEPTH.
+ */
+#define WDDMSEG_OP_UPDATE_PAGE_TABLE	0x0b
+#define   WDDMSEG_UPDATE_PT_QWORDS	6
+#define   WDDMSEG_UPDATE_PT_REPEAT	BIT(0)
+#define   WDDMSEG_UPDATE_PT_INITIAL	BIT(1)
+#define WDDMSEG_OP_FLUSH_TLB		0x0c
+#define   WDDMSEG_FLUSH_TLB_QWORDS	5
+#define   WDDMSEG_FLUSH_TLB_ALL		BIT(0)
+#define WDDMSEG_OP_TRANSFER_VIRTUAL	0x0d
+#define   WDDMSEG_TRANSFER_VIRTUAL_QWORDS 6
+#define WDDMSEG_OP_FILL_VIRTUAL		0x0e
+#define   WDDMSEG_FILL_VIRTUAL_QWORDS	5
+#define WDDMSEG_OP_COPY_PAGE_TABLE_ENTRIES 0x0f
+#define   WDDMSEG_COPY_PTE_QWORDS	4
+
+/*
+ * GPU MMU (device 1.9): the DXGK_GPUMMUCAPS and DXGK_PAGE_TABLE_LEVEL_DESC
+ * of the device, read-only. MMU_CAPS.PRESENT is clear when the layout has
+ * no memory segment for the page tables (then every walk faults).
+ * MMU_LEVELS levels of page tables, level 0 the leaf; level l indexes
+ * with MMU_LEVEL_BITS(l) bits of the VA above those of the levels below
+ * it and of the 4 KiB page. Every table, of every level, is MMU_PT_SIZE
+ * bytes aligned to MMU_PT_ALIGN, inside memory segment MMU_PT_SEGMENT,
+ * addressed by its GPU address. Fixed depth: no root resize.
+ */
+#define WDDMSEG_REG_MMU_CAPS		0x2000
+#define   WDDMSEG_MMU_CAPS_PRESENT	BIT(0)
+#define   WDDMSEG_MMU_CAPS_GPU_PHYSICAL	BIT(1)	/* PageTableUpdateMode */
+#define WDDMSEG_REG_MMU_VA_BITS		0x2004	/* VirtualAddressBitCount */
+#define WDDMSEG_REG_MMU_LEVELS		0x2008	/* PageTableLevelCount */
+#define WDDMSEG_REG_MMU_PT_SEGMENT	0x200c	/* PageTableSegmentId */
+#define WDDMSEG_REG_MMU_PT_SIZE		0x2010	/* PageTableSizeInBytes */
+#define WDDMSEG_REG_MMU_PT_ALIGN	0x2014
+#define WDDMSEG_REG_MMU_CONTEXTS	0x2018	/* hardware contexts */
+#define WDDMSEG_REG_MMU_TLB_ENTRIES	0x201c	/* per address space */
+#define WDDMSEG_REG_MMU_LEVEL_BITS(l)	(0x2020 + (l) * 4)
+#define   WDDMSEG_MMU_LEVEL_MAX		8	/* LEVEL_BITS slots */
+/*
+ * Faults: MMU_FAULT_CTX has bit i set while context i is faulted and bit
+ * 31 while the copy engine is stopped by a GPU page fault. MMU_FAULT_VA
+ * and MMU_FAULT_INFO describe the last fault of any of them; each
+ * context's own CTX_FAULT_* registers describe its fault.
+ */
+#define WDDMSEG_REG_MMU_FAULT_CTX	0x2040
+#define   WDDMSEG_MMU_FAULT_CTX_PAGING	BIT(31)
+#define WDDMSEG_REG_MMU_FAULT_VA_LO	0x2044
+#define WDDMSEG_REG_MMU_FAULT_VA_HI	0x2048
+#define WDDMSEG_REG_MMU_FAULT_INFO	0x204c
+#define   WDDMSEG_MMU_INFO_REASON(v)	((v) & 0xff)
+#define   WDDMSEG_MMU_INFO_ACCESS(v)	(((v) >> 8) & 0x3)
+#define   WDDMSEG_MMU_INFO_LEVEL(v)	(((v) >> 12) & 0xf)
+#define   WDDMSEG_MMU_INFO_CTX(v)	(((v) >> 16) & 0xff)
+#define   WDDMSEG_MMU_INFO(reason, access, level, ctx) \
+	((reason) | (access) << 8 | (level) << 12 | (ctx) << 16)
+#define   WDDMSEG_MMU_CTX_PAGING	0xff	/* INFO_CTX of the copy engine */
+#define   WDDMSEG_MMU_ACCESS_READ	1
+#define   WDDMSEG_MMU_ACCESS_WRITE	2
+#define   WDDMSEG_MMU_FAULT_NONE	0
+#define   WDDMSEG_MMU_FAULT_INVALID	1	/* an entry without Valid */
+#define   WDDMSEG_MMU_FAULT_READ_ONLY	2	/* a write through ReadOnly */
+#define   WDDMSEG_MMU_FAULT_SEGMENT	3	/* Segment: no memory segment */
+#define   WDDMSEG_MMU_FAULT_RANGE	4	/* page or VA out of range */
+#define   WDDMSEG_MMU_FAULT_RESERVED	5	/* reserved entry bits set */
+#define   WDDMSEG_MMU_FAULT_PT_SEGMENT	6	/* table not in MMU_PT_SEGMENT */
+#define   WDDMSEG_MMU_FAULT_DMA		7	/* system memory access failed */
+#define   WDDMSEG_MMU_FAULT_NO_ROOT	8	/* context without a root */
+#define   WDDMSEG_MMU_FAULT_BAD_COMMAND	9	/* malformed context command */
+
+/*
+ * Page table entries, one little-endian 64-bit word, shaped like DXGK_PTE.
+ * A leaf (level 0) entry maps one 4 KiB page: Valid; Zero and LargePage
+ * are not modelled and fault (MMU_FAULT_RESERVED) like bit 11; ReadOnly
+ * faults writes; CacheCoherent and NoExecute are kept (the device snoops,
+ * and executes nothing by VA); Segment is a memory segment id, the page
+ * address then a byte offset inside it, or 0: the page address is the
+ * DMA address of a system page. An entry of a higher level has Valid and
+ * the GPU address of the next table; its other low bits mbz.
+ */
+#define WDDMSEG_PTE_VALID		BIT_ULL(0)
+#define WDDMSEG_PTE_ZERO		BIT_ULL(1)
+#define WDDMSEG_PTE_CACHE_COHERENT	BIT_ULL(2)
+#define WDDMSEG_PTE_READ_ONLY		BIT_ULL(3)
+#define WDDMSEG_PTE_NO_EXECUTE		BIT_ULL(4)
+#define WDDMSEG_PTE_SEGMENT(id)		(((id) & 0x1fULL) << 5)
+#define WDDMSEG_PTE_SEGMENT_OF(pte)	(((pte) >> 5) & 0x1f)
+#define WDDMSEG_PTE_LARGE_PAGE		BIT_ULL(10)
+#define WDDMSEG_PTE_RESERVED		BIT_ULL(11)
+#define WDDMSEG_PTE_ADDR_MASK		(~0xfffULL)
+
+/*
+ * Hardware contexts (MMU_CONTEXTS of them), each with its registers at
+ * WDDMSEG_CTX_REG(i, reg). CTX_ROOT binds the context to the address space
+ * of a root page table (DxgkDdiSetRootPageTable): writing ROOT_HI applies
+ * LO and HI, for the next access. Each context runs a ring of context
+ * commands (QUEUE_*, as the copy engine's: power-of-two size 4..64 KiB,
+ * 4 KiB aligned, QUEUE_TAIL the doorbell) addressed by VA. A GPU page
+ * fault or a malformed command stops that context only: STATUS.FAULTED,
+ * CTX_FAULT_*, MMU_FAULT_*, IRQ_MMU_FAULT. CTRL.RESUME runs the faulting
+ * command again from where it stopped; CTRL.RESET stops the context,
+ * clears the fault and sets head = tail = 0 (ENABLE clears too).
+ */
+#define WDDMSEG_CTX_TABLE		0x2100
+#define WDDMSEG_CTX_STRIDE		0x40
+#define WDDMSEG_CTX_MAX			4
+#define WDDMSEG_CTX_REG(i, reg)		(WDDMSEG_CTX_TABLE + \
+					 (i) * WDDMSEG_CTX_STRIDE + (reg))
+#define WDDMSEG_CTX_ROOT_LO		0x00
+#define WDDMSEG_CTX_ROOT_HI		0x04
+#define WDDMSEG_CTX_QUEUE_BASE_LO	0x08
+#define WDDMSEG_CTX_QUEUE_BASE_HI	0x0c
+#define WDDMSEG_CTX_QUEUE_SIZE		0x10
+#define WDDMSEG_CTX_QUEUE_HEAD		0x14	/* read-only */
+#define WDDMSEG_CTX_QUEUE_TAIL		0x18	/* doorbell */
+#define WDDMSEG_CTX_CTRL		0x1c
+#define   WDDMSEG_CTX_CTRL_ENABLE	BIT(0)
+#define   WDDMSEG_CTX_CTRL_RESUME	BIT(1)	/* self-clearing */
+#define   WDDMSEG_CTX_CTRL_RESET	BIT(2)	/* self-clearing */
+#define WDDMSEG_CTX_STATUS		0x20	/* read-only */
+#define   WDDMSEG_CTX_STATUS_ENABLED	BIT(0)
+#define   WDDMSEG_CTX_STATUS_IDLE	BIT(1)	/* head == tail, not faulted */
+#define   WDDMSEG_CTX_STATUS_FAULTED	BIT(2)
+#define WDDMSEG_CTX_FAULT_INFO		0x24	/* WDDMSEG_MMU_INFO() */
+#define WDDMSEG_CTX_FAULT_VA_LO		0x28
+#define WDDMSEG_CTX_FAULT_VA_HI		0x2c
+#define WDDMSEG_CTX_FENCE_LO		0x30	/* last context FENCE value */
+#define WDDMSEG_CTX_FENCE_HI		0x34
+#define WDDMSEG_CTX_FAULT_HEAD		0x38	/* queue offset of the command */
+
+/*
+ * Context commands (header as for ring commands):
+ * CQ_NOP: header only, any length. CQ_COPY: hdr, size, source VA,
+ * destination VA (4 words). CQ_FILL: hdr, size, pattern (bits 0..31),
+ * destination VA (4 words). CQ_FENCE: hdr, value, flags (3 words): sets
+ * CTX_FENCE once every earlier command completed; CQ_FENCE_IRQ raises
+ * IRQ_CTX_FENCE.
+ */
+#define WDDMSEG_CQ_NOP			0x00
+#define WDDMSEG_CQ_COPY			0x01
+#define   WDDMSEG_CQ_COPY_QWORDS	4
+#define WDDMSEG_CQ_FILL			0x02
+#define   WDDMSEG_CQ_FILL_QWORDS	4
+#define WDDMSEG_CQ_FENCE		0x03
+#define   WDDMSEG_CQ_FENCE_QWORDS	3
+#define   WDDMSEG_CQ_FENCE_IRQ		BIT(0)
 
 /* Segment descriptor table. */
 #define WDDMSEG_SEG_TABLE		0x1000
