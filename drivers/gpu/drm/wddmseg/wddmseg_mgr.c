@@ -775,6 +775,6 @@ void wddmseg_mgr_forget_zeroed(struct wddmseg_device *wdev)
 			wddmseg_mgr_set_zeroed(wdev->mgr[i], false);
 }
 
-#if IS_ENABLED(CONFIG_DRM_WDDMSEG_KUNIT_TEST)
+#ifdef WDDMSEG_KUNIT_VRAM
 #include "tests/wddmseg_vram_test.c"
 #endif
