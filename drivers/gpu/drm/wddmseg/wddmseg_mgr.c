@@ -330,27 +330,22 @@ void wddmseg_mgr_drop_signaled_move(struct ttm_resource_manager *man)
 	wddmseg_man_move_drop_signaled(man);
 }
 
-static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
-			     struct ttm_buffer_object *bo,
-			     const struct ttm_place *place,
-			     struct ttm_resource **res)
+/*
+ * The TTM-free core of wddmseg_mgr_alloc(): commit @pages pages of @mgr
+ * and place them in [@fpfn, @lpfn) of @node, in one range (best fit, or
+ * the highest for @topdown), else in several when @may_scatter. Sets
+ * &wddmseg_mgr_node.zeroed and .pages. Returns 0, -ENOSPC or -ENOMEM
+ * (nothing kept).
+ */
+static int wddmseg_mgr_place(struct wddmseg_mgr *mgr,
+			     struct wddmseg_mgr_node *node, u64 pages,
+			     u64 align, u64 fpfn, u64 lpfn, bool topdown,
+			     bool may_scatter)
 {
-	struct wddmseg_mgr *mgr = to_mgr(man);
-	enum drm_mm_insert_mode mode = DRM_MM_INSERT_BEST;
-	struct wddmseg_mgr_node *node;
-	unsigned long lpfn = place->lpfn ? place->lpfn : man->size;
-	u64 pages = PFN_UP(bo->base.size);
+	enum drm_mm_insert_mode mode = topdown ? DRM_MM_INSERT_HIGH :
+						 DRM_MM_INSERT_BEST;
 	bool committed = true;
 	int ret;
-
-	node = kzalloc_obj(*node, GFP_KERNEL);
-	if (!node)
-		return -ENOMEM;
-
-	if (place->flags & TTM_PL_FLAG_TOPDOWN)
-		mode = DRM_MM_INSERT_HIGH;
-
-	ttm_resource_init(bo, place, &node->base);
 
 	spin_lock(&mgr->lock);
 	if (mgr->committed + pages > mgr->commit_limit) {
@@ -358,8 +353,7 @@ static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
 		committed = false;
 	} else {
 		ret = drm_mm_insert_node_in_range(&mgr->mm, &node->mm, pages,
-						  bo->page_alignment, 0,
-						  place->fpfn, lpfn, mode);
+						  align, 0, fpfn, lpfn, mode);
 		if (!ret)
 			mgr->committed += pages;
 	}
@@ -369,19 +363,43 @@ static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
 	spin_unlock(&mgr->lock);
 
 	/* No one range has room: several, where contiguity is not needed. */
-	if (ret == -ENOSPC && committed && mgr->blocks &&
-	    READ_ONCE(mgr->wdev->knobs.vram_blocks) &&
-	    !(place->flags & TTM_PL_FLAG_CONTIGUOUS))
-		ret = wddmseg_mgr_scatter(mgr, node, pages, bo->page_alignment,
-					  place->fpfn, lpfn, mode);
+	if (ret == -ENOSPC && committed && may_scatter)
+		ret = wddmseg_mgr_scatter(mgr, node, pages, align, fpfn, lpfn,
+					  mode);
+	if (!ret)
+		node->pages = pages;
+	return ret;
+}
 
+static int wddmseg_mgr_alloc(struct ttm_resource_manager *man,
+			     struct ttm_buffer_object *bo,
+			     const struct ttm_place *place,
+			     struct ttm_resource **res)
+{
+	struct wddmseg_mgr *mgr = to_mgr(man);
+	struct wddmseg_mgr_node *node;
+	unsigned long lpfn = place->lpfn ? place->lpfn : man->size;
+	u64 pages = PFN_UP(bo->base.size);
+	int ret;
+
+	node = kzalloc_obj(*node, GFP_KERNEL);
+	if (!node)
+		return -ENOMEM;
+
+	ttm_resource_init(bo, place, &node->base);
+
+	ret = wddmseg_mgr_place(mgr, node, pages, bo->page_alignment,
+				place->fpfn, lpfn,
+				place->flags & TTM_PL_FLAG_TOPDOWN,
+				mgr->blocks &&
+				READ_ONCE(mgr->wdev->knobs.vram_blocks) &&
+				!(place->flags & TTM_PL_FLAG_CONTIGUOUS));
 	if (ret) {
 		ttm_resource_fini(man, &node->base);
 		kfree(node);
 		return ret;
 	}
 
-	node->pages = pages;
 	node->base.start = node->mm.start;
 	/* What TTM checks for TTM_PL_FLAG_CONTIGUOUS places (6.1, 6.12). */
 	if (!node->nr_blocks)
@@ -780,3 +798,7 @@ void wddmseg_mgr_forget_zeroed(struct wddmseg_device *wdev)
 		if (wdev->mgr[i])
 			wddmseg_mgr_set_zeroed(wdev->mgr[i], false);
 }
+
+#ifdef WDDMSEG_KUNIT_VRAM
+#include "tests/wddmseg_vram_test.c"
+#endif
