@@ -92,7 +92,7 @@
  * segment splits 14 times and its release merges 14 times, each a slab
  * allocation or free and red-black tree updates, where drm_mm inserts and
  * removes one node. GEM create+destroy of 4 KiB went from 17,235 to 9,370
- * to 9,918 pairs/s in that VM; in ``make bench KABI=7.3`` (beside
+ * to 9,642 pairs/s in that VM; in ``make bench KABI=7.3`` (beside
  * bochs-drm, quiet host) the rows without a ratio fell (1,000 live:
  * 14,058 -> 12,398 pairs/s; 100,000 live: 10,520 -> 10,152; 1,000 again:
  * 11,954 -> 9,208), the ratio rows stayed (0.43-0.47 -> 0.45-0.48: the
