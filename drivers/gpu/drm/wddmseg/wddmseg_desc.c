@@ -252,10 +252,14 @@ static int wddmseg_validate_flags(u32 id, u32 flags,
 		return wddmseg_violate(v, id, "reserved-sysmem",
 				       "ReservedSysMem is for system use and must not be set by the driver (flags 0x%08x)",
 				       flags);
-	if ((flags & DXGK_SEGFLAG_CPU_VISIBLE) && (flags & DXGK_SEGFLAG_APERTURE))
-		return wddmseg_violate(v, id, "cpuvisible-aperture",
-				       "CpuVisible applies to memory segments only, not to an aperture (flags 0x%08x)",
-				       flags);
+	/*
+	 * CpuVisible "has no meaning for aperture segments, including AGP-type
+	 * aperture segments" (DXGK_SEGMENTFLAGS): accepted there and ignored,
+	 * as WDDM does; wddmseg_load_segments() logs it. (Agp with it is
+	 * refused above: Agp must be alone.)
+	 */
+	if (flags & DXGK_SEGFLAG_APERTURE)
+		flags &= ~DXGK_SEGFLAG_CPU_VISIBLE;
 	if ((flags & DXGK_SEGFLAG_CACHE_COHERENT) &&
 	    !(flags & DXGK_SEGFLAG_APERTURE))
 		return wddmseg_violate(v, id, "cachecoherent-aperture",
@@ -366,7 +370,7 @@ static int wddmseg_validate_segment(const struct wddmseg_adapter_desc *d,
 				       "CommitLimit 0x%llx of an aperture must be a non-zero page multiple not above Size 0x%llx",
 				       s->commit_limit, s->size);
 
-	if (s->flags & DXGK_SEGFLAG_CPU_VISIBLE) {
+	if ((s->flags & DXGK_SEGFLAG_CPU_VISIBLE) && !aperture) {
 		/* BAR2 maps VRAM linearly from GPU address 0. */
 		if (!wddmseg_range_inside(s->cpu_translated_address, s->size,
 					  d->bar_start, d->bar_size))

@@ -438,9 +438,13 @@ static void seg_reserved_sysmem(struct wddmseg_adapter_desc *d)
 	d->seg[1].flags = DXGK_SEGFLAG_RESERVED_SYSMEM;
 }
 
+/*
+ * CpuVisible means nothing on an aperture: accepted, and its
+ * CpuTranslatedAddress (outside the VRAM BAR here) is not checked.
+ */
 static void seg_visible_aperture(struct wddmseg_adapter_desc *d)
 {
-	d->seg[2].cpu_translated_address = TEST_BAR;
+	d->seg[2].cpu_translated_address = 0xdead0000ull;
 	d->seg[2].flags |= DXGK_SEGFLAG_CPU_VISIBLE;
 }
 
@@ -692,7 +696,7 @@ static const struct desc_case segment_cases[] = {
 	  seg_agp_direct_flip },
 	{ "reserved-sysmem: set by the driver", "reserved-sysmem", 2,
 	  seg_reserved_sysmem },
-	{ "cpuvisible-aperture: CpuVisible aperture", "cpuvisible-aperture", 3,
+	{ "valid: CpuVisible on an aperture is ignored", NULL, 0,
 	  seg_visible_aperture },
 	{ "cachecoherent-aperture: on a memory segment",
 	  "cachecoherent-aperture", 2, seg_coherent_memory },
