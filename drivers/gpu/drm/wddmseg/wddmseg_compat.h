@@ -603,6 +603,22 @@ wddmseg_man_move_peek(struct ttm_resource_manager *man, u64 context)
 #endif
 
 /*
+ * 6.14 ("drm/atomic: Let drivers decide which planes to async flip"):
+ * drm_plane_helper_funcs.atomic_async_check takes a third parameter, true
+ * for an async page flip of DRM_MODE_PAGE_FLIP_ASYNC. WDDMSEG_ASYNC_FLIP
+ * is that parameter, named flip, with its comma, where it exists; the
+ * driver's async updates are cursor updates, never flips. The Makefile
+ * defines WDDMSEG_HAVE_ASYNC_CHECK_FLIP.
+ */
+#ifdef WDDMSEG_HAVE_ASYNC_CHECK_FLIP
+#define WDDMSEG_ASYNC_FLIP	, bool flip
+#define wddmseg_async_flip(flip)	(flip)
+#else
+#define WDDMSEG_ASYNC_FLIP
+#define wddmseg_async_flip(flip)	false
+#endif
+
+/*
  * 6.17 ("drm: Pass the format info to .fb_create()"):
  * the .fb_create hook and drm_gem_fb_create() take the format info the
  * core looked up. WDDMSEG_FB_CREATE_INFO is that parameter, named info,
