@@ -605,17 +605,20 @@ wddmseg_man_move_peek(struct ttm_resource_manager *man, u64 context)
 /*
  * 6.14 ("drm/atomic: Let drivers decide which planes to async flip"):
  * drm_plane_helper_funcs.atomic_async_check takes a third parameter, true
- * for an async page flip of DRM_MODE_PAGE_FLIP_ASYNC. WDDMSEG_ASYNC_FLIP
- * is that parameter, named flip, with its comma, where it exists; the
- * driver's async updates are cursor updates, never flips. The Makefile
- * defines WDDMSEG_HAVE_ASYNC_CHECK_FLIP.
+ * for an async page flip of DRM_MODE_PAGE_FLIP_ASYNC. The hook is
+ * declared with WDDMSEG_ASYNC_CHECK_PARAMS (plane, state and, where it
+ * exists, flip) and reads WDDMSEG_ASYNC_CHECK_FLIP (flip, or false where
+ * the kernel has no such flips). The Makefile defines
+ * WDDMSEG_HAVE_ASYNC_CHECK_FLIP.
  */
 #ifdef WDDMSEG_HAVE_ASYNC_CHECK_FLIP
-#define WDDMSEG_ASYNC_FLIP	, bool flip
-#define wddmseg_async_flip(flip)	(flip)
+#define WDDMSEG_ASYNC_CHECK_PARAMS \
+	struct drm_plane *plane, struct wddmseg_atomic_state *state, bool flip
+#define WDDMSEG_ASYNC_CHECK_FLIP	flip
 #else
-#define WDDMSEG_ASYNC_FLIP
-#define wddmseg_async_flip(flip)	false
+#define WDDMSEG_ASYNC_CHECK_PARAMS \
+	struct drm_plane *plane, struct wddmseg_atomic_state *state
+#define WDDMSEG_ASYNC_CHECK_FLIP	false
 #endif
 
 /*

@@ -133,7 +133,7 @@ off:
  * held: an async update may change the state.
  */
 void wddmseg_cursor_program(struct wddmseg_device *wdev,
-				   struct drm_plane_state *ps)
+			    struct drm_plane_state *ps)
 {
 	void __iomem *mmio = wdev->mmio;
 	struct drm_framebuffer *fb = ps ? ps->fb : NULL;

@@ -213,16 +213,15 @@ static void wddmseg_plane_cleanup_fb(struct drm_plane *plane,
  * instead of waiting for a vblank; a pending flip is not touched. Not
  * async flips: the primary flips at vblanks only.
  */
-static int wddmseg_cursor_async_check(struct drm_plane *plane,
-				      struct wddmseg_atomic_state *state
-				      WDDMSEG_ASYNC_FLIP)
+static int wddmseg_cursor_async_ok(struct drm_plane *plane,
+				   struct wddmseg_atomic_state *state,
+				   bool flip)
 {
 	struct wddmseg_device *wdev = to_wddmseg(plane->dev);
 	struct drm_plane_state *ps = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_crtc_state *cs;
 
-	if (!wdev->kms.compose || wddmseg_async_flip(flip) || !ps->crtc ||
-	    !ps->fb)
+	if (!wdev->kms.compose || flip || !ps->crtc || !ps->fb)
 		return -EINVAL;
 	cs = drm_atomic_get_new_crtc_state(state, ps->crtc);
 	if (!cs)
@@ -230,6 +229,11 @@ static int wddmseg_cursor_async_check(struct drm_plane *plane,
 	if (!cs->active || drm_atomic_crtc_needs_modeset(cs))
 		return -EINVAL;
 	return 0;
+}
+
+static int wddmseg_cursor_async_check(WDDMSEG_ASYNC_CHECK_PARAMS)
+{
+	return wddmseg_cursor_async_ok(plane, state, WDDMSEG_ASYNC_CHECK_FLIP);
 }
 
 static void wddmseg_cursor_async_update(struct drm_plane *plane,
