@@ -219,6 +219,9 @@ struct wddmseg_engine {
  * @features: SCANOUT_FEATURES the driver uses (cursor, gamma, CRC)
  * @cursor_w: CURSOR_MAX width, 0 without a cursor
  * @cursor_h: CURSOR_MAX height, 0 without a cursor
+ * @compose: the device is 1.10 or later: it composes a primary of any
+ *	size at any position over black, or no primary, and CURSOR_COMMIT
+ *	updates the cursor at once (async cursor updates)
  * @crc_on: CRTC CRCs are wanted (CRC_CTRL.ENABLE); under @lock
  * @crc_frame: CRC_FRAME of the last CRC reported; under @lock
  * @crtc: the scanout
@@ -226,7 +229,8 @@ struct wddmseg_engine {
  * @cursor: its cursor plane, with FEAT_CURSOR
  * @encoder: virtual encoder
  * @connector: virtual connector, always connected
- * @lock: protects @event, @crc_on, @crc_frame and the COMMIT write
+ * @lock: protects @event, @crc_on, @crc_frame, the cursor plane's state
+ *	against async updates, and the COMMIT writes
  * @event: flip event to send once the device latched the last commit
  */
 struct wddmseg_kms {
@@ -238,6 +242,7 @@ struct wddmseg_kms {
 	u32 features;
 	u32 cursor_w;
 	u32 cursor_h;
+	bool compose;
 	bool crc_on;
 	u32 crc_frame;
 	struct drm_crtc crtc;
