@@ -62,6 +62,8 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(WDDMSEG_SUBMIT_BLIT, wddmseg_ioctl_submit_blit,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_QUERY_MMU, wddmseg_ioctl_query_mmu,
+			  DRM_RENDER_ALLOW),
 };
 
 /*

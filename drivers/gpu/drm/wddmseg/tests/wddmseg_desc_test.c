@@ -108,10 +108,20 @@ static void caps_out_of_order_lock(struct wddmseg_adapter_desc *d)
 	d->vidmm_caps = DXGK_VIDMMCAP_OUT_OF_ORDER_LOCK;
 }
 
+/* A device 1.9 with its GPU MMU: the caps are still refused (caps-gpu-va). */
 static void caps_va_gpummu(struct wddmseg_adapter_desc *d)
 {
 	d->vidmm_caps = DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
 			DXGK_VIDMMCAP_GPU_MMU_SUPPORTED;
+	d->mmu.caps = WDDMSEG_MMU_CAPS_PRESENT;
+}
+
+/* The same caps on a device that has no GPU MMU at all. */
+static void caps_gpummu_no_mmu(struct wddmseg_adapter_desc *d)
+{
+	d->vidmm_caps = DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
+			DXGK_VIDMMCAP_GPU_MMU_SUPPORTED;
+	d->mmu.caps = 0;
 }
 
 static void caps_va_iommu(struct wddmseg_adapter_desc *d)
@@ -255,6 +265,8 @@ static const struct desc_case caps_cases[] = {
 	  caps_va_gpummu },
 	{ "caps-gpu-va: VirtualAddressing with IoMmu", "caps-gpu-va", 0,
 	  caps_va_iommu },
+	{ "caps-gpu-mmu-absent: GpuMmu on a device without an MMU",
+	  "caps-gpu-mmu-absent", 0, caps_gpummu_no_mmu },
 	{ "caps-iommu-required: secure mode required, no IOMMU",
 	  "caps-iommu-required", 0, caps_iommu_required_unisolated },
 	{ "caps-paging-node: node 1 of 1 engine", "caps-paging-node", 0,
