@@ -188,7 +188,8 @@ struct wddmseg_mgr {
  * @arena_free: offset up to which completed jobs freed the arena
  * @writeback: slot the device writes the last completed seqno to
  * @writeback_dma: its DMA address
- * @dummy: page unmapped aperture entries point at
+ * @dummy: page unmapped aperture entries point at (devres: it outlives
+ *	the engine, as the entries do)
  * @dummy_dma: its DMA address
  * @fence_context: one dma_fence timeline for all paging work
  * @seqno: last seqno handed out

@@ -827,8 +827,14 @@ int wddmseg_engine_init(struct wddmseg_device *wdev, struct wddmseg_engine *eng)
 					&eng->arena_dma, GFP_KERNEL);
 	eng->writeback = dma_alloc_coherent(dev, PAGE_SIZE, &eng->writeback_dma,
 					    GFP_KERNEL);
-	eng->dummy = dma_alloc_coherent(dev, PAGE_SIZE, &eng->dummy_dma,
-					GFP_KERNEL);
+	/*
+	 * The dummy page outlives the engine (devres): aperture entries
+	 * point at it after every unmap, by the engine or the CPU
+	 * (wddmseg_vram_apt_update()), until the device is gone.
+	 */
+	if (!eng->dummy)
+		eng->dummy = dmam_alloc_coherent(dev, PAGE_SIZE,
+						 &eng->dummy_dma, GFP_KERNEL);
 	if (!eng->ring || !eng->arena || !eng->writeback || !eng->dummy) {
 		ret = -ENOMEM;
 		goto err_free;
@@ -851,8 +857,6 @@ int wddmseg_engine_init(struct wddmseg_device *wdev, struct wddmseg_engine *eng)
 err_irq:
 	wddmseg_irq_unregister(wdev, WDDMSEG_IRQ_ENGINE);
 err_free:
-	if (eng->dummy)
-		dma_free_coherent(dev, PAGE_SIZE, eng->dummy, eng->dummy_dma);
 	if (eng->writeback)
 		dma_free_coherent(dev, PAGE_SIZE, eng->writeback,
 				  eng->writeback_dma);
@@ -891,7 +895,6 @@ void wddmseg_engine_fini(struct wddmseg_engine *eng)
 	writel(WDDMSEG_RING_CTRL_RESET, eng->mmio + WDDMSEG_REG_RING_CTRL);
 	wddmseg_irq_unregister(eng->wdev, WDDMSEG_IRQ_ENGINE);
 
-	dma_free_coherent(dev, PAGE_SIZE, eng->dummy, eng->dummy_dma);
 	dma_free_coherent(dev, PAGE_SIZE, eng->writeback, eng->writeback_dma);
 	dma_free_coherent(dev, WDDMSEG_ARENA_BYTES, eng->arena, eng->arena_dma);
 	dma_free_coherent(dev, WDDMSEG_RING_BYTES, eng->ring, eng->ring_dma);

@@ -35,7 +35,12 @@ void wddmseg_vram_regs_lost(struct wddmseg_device *wdev)
 
 /*
  * Aperture page table: point the pages of @end, an aperture range, at
- * @ttm's or at 0.
+ * @ttm's, or without @ttm at the engine's dummy page, as the engine's
+ * UnmapApertureSegment does (DXGKARG_BUILDPAGINGBUFFER's
+ * DummyPageAddress): a range the driver unmapped reads as zeroes whoever
+ * unmapped it, the CPU or the engine. Without a dummy page (the engine's
+ * setup failed before it) the entries are 0, unmapped: the GPU faults
+ * there.
  */
 void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
 			     const struct wddmseg_move_end *end,
@@ -44,6 +49,7 @@ void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
 	struct ttm_resource *res = end->res;
 	u32 id = end->segment_id;
 	const u32 sub = PAGE_SIZE / WDDMSEG_HW_PAGE_SIZE;
+	u64 dummy = wdev->engine.dummy ? wdev->engine.dummy_dma : 0;
 	u64 hw_page = (u64)res->start * sub;
 	bool lo_valid = false;
 	u32 lo = 0;
@@ -60,7 +66,7 @@ void wddmseg_vram_apt_update(struct wddmseg_device *wdev,
 	for (i = 0; i < wddmseg_mgr_res_pages(res); i++) {
 		for (j = 0; j < sub; j++, hw_page++) {
 			u64 addr = ttm ? ttm->dma_address[i] +
-					 j * WDDMSEG_HW_PAGE_SIZE : 0;
+					 j * WDDMSEG_HW_PAGE_SIZE : dummy;
 
 			writel(hw_page, wdev->mmio + WDDMSEG_REG_APT_PAGE);
 			if (!lo_valid || lower_32_bits(addr) != lo) {

@@ -483,7 +483,9 @@ TEST_F_TIMEOUT(alloc, zero_filled_after_blit_same_range, 60)
  * The device sees at BaseAddress + offset exactly what the CPU wrote
  * through the mapping, in visible VRAM, invisible VRAM (moved there) and
  * the aperture (through its page table, page by page). An evicted
- * aperture range is unmapped again: the device faults there.
+ * aperture range points at the dummy page again: the device reads zeroes
+ * there, not the allocation (engine.aperture_unmap_either_way checks it
+ * for both ways of unmapping).
  */
 TEST_F(alloc, gpu_view)
 {

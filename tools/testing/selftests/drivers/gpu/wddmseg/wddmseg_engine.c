@@ -493,6 +493,66 @@ TEST_F_TIMEOUT(engine, moves_content_checked, 300)
 	free(out);
 }
 
+/*
+ * 2c. An aperture range the driver unmapped points at the dummy page
+ * whoever unmapped it: with the engine (UnmapApertureSegment, for a move
+ * above cpu_move_max_kb) and with the CPU (use_engine off, or a move of
+ * one page). The GPU then reads zeroes there, never a fault, never the
+ * allocation that left. One page and 17 pages, each way.
+ */
+TEST_F_TIMEOUT(engine, aperture_unmap_either_way, 120)
+{
+	static const uint64_t sizes[] = { SZ_4K, 17 * SZ_4K };
+	uint32_t words[GEM_PEEK_WORDS], h, pad;
+	struct drm_wddmseg_query_segment qs;
+	struct drm_wddmseg_gem_info info;
+	unsigned int mode, k, i, faults;
+
+	if (access(self->use_engine, W_OK))
+		WSKIP(return, "no writable %s", self->use_engine);
+	if (!peek_available(self->def))
+		WSKIP(return, "no debugfs peek for %s", self->def->exp.bdf);
+	NEED_ENGINE();
+	qseg(_metadata, self->fd, SEG_APT, &qs);
+	/* not at the aperture's start: nothing else there at 0 */
+	ASSERT_EQ(0, wddmseg_create_allocation_in(self->fd, SZ_4K, 0, SEG_APT,
+						  &pad));
+	for (mode = 0; mode < 2; mode++) {
+		ASSERT_EQ(0, file_param_set(self->saved_use_engine,
+					    sizeof(self->saved_use_engine),
+					    self->use_engine, mode ? "1" : "0"));
+		for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+			uint32_t seed = 0xa9e0 | mode << 4 | k;
+
+			ASSERT_EQ(0, gem_create_any(self->fd, sizes[k], SEG_APT,
+						    &h));
+			MOVE_OK(h, SEG_APT);
+			ASSERT_EQ(0, gem_write_pattern(self->fd, h, sizes[k],
+						       seed));
+			info_of(_metadata, self->fd, h, &info);
+			ASSERT_EQ(SEG_APT, info.segment_id);
+			EXPECT_EQ(0u, gpu_check(_metadata, self->def,
+						qs.base_address + info.offset,
+						sizes[k], seed, SZ_4K,
+						"aperture, mapped"));
+			MOVE_OK(h, 0);
+			ASSERT_EQ(0, gpu_peek(self->def,
+					      qs.base_address + info.offset,
+					      words, &faults));
+			EXPECT_EQ(0u, faults)
+				TH_LOG("use_engine=%u, %" PRIu64 " bytes: the unmapped range faults instead of reading the dummy page",
+				       mode, sizes[k]);
+			for (i = 0; i < GEM_PEEK_WORDS; i++) {
+				EXPECT_EQ(0u, words[i])
+					TH_LOG("use_engine=%u, %" PRIu64 " bytes: word %u reads 0x%08x after the unmap",
+					       mode, sizes[k], i, words[i]);
+			}
+			ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
+		}
+	}
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, pad));
+}
+
 /* 3. GEM_WAIT sees the pipelined engine work of MAKE_RESIDENT. */
 TEST_F_TIMEOUT(engine, gem_wait_engine, 60)
 {
