@@ -6,7 +6,6 @@
 
 #include <linux/dma-fence.h>
 #include <linux/ktime.h>
-#include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -14,6 +13,7 @@
 
 #include "wddmseg_copycost.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_params.h"
 
 /**
  * DOC: Copy cost model
@@ -51,36 +51,6 @@
  * move up to ``cpu_move_max_kb`` of its path, the engine everything else.
  * Under either policy ``cpu_move_max_kb`` 0 keeps the CPU off a path.
  */
-
-/* Module parameter copy_policy: adaptive (default) or fixed. */
-static bool wddmseg_copy_fixed;
-
-static int wddmseg_copy_policy_set(const char *val,
-				   const struct kernel_param *kp)
-{
-	if (sysfs_streq(val, "adaptive"))
-		WRITE_ONCE(wddmseg_copy_fixed, false);
-	else if (sysfs_streq(val, "fixed"))
-		WRITE_ONCE(wddmseg_copy_fixed, true);
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static int wddmseg_copy_policy_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n",
-			  READ_ONCE(wddmseg_copy_fixed) ? "fixed" : "adaptive");
-}
-
-static const struct kernel_param_ops wddmseg_copy_policy_ops = {
-	.set = wddmseg_copy_policy_set,
-	.get = wddmseg_copy_policy_get,
-};
-
-module_param_cb(copy_policy, &wddmseg_copy_policy_ops, NULL, 0644);
-MODULE_PARM_DESC(copy_policy,
-		 "Engine or CPU for a small idle move: adaptive (measured cost, default) or fixed (cpu_move_max_kb thresholds)");
 
 /**
  * wddmseg_copy_init - empty estimates
