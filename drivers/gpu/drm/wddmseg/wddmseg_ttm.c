@@ -403,6 +403,14 @@ static bool wddmseg_move_cpu_chosen(struct wddmseg_device *wdev,
 				    DMA_RESV_USAGE_BOOKKEEP))
 		return false;
 
+	/*
+	 * Only a placement changes (nothing is copied either way): no
+	 * estimate is asked or fed, it would count a free move as a copy.
+	 */
+	if (mv->placement_only) {
+		mv->why = "small and idle";
+		return fixed_cpu;
+	}
 	mv->measure = !mv->clear && size <= WDDMSEG_COPY_ADAPTIVE_MAX;
 	mv->cost_path = cost_path;
 	if (wddmseg_copy_choose(wdev, cost_path, size, fixed_cpu) !=
