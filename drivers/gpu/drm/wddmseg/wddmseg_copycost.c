@@ -24,7 +24,7 @@
  * on this host now, not from thresholds measured once elsewhere.
  *
  * The driver keeps, per path (VRAM<->system memory, VRAM<->an aperture,
- * VRAM<->VRAM, and binding pages to an aperture) and per size class (up to
+ * VRAM<->VRAM) and per size class (up to
  * 4 KiB, 8 KiB, ... 1 MiB: one class per power of two), an estimate of
  * each way's time per move: an exponentially weighted moving average,
  * each measurement weighing a quarter and counting as at most eight
@@ -33,7 +33,12 @@
  * signal of its paging fence (a fence callback), so it holds the ring
  * submission, the doorbell, the device's thread, the copy and the
  * completion interrupt, everything a caller waiting for the move waits
- * for. Only moves the CPU could have copied are measured.
+ * for. Only moves the CPU could have copied are measured. Binding system
+ * pages to an aperture or unbinding them copies nothing and stays with
+ * the fixed policy: the CPU's unbinding leaves the range unmapped where
+ * the engine's UnmapApertureSegment points it at the dummy page
+ * (kselftest alloc.gpu_view tells them apart), so the two ways are not
+ * interchangeable there.
  *
  * A move takes the way with the lower estimate (wddmseg_copy_decide()).
  * Before a class was measured it takes the fixed policy's way (the
@@ -172,7 +177,6 @@ static const char *const wddmseg_copy_path_names[WDDMSEG_COPY_PATHS] = {
 	[WDDMSEG_COPY_PATH_SYSTEM] = "system",
 	[WDDMSEG_COPY_PATH_APERTURE] = "aperture",
 	[WDDMSEG_COPY_PATH_VRAM] = "vram",
-	[WDDMSEG_COPY_PATH_BIND] = "bind",
 };
 
 /**

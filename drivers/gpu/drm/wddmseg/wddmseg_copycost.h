@@ -28,12 +28,11 @@
 /* A measurement counts as at most this many times the estimate. */
 #define WDDMSEG_COPY_OUTLIER		8
 
-/* Estimator paths: enum wddmseg_move_path, plus aperture (un)binding. */
+/* Estimator paths: those of enum wddmseg_move_path that copy. */
 enum wddmseg_copy_path {
 	WDDMSEG_COPY_PATH_SYSTEM,	/* VRAM <-> system memory */
 	WDDMSEG_COPY_PATH_APERTURE,	/* VRAM <-> an aperture */
 	WDDMSEG_COPY_PATH_VRAM,		/* VRAM <-> VRAM */
-	WDDMSEG_COPY_PATH_BIND,		/* pages <-> aperture: no copy */
 	WDDMSEG_COPY_PATHS,
 };
 

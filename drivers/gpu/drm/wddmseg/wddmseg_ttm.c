@@ -385,9 +385,7 @@ static bool wddmseg_move_cpu_chosen(struct wddmseg_device *wdev,
 	if (mv->src.kind == WDDMSEG_MEM_APERTURE ||
 	    mv->dst.kind == WDDMSEG_MEM_APERTURE) {
 		path = WDDMSEG_MOVE_APERTURE;
-		cost_path = wddmseg_end_in_pages(&mv->src) &&
-			    wddmseg_end_in_pages(&mv->dst) ?
-			    WDDMSEG_COPY_PATH_BIND : WDDMSEG_COPY_PATH_APERTURE;
+		cost_path = WDDMSEG_COPY_PATH_APERTURE;
 	} else if (mv->src.kind == WDDMSEG_MEM_VRAM &&
 		   mv->dst.kind == WDDMSEG_MEM_VRAM) {
 		path = WDDMSEG_MOVE_VRAM;
@@ -404,10 +402,12 @@ static bool wddmseg_move_cpu_chosen(struct wddmseg_device *wdev,
 		return false;
 
 	/*
-	 * Only a placement changes (nothing is copied either way): no
-	 * estimate is asked or fed, it would count a free move as a copy.
+	 * Nothing is copied either way (only a placement changes, or pages
+	 * are bound to or unbound from an aperture): the fixed policy; an
+	 * estimate would count a move that copies nothing as a copy, and the
+	 * CPU unbinds differently from the engine (DOC: Copy cost model).
 	 */
-	if (mv->placement_only) {
+	if (wddmseg_end_in_pages(&mv->src) && wddmseg_end_in_pages(&mv->dst)) {
 		mv->why = "small and idle";
 		return fixed_cpu;
 	}
