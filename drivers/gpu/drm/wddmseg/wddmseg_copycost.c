@@ -7,9 +7,10 @@
 #include <linux/dma-fence.h>
 #include <linux/ktime.h>
 #include <linux/seq_file.h>
-#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+
+#include <drm/drm_managed.h>
 
 #include "wddmseg_copycost.h"
 #include "wddmseg_drv.h"
@@ -30,10 +31,14 @@
  * each measurement weighing a quarter and counting as at most eight
  * times the estimate. The CPU's measurement is the time of its copy
  * (ktime around it); the engine's runs from the start of the move to the
- * signal of its paging fence (a fence callback), so it holds the ring
- * submission, the doorbell, the device's thread, the copy and the
- * completion interrupt, everything a caller waiting for the move waits
- * for. Only moves the CPU could have copied are measured. Binding system
+ * timestamp of its paging fence, set by whoever saw the job done first
+ * (a waiter polling the writeback, retire, the interrupt), so it holds the
+ * ring submission, the doorbell, the device's thread, the copy and the
+ * completion as a caller waiting for the move sees it. The fence is read
+ * at a later decision, never watched by a callback: that would unmask the
+ * FENCE interrupt the engine keeps masked while nobody sleeps, and an
+ * early version that did measured the engine several times too slow.
+ * Only moves the CPU could have copied are measured. Binding system
  * pages to an aperture or unbinding them copies nothing and stays with
  * the fixed policy: the CPU's unbinding leaves the range unmapped where
  * the engine's UnmapApertureSegment points it at the dummy page
@@ -57,14 +62,102 @@
  * Under either policy ``cpu_move_max_kb`` 0 keeps the CPU off a path.
  */
 
-/**
- * wddmseg_copy_init - empty estimates
- * @wdev: new device
+/*
+ * Fold in the engine moves whose fences signalled since the last look:
+ * their time runs from the start of the move to the fence's own
+ * timestamp, taken by whoever saw the job done first (a waiter polling the
+ * writeback, retire, or the interrupt). A fence nobody has seen signalled
+ * yet stays; one that failed measured nothing a move costs. copy_lock held.
  */
-void wddmseg_copy_init(struct wddmseg_device *wdev)
+static void wddmseg_copy_harvest_locked(struct wddmseg_device *wdev)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&wdev->copy_lock);
+	for (i = 0; i < ARRAY_SIZE(wdev->copy_watch); i++) {
+		struct wddmseg_copy_watch *w = &wdev->copy_watch[i];
+		struct dma_fence *f = w->fence;
+
+		if (!f || !test_bit(DMA_FENCE_FLAG_SIGNALED_BIT, &f->flags))
+			continue;
+		/* The signaller sets the timestamp just after SIGNALED. */
+		if (!f->error &&
+		    !test_bit(DMA_FENCE_FLAG_TIMESTAMP_BIT, &f->flags))
+			continue;
+		smp_rmb();	/* the timestamp, after its bit */
+		if (!f->error && ktime_after(f->timestamp, w->start))
+			wddmseg_copy_record(&wdev->copy_est[w->path][wddmseg_copy_class(w->size)],
+					    WDDMSEG_COPY_WAY_ENGINE,
+					    ktime_to_ns(ktime_sub(f->timestamp,
+								  w->start)));
+		w->fence = NULL;
+		dma_fence_put(f);
+	}
+}
+
+/**
+ * wddmseg_copy_engine_watch - measure an engine move once its fence signals
+ * @wdev: device
+ * @path: the move's path
+ * @size: bytes moved
+ * @start: ktime_get() when the move started
+ * @fence: the move's paging fence
+ *
+ * The fence is kept in one of a few slots and read at a later decision,
+ * not watched by a callback: a callback enables signalling, which unmasks
+ * the FENCE interrupt that the engine keeps masked while nobody sleeps
+ * (wddmseg_engine.c), so measuring would add the interrupt's cost to every
+ * measured move. With every slot taken the move is not measured.
+ */
+void wddmseg_copy_engine_watch(struct wddmseg_device *wdev,
+			       enum wddmseg_copy_path path, u64 size,
+			       ktime_t start, struct dma_fence *fence)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	if (size > WDDMSEG_COPY_ADAPTIVE_MAX)
+		return;
+	spin_lock_irqsave(&wdev->copy_lock, flags);
+	wddmseg_copy_harvest_locked(wdev);
+	for (i = 0; i < ARRAY_SIZE(wdev->copy_watch); i++) {
+		struct wddmseg_copy_watch *w = &wdev->copy_watch[i];
+
+		if (w->fence)
+			continue;
+		w->fence = dma_fence_get(fence);
+		w->path = path;
+		w->size = size;
+		w->start = start;
+		break;
+	}
+	spin_unlock_irqrestore(&wdev->copy_lock, flags);
+}
+
+/* Device teardown: drop the fences still watched. */
+static void wddmseg_copy_fini(struct drm_device *drm, void *arg)
+{
+	struct wddmseg_device *wdev = arg;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wdev->copy_watch); i++) {
+		dma_fence_put(wdev->copy_watch[i].fence);
+		wdev->copy_watch[i].fence = NULL;
+	}
+}
+
+/**
+ * wddmseg_copy_init - empty estimates, no fence watched
+ * @wdev: new device
+ *
+ * Return: 0, or a negative errno if the teardown action could not be added.
+ */
+int wddmseg_copy_init(struct wddmseg_device *wdev)
 {
 	spin_lock_init(&wdev->copy_lock);
 	memset(wdev->copy_est, 0, sizeof(wdev->copy_est));
+	memset(wdev->copy_watch, 0, sizeof(wdev->copy_watch));
+	return drmm_add_action_or_reset(&wdev->drm, wddmseg_copy_fini, wdev);
 }
 
 /**
@@ -88,6 +181,7 @@ enum wddmseg_copy_way wddmseg_copy_choose(struct wddmseg_device *wdev,
 	if (READ_ONCE(wddmseg_copy_fixed) || size > WDDMSEG_COPY_ADAPTIVE_MAX)
 		return prior;
 	spin_lock_irqsave(&wdev->copy_lock, flags);
+	wddmseg_copy_harvest_locked(wdev);
 	way = wddmseg_copy_decide(&wdev->copy_est[path][wddmseg_copy_class(size)],
 				  prior);
 	spin_unlock_irqrestore(&wdev->copy_lock, flags);
@@ -122,57 +216,6 @@ void wddmseg_copy_cpu_done(struct wddmseg_device *wdev,
 			 ktime_to_ns(ktime_sub(ktime_get(), start)));
 }
 
-/* An engine move being measured: until its fence signals. */
-struct wddmseg_copy_watch {
-	struct dma_fence_cb cb;
-	struct wddmseg_device *wdev;
-	enum wddmseg_copy_path path;
-	u64 size;
-	ktime_t start;
-};
-
-static void wddmseg_copy_fence_cb(struct dma_fence *fence,
-				  struct dma_fence_cb *cb)
-{
-	struct wddmseg_copy_watch *w = container_of(cb, typeof(*w), cb);
-
-	/* A failed job measured nothing a move costs. */
-	if (!fence->error)
-		wddmseg_copy_add(w->wdev, w->path, w->size,
-				 WDDMSEG_COPY_WAY_ENGINE,
-				 ktime_to_ns(ktime_sub(ktime_get(), w->start)));
-	kfree(w);
-}
-
-/**
- * wddmseg_copy_engine_watch - measure an engine move until its fence signals
- * @wdev: device
- * @path: the move's path
- * @size: bytes moved
- * @start: ktime_get() when the move started
- * @fence: the move's paging fence
- *
- * Without memory for the watch the move is not measured.
- */
-void wddmseg_copy_engine_watch(struct wddmseg_device *wdev,
-			       enum wddmseg_copy_path path, u64 size,
-			       ktime_t start, struct dma_fence *fence)
-{
-	struct wddmseg_copy_watch *w;
-
-	if (size > WDDMSEG_COPY_ADAPTIVE_MAX)
-		return;
-	w = kmalloc_obj(*w, GFP_NOWAIT | __GFP_NOWARN);
-	if (!w)
-		return;
-	w->wdev = wdev;
-	w->path = path;
-	w->size = size;
-	w->start = start;
-	if (dma_fence_add_callback(fence, &w->cb, wddmseg_copy_fence_cb))
-		wddmseg_copy_fence_cb(fence, &w->cb);
-}
-
 static const char *const wddmseg_copy_path_names[WDDMSEG_COPY_PATHS] = {
 	[WDDMSEG_COPY_PATH_SYSTEM] = "system",
 	[WDDMSEG_COPY_PATH_APERTURE] = "aperture",
@@ -199,6 +242,9 @@ int wddmseg_copy_show(struct seq_file *m, struct wddmseg_device *wdev)
 	seq_printf(m, "policy %s\n",
 		   READ_ONCE(wddmseg_copy_fixed) ? "fixed" : "adaptive");
 	seq_puts(m, "path class_kb cpu_ns cpu_n engine_ns engine_n cheaper\n");
+	spin_lock_irqsave(&wdev->copy_lock, flags);
+	wddmseg_copy_harvest_locked(wdev);
+	spin_unlock_irqrestore(&wdev->copy_lock, flags);
 	for (p = 0; p < WDDMSEG_COPY_PATHS; p++) {
 		for (c = 0; c < WDDMSEG_COPY_CLASSES; c++) {
 			spin_lock_irqsave(&wdev->copy_lock, flags);

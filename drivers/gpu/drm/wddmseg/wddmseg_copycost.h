@@ -8,6 +8,7 @@
 #define WDDMSEG_COPYCOST_H
 
 #include <linux/bitops.h>
+#include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
@@ -150,7 +151,24 @@ struct dma_fence;
 struct seq_file;
 struct wddmseg_device;
 
-void wddmseg_copy_init(struct wddmseg_device *wdev);
+/* Engine moves measured at once, at most (wddmseg_copy_engine_watch()). */
+#define WDDMSEG_COPY_WATCHES	8
+
+/**
+ * struct wddmseg_copy_watch - an engine move measured once its fence signals
+ * @fence: the move's paging fence, with a reference; NULL: a free slot
+ * @start: ktime_get() when the move started
+ * @size: bytes moved
+ * @path: the move's path
+ */
+struct wddmseg_copy_watch {
+	struct dma_fence *fence;
+	ktime_t start;
+	u64 size;
+	enum wddmseg_copy_path path;
+};
+
+int wddmseg_copy_init(struct wddmseg_device *wdev);
 enum wddmseg_copy_way wddmseg_copy_choose(struct wddmseg_device *wdev,
 					  enum wddmseg_copy_path path,
 					  u64 size, bool fixed_cpu);
