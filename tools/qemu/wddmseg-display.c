@@ -117,9 +117,20 @@ uint32_t wddmseg_scanout_check(WddmsegState *s,
 {
     const WddmsegSegment *seg;
     uint64_t line, need;
+    uint32_t pw, ph;
 
     if (!wddmseg_scanout_enabled(c)) {
         return WDDMSEG_SCANOUT_ERR_NONE;
+    }
+    if (!wddmseg_scanout_primary(c)) {
+        /* Black (and the cursor): only the timing and the cursor count. */
+        if (!c->width || c->width > s->max_width ||
+            !c->height || c->height > s->max_height) {
+            snprintf(why, len, "size %ux%u outside 1x1..%ux%u", c->width,
+                     c->height, s->max_width, s->max_height);
+            return WDDMSEG_SCANOUT_ERR_SIZE;
+        }
+        goto timing;
     }
     if (c->segment == 0 || c->segment > s->layout.seg_count) {
         snprintf(why, len, "segment id %u is not in the table (SEG_COUNT "
@@ -149,14 +160,24 @@ uint32_t wddmseg_scanout_check(WddmsegState *s,
                  c->height, s->max_width, s->max_height);
         return WDDMSEG_SCANOUT_ERR_SIZE;
     }
-    line = (uint64_t)c->width * wddmseg_scanout_cpp(c->format);
+    pw = wddmseg_plane_w(c);
+    ph = wddmseg_plane_h(c);
+    if (!pw || !ph || c->plane_x >= c->width || pw > c->width - c->plane_x ||
+        c->plane_y >= c->height || ph > c->height - c->plane_y) {
+        snprintf(why, len, "primary %ux%u at %u,%u is not inside the %ux%u "
+                 "mode", pw, ph, c->plane_x, c->plane_y, c->width,
+                 c->height);
+        return WDDMSEG_SCANOUT_ERR_SIZE;
+    }
+    line = (uint64_t)pw * wddmseg_scanout_cpp(c->format);
     if (c->pitch < line || c->pitch % 4) {
-        snprintf(why, len, "PITCH %u is below WIDTH * bytes per pixel = %"
-                 PRIu64 " or not a multiple of 4", c->pitch, line);
+        snprintf(why, len, "PITCH %u is below the primary's width * bytes "
+                 "per pixel = %" PRIu64 " or not a multiple of 4", c->pitch,
+                 line);
         return WDDMSEG_SCANOUT_ERR_PITCH;
     }
     /* Both at most 2^32 * 2^14: no overflow. */
-    need = (uint64_t)c->pitch * (c->height - 1) + line;
+    need = (uint64_t)c->pitch * (ph - 1) + line;
     if (c->offset > seg->size || need > seg->size - c->offset) {
         snprintf(why, len, "framebuffer [0x%" PRIx64 ", +0x%" PRIx64 ") "
                  "leaves segment %u of 0x%" PRIx64 " bytes", c->offset, need,
@@ -171,6 +192,7 @@ uint32_t wddmseg_scanout_check(WddmsegState *s,
                  c->segment, seg->base, s->vram_size);
         return WDDMSEG_SCANOUT_ERR_RANGE;
     }
+timing:
     if (c->refresh_mhz < WDDMSEG_SCANOUT_REFRESH_MIN ||
         c->refresh_mhz > WDDMSEG_SCANOUT_REFRESH_MAX) {
         snprintf(why, len, "REFRESH_MHZ %u outside %u..%u", c->refresh_mhz,
@@ -213,17 +235,26 @@ static uint32_t wddmseg_blend_channel(uint32_t src, uint32_t dst, uint32_t a)
 void wddmseg_compose_line(WddmsegState *s, const WddmsegScanout *c,
                           uint32_t y, uint32_t *out)
 {
-    const uint8_t *src = s->vram_ptr + s->layout.segs[c->segment - 1].base +
-                         c->offset + (uint64_t)y * c->pitch;
-    uint32_t x;
+    const uint8_t *src;
+    uint32_t x, pw = wddmseg_plane_w(c), ph = wddmseg_plane_h(c);
+    uint32_t *dst = out + c->plane_x;
 
-    if (c->format == WDDMSEG_SCANOUT_FMT_RGB565) {
-        for (x = 0; x < c->width; x++) {
-            out[x] = wddmseg_rgb565_to_xrgb(lduw_le_p(src + 2 * x));
-        }
-    } else {
-        for (x = 0; x < c->width; x++) {
-            out[x] = ldl_le_p(src + 4 * x) & 0xffffff;
+    /* Black, then the primary's line over it where it has one. */
+    if (!wddmseg_plane_full(c)) {
+        memset(out, 0, (size_t)c->width * 4);
+    }
+    if (wddmseg_scanout_primary(c) && y >= c->plane_y &&
+        y - c->plane_y < ph) {
+        src = s->vram_ptr + s->layout.segs[c->segment - 1].base +
+              c->offset + (uint64_t)(y - c->plane_y) * c->pitch;
+        if (c->format == WDDMSEG_SCANOUT_FMT_RGB565) {
+            for (x = 0; x < pw; x++) {
+                dst[x] = wddmseg_rgb565_to_xrgb(lduw_le_p(src + 2 * x));
+            }
+        } else {
+            for (x = 0; x < pw; x++) {
+                dst[x] = ldl_le_p(src + 4 * x) & 0xffffff;
+            }
         }
     }
 
@@ -377,6 +408,10 @@ static void wddmseg_scanout_latch(WddmsegState *s, int64_t when)
                                     s->sc_active.cur_pitch,
                                     s->sc_active.cur_x, s->sc_active.cur_y,
                                     s->sc_active.gamma_ctrl);
+    trace_wddmseg_scanout_plane(s->sc_active.ctrl, s->sc_active.plane_x,
+                                s->sc_active.plane_y,
+                                wddmseg_plane_w(&s->sc_active),
+                                wddmseg_plane_h(&s->sc_active));
     /* A new timing starts at this vblank. */
     s->vblank_epoch = when;
     s->vblank_frames = 0;
@@ -419,6 +454,46 @@ void wddmseg_vblank(void *opaque)
         trace_wddmseg_crc(s->crc_frame, s->crc_value);
     }
     wddmseg_vblank_arm(s);
+}
+
+/*
+ * CURSOR_COMMIT (1.10): the pending cursor becomes the active one now,
+ * leaving a pending commit (and the vblank it latches at) alone.
+ */
+static void wddmseg_cursor_commit(WddmsegState *s, uint32_t val)
+{
+    WddmsegScanout c;
+    char why[192];
+
+    if (val != 1) {
+        qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: CURSOR_COMMIT write of "
+                      "0x%x: only 1 updates the cursor%s\n", val,
+                      (val & 1) ? " (other bits ignored)" : "");
+    }
+    if (!(val & 1) || !wddmseg_scanout_enabled(&s->sc_active)) {
+        return;
+    }
+    c = s->sc_active;
+    c.cur_ctrl = s->sc_pending.cur_ctrl;
+    c.cur_segment = s->sc_pending.cur_segment;
+    c.cur_offset = s->sc_pending.cur_offset;
+    c.cur_size = s->sc_pending.cur_size;
+    c.cur_pitch = s->sc_pending.cur_pitch;
+    c.cur_x = s->sc_pending.cur_x;
+    c.cur_y = s->sc_pending.cur_y;
+    if (!wddmseg_cursor_check(s, &c, why, sizeof(why))) {
+        qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: cursor update refused "
+                      "(SCANOUT_ERROR %u): %s\n", WDDMSEG_SCANOUT_ERR_CURSOR,
+                      why);
+        trace_wddmseg_cursor_commit(c.cur_ctrl, c.cur_x, c.cur_y,
+                                    WDDMSEG_SCANOUT_ERR_CURSOR);
+        s->sc_error = WDDMSEG_SCANOUT_ERR_CURSOR;
+        wddmseg_irq_raise(s, WDDMSEG_IRQ_SCANOUT_ERROR);
+        return;
+    }
+    trace_wddmseg_cursor_commit(c.cur_ctrl, c.cur_x, c.cur_y,
+                                WDDMSEG_SCANOUT_ERR_NONE);
+    s->sc_active = c;
 }
 
 static void wddmseg_scanout_commit(WddmsegState *s, uint32_t val)
@@ -552,6 +627,18 @@ bool wddmseg_scanout_read(WddmsegState *s, hwaddr addr, uint32_t *val)
     case WDDMSEG_REG_CRC_FRAME:
         *val = s->crc_frame;
         return true;
+    case WDDMSEG_REG_PLANE_X:
+        *val = p->plane_x;
+        return true;
+    case WDDMSEG_REG_PLANE_Y:
+        *val = p->plane_y;
+        return true;
+    case WDDMSEG_REG_PLANE_SIZE:
+        *val = p->plane_size;
+        return true;
+    case WDDMSEG_REG_CURSOR_COMMIT:
+        *val = 0;
+        return true;
     }
     return false;
 }
@@ -563,12 +650,24 @@ bool wddmseg_scanout_write(WddmsegState *s, hwaddr addr, uint32_t val)
 
     switch (addr) {
     case WDDMSEG_REG_SCANOUT_CTRL:
-        if (val & ~(uint32_t)WDDMSEG_SCANOUT_CTRL_ENABLE) {
+        if (val & ~WDDMSEG_SCANOUT_CTRL_ALL) {
             qemu_log_mask(LOG_GUEST_ERROR, "wddmseg: unknown SCANOUT_CTRL "
                           "bits 0x%x ignored\n",
-                          val & ~(uint32_t)WDDMSEG_SCANOUT_CTRL_ENABLE);
+                          val & ~WDDMSEG_SCANOUT_CTRL_ALL);
         }
-        p->ctrl = val & WDDMSEG_SCANOUT_CTRL_ENABLE;
+        p->ctrl = val & WDDMSEG_SCANOUT_CTRL_ALL;
+        return true;
+    case WDDMSEG_REG_PLANE_X:
+        p->plane_x = val;
+        return true;
+    case WDDMSEG_REG_PLANE_Y:
+        p->plane_y = val;
+        return true;
+    case WDDMSEG_REG_PLANE_SIZE:
+        p->plane_size = val;
+        return true;
+    case WDDMSEG_REG_CURSOR_COMMIT:
+        wddmseg_cursor_commit(s, val);
         return true;
     case WDDMSEG_REG_SCANOUT_SEGMENT:
         p->segment = val;
@@ -751,13 +850,16 @@ static void wddmseg_gfx_update(void *opaque)
 
     if (wddmseg_scanout_enabled(c)) {
         v.enabled = true;
-        v.vram_off = s->layout.segs[c->segment - 1].base + c->offset;
         v.width = c->width;
         v.height = c->height;
-        v.pitch = c->pitch;
-        v.format = c->format;
         v.composed = (c->cur_ctrl & WDDMSEG_CURSOR_CTRL_ENABLE) ||
-                     (c->gamma_ctrl & WDDMSEG_GAMMA_CTRL_ENABLE);
+                     (c->gamma_ctrl & WDDMSEG_GAMMA_CTRL_ENABLE) ||
+                     !wddmseg_plane_full(c);
+        if (!v.composed) {
+            v.vram_off = s->layout.segs[c->segment - 1].base + c->offset;
+            v.pitch = c->pitch;
+            v.format = c->format;
+        }
     } else {
         v.width = s->view_valid ? s->view.width : WDDMSEG_BLANK_WIDTH;
         v.height = s->view_valid ? s->view.height : WDDMSEG_BLANK_HEIGHT;

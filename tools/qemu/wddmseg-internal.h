@@ -135,7 +135,7 @@ typedef struct WddmsegListCache {
  * copy latched at a vblank.
  */
 typedef struct WddmsegScanout {
-    uint32_t ctrl;              /* WDDMSEG_SCANOUT_CTRL_ENABLE or 0 */
+    uint32_t ctrl;              /* WDDMSEG_SCANOUT_CTRL_* */
     uint32_t segment;           /* segment id */
     uint64_t offset;            /* byte offset inside the segment */
     uint32_t width;             /* pixels */
@@ -154,6 +154,10 @@ typedef struct WddmsegScanout {
     /* Gamma LUT (FEAT_GAMMA): GAMMA_CTRL and the 256 entries */
     uint32_t gamma_ctrl;        /* WDDMSEG_GAMMA_CTRL_ENABLE or 0 */
     uint32_t gamma[WDDMSEG_GAMMA_SIZE]; /* 0x00RRGGBB per input level */
+    /* Composition (1.10): the primary's rectangle, 0 size: whole mode */
+    uint32_t plane_x;
+    uint32_t plane_y;
+    uint32_t plane_size;        /* 0 or WDDMSEG_CURSOR_SIZE(width, height) */
 } WddmsegScanout;
 
 /* What the graphic console shows (a function of the active scanout). */
@@ -334,6 +338,33 @@ struct WddmsegState {
 static inline uint32_t wddmseg_lo_hi(uint64_t v, hwaddr reg, hwaddr lo)
 {
     return reg == lo ? (uint32_t)v : (uint32_t)(v >> 32);
+}
+
+#define WDDMSEG_SCANOUT_CTRL_ALL \
+    ((uint32_t)(WDDMSEG_SCANOUT_CTRL_ENABLE | WDDMSEG_SCANOUT_CTRL_NO_PRIMARY))
+
+/* Whether an enabled configuration shows a primary plane (1.10). */
+static inline bool wddmseg_scanout_primary(const WddmsegScanout *c)
+{
+    return !(c->ctrl & WDDMSEG_SCANOUT_CTRL_NO_PRIMARY);
+}
+
+/* The primary's width and height: PLANE_SIZE, or the mode when it is 0. */
+static inline uint32_t wddmseg_plane_w(const WddmsegScanout *c)
+{
+    return c->plane_size ? WDDMSEG_CURSOR_SIZE_W(c->plane_size) : c->width;
+}
+
+static inline uint32_t wddmseg_plane_h(const WddmsegScanout *c)
+{
+    return c->plane_size ? WDDMSEG_CURSOR_SIZE_H(c->plane_size) : c->height;
+}
+
+/* Whether the primary covers the whole mode at (0, 0), as before 1.10. */
+static inline bool wddmseg_plane_full(const WddmsegScanout *c)
+{
+    return wddmseg_scanout_primary(c) && !c->plane_x && !c->plane_y &&
+           wddmseg_plane_w(c) == c->width && wddmseg_plane_h(c) == c->height;
 }
 
 static inline bool wddmseg_scanout_enabled(const WddmsegScanout *c)

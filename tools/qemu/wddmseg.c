@@ -623,6 +623,10 @@ static const char *const wddmseg_reg_names[] = {
     WDDMSEG_REG_NAME(CRC_CTRL),
     WDDMSEG_REG_NAME(CRC_VALUE),
     WDDMSEG_REG_NAME(CRC_FRAME),
+    WDDMSEG_REG_NAME(PLANE_X),
+    WDDMSEG_REG_NAME(PLANE_Y),
+    WDDMSEG_REG_NAME(PLANE_SIZE),
+    WDDMSEG_REG_NAME(CURSOR_COMMIT),
 };
 
 static const char *wddmseg_reg_name(hwaddr addr)
@@ -1230,7 +1234,7 @@ static int wddmseg_post_load(void *opaque, int version_id)
     }
     err = wddmseg_scanout_check(s, &s->sc_active, why_buf, sizeof(why_buf));
     if (err != WDDMSEG_SCANOUT_ERR_NONE ||
-        (s->sc_pending.ctrl & ~WDDMSEG_SCANOUT_CTRL_ENABLE) ||
+        (s->sc_pending.ctrl & ~WDDMSEG_SCANOUT_CTRL_ALL) ||
         (s->sc_armed && !wddmseg_scanout_enabled(&s->sc_active)) ||
         s->gamma_index >= WDDMSEG_GAMMA_SIZE ||
         (s->crc_ctrl & ~(uint32_t)WDDMSEG_CRC_CTRL_ENABLE)) {
@@ -1324,6 +1328,36 @@ static const VMStateDescription vmstate_wddmseg_display_ext = {
 };
 
 /*
+ * The primary's rectangle (device 1.10), sent only while a configuration
+ * uses it or NO_PRIMARY (carried in ctrl), so that a stream without it
+ * loads as "the whole mode", what a 1.9 device showed.
+ */
+static bool wddmseg_display_plane_needed(void *opaque)
+{
+    WddmsegState *s = opaque;
+
+    return s->sc_pending.plane_x || s->sc_pending.plane_y ||
+           s->sc_pending.plane_size || s->sc_active.plane_x ||
+           s->sc_active.plane_y || s->sc_active.plane_size;
+}
+
+static const VMStateDescription vmstate_wddmseg_display_plane = {
+    .name = "wddmseg/display-plane",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = wddmseg_display_plane_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(sc_pending.plane_x, WddmsegState),
+        VMSTATE_UINT32(sc_pending.plane_y, WddmsegState),
+        VMSTATE_UINT32(sc_pending.plane_size, WddmsegState),
+        VMSTATE_UINT32(sc_active.plane_x, WddmsegState),
+        VMSTATE_UINT32(sc_active.plane_y, WddmsegState),
+        VMSTATE_UINT32(sc_active.plane_size, WddmsegState),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/*
  * The layout and the sizes are properties, identical on both sides; the
  * aperture tables migrate as one array, whose size must match. A command
  * in progress migrates as its latched copy and its progress.
@@ -1394,6 +1428,7 @@ static const VMStateDescription vmstate_wddmseg = {
     },
     .subsections = (const VMStateDescription * const [])  {
         &vmstate_wddmseg_display_ext,
+        &vmstate_wddmseg_display_plane,
         &vmstate_wddmseg_mmu,
         NULL
     },

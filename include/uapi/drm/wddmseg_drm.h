@@ -23,8 +23,9 @@ extern "C" {
  * what the device reports.
  * Version 4 added syncobjs to &drm_wddmseg_submit_blit (WDDMSEG_BLIT_SYNCOBJ_IN,
  * WDDMSEG_BLIT_SYNCOBJ_OUT and the fields after @reserved).
+ * Version 5 added DRM_IOCTL_WDDMSEG_QUERY_MMU (&drm_wddmseg_query_mmu).
  */
-#define WDDMSEG_UAPI_VERSION		4
+#define WDDMSEG_UAPI_VERSION		5
 
 /**
  * WDDMSEG_MAX_SEGMENTS - largest segment count the driver accepts
@@ -49,6 +50,7 @@ extern "C" {
 #define DRM_WDDMSEG_GEM_WAIT		0x07
 #define DRM_WDDMSEG_QUERY_BUDGET	0x08
 #define DRM_WDDMSEG_SUBMIT_BLIT		0x09
+#define DRM_WDDMSEG_QUERY_MMU		0x0a
 
 #define DRM_IOCTL_WDDMSEG_QUERY_ADAPTER \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_ADAPTER, \
@@ -80,6 +82,9 @@ extern "C" {
 #define DRM_IOCTL_WDDMSEG_SUBMIT_BLIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_SUBMIT_BLIT, \
 		 struct drm_wddmseg_submit_blit)
+#define DRM_IOCTL_WDDMSEG_QUERY_MMU \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_MMU, \
+		 struct drm_wddmseg_query_mmu)
 
 /**
  * struct drm_wddmseg_query_adapter - adapter-wide properties
@@ -119,6 +124,59 @@ struct drm_wddmseg_query_adapter {
 	__u32 pad;
 	/** @reserved: must be zero; later versions may return data here. */
 	__u64 reserved[3];
+};
+
+/**
+ * WDDMSEG_MMU_PRESENT - &drm_wddmseg_query_mmu.flags: the device has a GPU
+ * MMU (device 1.9 or later, and its layout has a memory segment for the
+ * page tables). Every other field is zero when this flag is clear.
+ */
+#define WDDMSEG_MMU_PRESENT		(1u << 0)
+/**
+ * WDDMSEG_MMU_GPU_PHYSICAL - &drm_wddmseg_query_mmu.flags: the page tables
+ * are written by the paging engine at their GPU address
+ * (DXGK_GPUMMUCAPS.PageTableUpdateMode).
+ */
+#define WDDMSEG_MMU_GPU_PHYSICAL	(1u << 1)
+/** WDDMSEG_MMU_MAX_LEVELS - entries of &drm_wddmseg_query_mmu.level_bits. */
+#define WDDMSEG_MMU_MAX_LEVELS		8
+
+/**
+ * struct drm_wddmseg_query_mmu - the device's GPU MMU (version 5)
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_QUERY_MMU: the DXGK_GPUMMUCAPS and
+ * DXGK_PAGE_TABLE_LEVEL_DESC of the device, as it reports them. Every
+ * field is an output; userspace must pass the structure zeroed, and the
+ * ioctl fails with -EINVAL if any field is not zero on input.
+ *
+ * This describes the hardware only. Whether the driver gives processes
+ * GPU virtual address spaces is &drm_wddmseg_query_adapter.vidmm_caps
+ * (VirtualAddressingSupported, GpuMmuSupported).
+ */
+struct drm_wddmseg_query_mmu {
+	/** @flags: WDDMSEG_MMU_*. */
+	__u32 flags;
+	/** @va_bits: VirtualAddressBitCount. */
+	__u32 va_bits;
+	/** @levels: PageTableLevelCount; level 0 is the leaf. */
+	__u32 levels;
+	/** @pt_segment: PageTableSegmentId, the segment of every table. */
+	__u32 pt_segment;
+	/** @pt_size: PageTableSizeInBytes of every level. */
+	__u32 pt_size;
+	/** @pt_align: alignment of every page table, in bytes. */
+	__u32 pt_align;
+	/** @contexts: hardware contexts of the device. */
+	__u32 contexts;
+	/** @tlb_entries: translations each address space's TLB holds. */
+	__u32 tlb_entries;
+	/**
+	 * @level_bits: PageTableIndexBitCount of level l in entry l; the
+	 * entries from @levels on are zero.
+	 */
+	__u32 level_bits[WDDMSEG_MMU_MAX_LEVELS];
+	/** @reserved: must be zero; later versions may return data here. */
+	__u64 reserved[4];
 };
 
 /**

@@ -114,6 +114,12 @@ int wddmseg_query_adapter(int fd, struct drm_wddmseg_query_adapter *info)
 	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_QUERY_ADAPTER, info);
 }
 
+int wddmseg_query_mmu(int fd, struct drm_wddmseg_query_mmu *info)
+{
+	memset(info, 0, sizeof(*info));
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_QUERY_MMU, info);
+}
+
 int wddmseg_query_segment(int fd, uint32_t segment_id, uint64_t *banks,
 			  uint32_t bank_capacity,
 			  struct drm_wddmseg_query_segment *info)

@@ -139,6 +139,17 @@ bool wddmseg_is_adapter(int fd);
 int wddmseg_query_adapter(int fd, struct drm_wddmseg_query_adapter *info);
 
 /**
+ * wddmseg_query_mmu() - the device's GPU MMU (DXGK_GPUMMUCAPS and the
+ *	DXGK_PAGE_TABLE_LEVEL_DESC of each level), UAPI version 5
+ * @fd: adapter
+ * @info: receives DRM_IOCTL_WDDMSEG_QUERY_MMU's answer; zeroed first.
+ *	@info->flags lacks WDDMSEG_MMU_PRESENT on a device without an MMU.
+ *
+ * Return: 0 or a negative errno (-ENOTTY from a driver before version 5).
+ */
+int wddmseg_query_mmu(int fd, struct drm_wddmseg_query_mmu *info);
+
+/**
  * wddmseg_query_segment() - one segment descriptor and its bank table
  * @fd: adapter
  * @segment_id: 1..segment_count

@@ -5,8 +5,9 @@
  * latching at once (disabled) or at the next vblank (enabled), vblank
  * timing on the virtual clock, every refusal, segment kinds and size
  * properties, INTx on vblank, what the console shows (the monitor's
- * screendump over QMP), vblanks in real time under TCG, and the cursor,
- * gamma LUT and frame CRC over the composed image.
+ * screendump over QMP), vblanks in real time under TCG, the cursor,
+ * gamma LUT and frame CRC over the composed image, and (1.10) a primary
+ * rectangle over black, no primary, and CURSOR_COMMIT.
  *
  * Vblank timing runs on QEMU_CLOCK_VIRTUAL, which only qtest_clock_step()
  * moves under the qtest accelerator: every check knows exactly how many
@@ -983,6 +984,136 @@ static void test_cursor_gamma_crc(void)
     wdev_stop(d);
 }
 
+/*
+ * Device 1.10: the primary as a rectangle of the mode over black
+ * (PLANE_X/Y/SIZE), no primary at all (NO_PRIMARY: black and the cursor),
+ * their refusal, and CURSOR_COMMIT, which changes the active cursor at
+ * once and leaves a pending commit pending until its own vblank.
+ */
+static void test_compose(void)
+{
+    WDev *d = wdev_start("", WQ_LOG, NULL);
+    enum { W = 8, H = 4, PW = 3, PH = 2, PITCH = 64, OFF = 0x20000,
+           OFF2 = 0x28000, CUR = 0x60000, CPITCH = 16 };
+    uint32_t fb[PW * PH], want[W * H], count;
+    Shot s;
+
+    wdev_command(d, true);
+    for (int i = 0; i < PW * PH; i++) {
+        fb[i] = xrgb(i % PW, i / PW, 11);
+        vram_wr(d, OFF + (i / PW) * PITCH + (i % PW) * 4, fb[i]);
+        vram_wr(d, OFF2 + (i / PW) * PITCH + (i % PW) * 4, fb[i] ^ 0xffff);
+        fb[i] &= 0xffffff;
+    }
+    vram_wr(d, CUR, 0xffffffff);
+
+    /* A 3x2 primary at (4,1) of an 8x4 mode: the rest is black. */
+    wr(d, WDDMSEG_REG_PLANE_X, 4);
+    wr(d, WDDMSEG_REG_PLANE_Y, 1);
+    wr(d, WDDMSEG_REG_PLANE_SIZE, WDDMSEG_CURSOR_SIZE(PW, PH));
+    check_true(rd(d, WDDMSEG_REG_PLANE_X) == 4 &&
+               rd(d, WDDMSEG_REG_PLANE_Y) == 1 &&
+               rd(d, WDDMSEG_REG_PLANE_SIZE) == WDDMSEG_CURSOR_SIZE(PW, PH),
+               "the pending plane registers read back");
+    wr(d, WDDMSEG_REG_CRC_CTRL, WDDMSEG_CRC_CTRL_ENABLE);
+    scanout(d, OFF, W, H, PITCH, XRGB, WDDMSEG_SCANOUT_CTRL_ENABLE);
+    step(d, P50);
+    memset(want, 0, sizeof(want));
+    for (int i = 0; i < PW * PH; i++) {
+        want[(1 + i / PW) * W + 4 + i % PW] = fb[i];
+    }
+    s = dump(d, "plane");
+    check_true(sc_status(d) == EN && shot_is(&s, want, W, H),
+               "a 3x2 primary at (4,1) is shown over black");
+    shot_free(&s);
+    check_eq(rd(d, WDDMSEG_REG_CRC_VALUE), frame_crc(want, W * H),
+             "the CRC covers the whole mode, black border included");
+
+    /* Outside the mode: ERR_SIZE, the active configuration stays. */
+    irq_clear(d);
+    wr(d, WDDMSEG_REG_PLANE_X, 6);
+    sc_commit(d);
+    step(d, P50);
+    check_true(rd(d, WDDMSEG_REG_SCANOUT_ERROR) == WDDMSEG_SCANOUT_ERR_SIZE &&
+               (sc_status(d) & REFUSED) && (irq(d) & SC_ERR),
+               "a primary reaching past the mode's right edge: ERR_SIZE");
+    wr(d, WDDMSEG_REG_PLANE_X, 4);
+    wr(d, WDDMSEG_REG_PLANE_SIZE, WDDMSEG_CURSOR_SIZE(0, PH));
+    sc_commit(d);
+    step(d, P50);
+    check_true(rd(d, WDDMSEG_REG_SCANOUT_ERROR) == WDDMSEG_SCANOUT_ERR_SIZE &&
+               (sc_status(d) & REFUSED),
+               "a primary 0 pixels wide: ERR_SIZE");
+    wr(d, WDDMSEG_REG_PLANE_SIZE, WDDMSEG_CURSOR_SIZE(PW, PH));
+    wr(d, WDDMSEG_REG_SCANOUT_PITCH, PW * 4 - 4);
+    sc_commit(d);
+    step(d, P50);
+    check_true(rd(d, WDDMSEG_REG_SCANOUT_ERROR) == WDDMSEG_SCANOUT_ERR_PITCH,
+               "PITCH below the primary's width: ERR_PITCH");
+    wr(d, WDDMSEG_REG_SCANOUT_PITCH, PITCH);
+
+    /* No primary: black, then the cursor; SEGMENT etc. are not checked. */
+    irq_clear(d);
+    wr(d, WDDMSEG_REG_SCANOUT_SEGMENT, 99);
+    wr(d, WDDMSEG_REG_SCANOUT_FORMAT, 0);
+    cur_cfg(d, 1, CUR, 1, 1, CPITCH, 2, 3, WDDMSEG_CURSOR_CTRL_ENABLE);
+    wr(d, WDDMSEG_REG_SCANOUT_CTRL, WDDMSEG_SCANOUT_CTRL_ENABLE |
+       WDDMSEG_SCANOUT_CTRL_NO_PRIMARY);
+    sc_commit(d);
+    step(d, P50);
+    memset(want, 0, sizeof(want));
+    want[3 * W + 2] = 0xffffff;
+    s = dump(d, "noprimary");
+    check_true(sc_status(d) == EN && shot_is(&s, want, W, H),
+               "NO_PRIMARY shows black and the cursor");
+    shot_free(&s);
+    check_eq(rd(d, WDDMSEG_REG_CRC_VALUE), frame_crc(want, W * H),
+             "and its CRC is that of black and the cursor");
+
+    /*
+     * CURSOR_COMMIT: the cursor moves at once, while a flip armed before
+     * stays PENDING and latches at its vblank, not later.
+     */
+    scanout(d, OFF, W, H, PITCH, XRGB, WDDMSEG_SCANOUT_CTRL_ENABLE);
+    step(d, P50);
+    sc_cfg(d, 1, OFF2, W, H, PITCH, XRGB, 50000, WDDMSEG_SCANOUT_CTRL_ENABLE);
+    sc_commit(d);
+    count = sc_count(d);
+    irq_clear(d);
+    wr(d, WDDMSEG_REG_CURSOR_X, 0);
+    wr(d, WDDMSEG_REG_CURSOR_Y, 0);
+    wr(d, WDDMSEG_REG_CURSOR_COMMIT, 1);
+    memset(want, 0, sizeof(want));
+    for (int i = 0; i < PW * PH; i++) {
+        want[(1 + i / PW) * W + 4 + i % PW] = fb[i];
+    }
+    want[0] = 0xffffff;
+    s = dump(d, "cursor-now");
+    check_true(shot_is(&s, want, W, H),
+               "CURSOR_COMMIT moves the cursor at once, over the old frame");
+    shot_free(&s);
+    check_true((sc_status(d) & PENDING) && irq(d) == 0 &&
+               rd64(d, WDDMSEG_REG_SCANOUT_ACTIVE_OFFSET_LO) == OFF,
+               "the armed flip is still pending, no interrupt");
+    step(d, P50);
+    check_true(!(sc_status(d) & PENDING) && sc_count(d) == count + 1 &&
+               rd64(d, WDDMSEG_REG_SCANOUT_ACTIVE_OFFSET_LO) == OFF2,
+               "the flip latched at the next vblank, as armed");
+    check_eq(rd(d, WDDMSEG_REG_CURSOR_X), 0,
+             "the latch kept the cursor CURSOR_COMMIT set");
+
+    /* A cursor CURSOR_COMMIT refuses: ERR_CURSOR, the old one stays. */
+    irq_clear(d);
+    wr(d, WDDMSEG_REG_CURSOR_SEGMENT, 2);
+    wr(d, WDDMSEG_REG_CURSOR_X, 5);
+    wr(d, WDDMSEG_REG_CURSOR_COMMIT, 1);
+    check_true(rd(d, WDDMSEG_REG_SCANOUT_ERROR) == WDDMSEG_SCANOUT_ERR_CURSOR &&
+               irq(d) == SC_ERR,
+               "CURSOR_COMMIT of a cursor without DirectFlip: ERR_CURSOR");
+    wr(d, WDDMSEG_REG_CRC_CTRL, 0);
+    wdev_stop(d);
+}
+
 int main(int argc, char **argv)
 {
     wq_init(&argc, &argv);
@@ -993,5 +1124,6 @@ int main(int argc, char **argv)
     wq_add("display/screendump", test_screendump);
     wq_add("display/realtime", test_realtime);
     wq_add("display/cursor-gamma-crc", test_cursor_gamma_crc);
+    wq_add("display/compose", test_compose);
     return wq_run();
 }

@@ -110,8 +110,8 @@ static void test_regs_default(void)
              "VERSION reads %u.%u (WDDMSEG_VERSION_CURRENT)",
              WDDMSEG_VERSION_MAJOR(WDDMSEG_VERSION_CURRENT),
              WDDMSEG_VERSION_MINOR(WDDMSEG_VERSION_CURRENT));
-    check_eq(rd(d, WDDMSEG_REG_VERSION), 0x00010009,
-             "VERSION is 1.9 (the GPU MMU)");
+    check_eq(rd(d, WDDMSEG_REG_VERSION), 0x0001000a,
+             "VERSION is 1.10 (composed planes, CURSOR_COMMIT)");
     check_eq(rd(d, WDDMSEG_REG_VIDMM_CAPS), 0, "VIDMM_CAPS = 0");
     check_eq(rd(d, WDDMSEG_REG_PAGING_NODE), 0, "PAGING_NODE = 0");
     check_eq(rd(d, WDDMSEG_REG_NUM_ENGINES), 1, "NUM_ENGINES = 1");

@@ -231,6 +231,10 @@ static void test_migration(void)
     wr(d, WDDMSEG_REG_SCANOUT_FORMAT, WDDMSEG_SCANOUT_FMT_XRGB8888);
     wr(d, WDDMSEG_REG_SCANOUT_REFRESH_MHZ, 50000);
     wr(d, WDDMSEG_REG_SCANOUT_CTRL, WDDMSEG_SCANOUT_CTRL_ENABLE);
+    /* 1.10: a 32x16 primary at (4,2), active and pending */
+    wr(d, WDDMSEG_REG_PLANE_X, 4);
+    wr(d, WDDMSEG_REG_PLANE_Y, 2);
+    wr(d, WDDMSEG_REG_PLANE_SIZE, WDDMSEG_CURSOR_SIZE(32, 16));
     wr(d, WDDMSEG_REG_SCANOUT_COMMIT, 1);
     src_clock = qtest_clock_step(d->qts, 3 * P50);
     wr(d, WDDMSEG_REG_SCANOUT_OFFSET_LO, 0x40000);
@@ -275,6 +279,10 @@ static void test_migration(void)
              WDDMSEG_SCANOUT_STATUS_ENABLED | WDDMSEG_SCANOUT_STATUS_PENDING,
              "the scanout migrates enabled, with its pending commit");
     check_eq(rd(e, WDDMSEG_REG_VBLANK_COUNT), 3, "VBLANK_COUNT migrates");
+    check_true(rd(e, WDDMSEG_REG_PLANE_X) == 4 &&
+               rd(e, WDDMSEG_REG_PLANE_Y) == 2 &&
+               rd(e, WDDMSEG_REG_PLANE_SIZE) == WDDMSEG_CURSOR_SIZE(32, 16),
+               "the primary's rectangle migrates (display-plane)");
     check_eq(rd64(e, WDDMSEG_REG_SCANOUT_ACTIVE_OFFSET_LO), 0x20000,
              "the active scanout offset migrates");
     check_eq(rd(e, WDDMSEG_REG_SCANOUT_OFFSET_LO), 0x40000,

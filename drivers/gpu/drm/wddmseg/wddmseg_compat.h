@@ -603,6 +603,25 @@ wddmseg_man_move_peek(struct ttm_resource_manager *man, u64 context)
 #endif
 
 /*
+ * 6.14 ("drm/atomic: Let drivers decide which planes to async flip"):
+ * drm_plane_helper_funcs.atomic_async_check takes a third parameter, true
+ * for an async page flip of DRM_MODE_PAGE_FLIP_ASYNC. The hook is
+ * declared with WDDMSEG_ASYNC_CHECK_PARAMS (plane, state and, where it
+ * exists, flip) and reads WDDMSEG_ASYNC_CHECK_FLIP (flip, or false where
+ * the kernel has no such flips). The Makefile defines
+ * WDDMSEG_HAVE_ASYNC_CHECK_FLIP.
+ */
+#ifdef WDDMSEG_HAVE_ASYNC_CHECK_FLIP
+#define WDDMSEG_ASYNC_CHECK_PARAMS \
+	struct drm_plane *plane, struct wddmseg_atomic_state *state, bool flip
+#define WDDMSEG_ASYNC_CHECK_FLIP	flip
+#else
+#define WDDMSEG_ASYNC_CHECK_PARAMS \
+	struct drm_plane *plane, struct wddmseg_atomic_state *state
+#define WDDMSEG_ASYNC_CHECK_FLIP	false
+#endif
+
+/*
  * 6.17 ("drm: Pass the format info to .fb_create()"):
  * the .fb_create hook and drm_gem_fb_create() take the format info the
  * core looked up. WDDMSEG_FB_CREATE_INFO is that parameter, named info,

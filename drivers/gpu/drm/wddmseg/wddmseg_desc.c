@@ -24,6 +24,30 @@ static u64 wddmseg_rd64(void __iomem *mmio, u32 lo)
 	return readl(mmio + lo) | (u64)readl(mmio + lo + 4) << 32;
 }
 
+/* The MMU registers exist from device 1.9 on: leave @desc->mmu zero before. */
+static void wddmseg_mmu_read(void __iomem *mmio,
+			     struct wddmseg_adapter_desc *desc)
+{
+	struct wddmseg_mmu_desc *m = &desc->mmu;
+	u32 l, n;
+
+	memset(m, 0, sizeof(*m));
+	if (WDDMSEG_VERSION_MINOR(desc->hw_version) <
+	    WDDMSEG_VERSION_MINOR_GPUMMU)
+		return;
+	m->caps = readl(mmio + WDDMSEG_REG_MMU_CAPS);
+	m->va_bits = readl(mmio + WDDMSEG_REG_MMU_VA_BITS);
+	m->levels = readl(mmio + WDDMSEG_REG_MMU_LEVELS);
+	m->pt_segment = readl(mmio + WDDMSEG_REG_MMU_PT_SEGMENT);
+	m->pt_size = readl(mmio + WDDMSEG_REG_MMU_PT_SIZE);
+	m->pt_align = readl(mmio + WDDMSEG_REG_MMU_PT_ALIGN);
+	m->contexts = readl(mmio + WDDMSEG_REG_MMU_CONTEXTS);
+	m->tlb_entries = readl(mmio + WDDMSEG_REG_MMU_TLB_ENTRIES);
+	n = min_t(u32, m->levels, WDDMSEG_MMU_LEVEL_MAX);
+	for (l = 0; l < n; l++)
+		m->level_bits[l] = readl(mmio + WDDMSEG_REG_MMU_LEVEL_BITS(l));
+}
+
 /**
  * wddmseg_desc_read - read caps and the descriptor table from the device
  * @mmio: BAR0
@@ -63,6 +87,7 @@ void wddmseg_desc_read(void __iomem *mmio, struct wddmseg_adapter_desc *desc)
 			seg->bank_end[j] =
 				wddmseg_rd64(mmio, WDDMSEG_SEG_REG(i, WDDMSEG_SEG_BANK_LO(j)));
 	}
+	wddmseg_mmu_read(mmio, desc);
 }
 
 /**
@@ -215,6 +240,15 @@ static int wddmseg_validate_caps(const struct wddmseg_adapter_desc *d,
 		return wddmseg_violate(v, 0, "caps-iommu-secure",
 				       "IoMmuSecureModeRequired without IoMmuSecureModeSupported (caps 0x%08x)",
 				       caps);
+	/*
+	 * GpuMmuSupported promises a GPU MMU: the device must have one (MMU
+	 * registers from 1.9 on, with a memory segment for its page tables).
+	 */
+	if ((caps & DXGK_VIDMMCAP_GPU_MMU_SUPPORTED) &&
+	    !(d->mmu.caps & WDDMSEG_MMU_CAPS_PRESENT))
+		return wddmseg_violate(v, 0, "caps-gpu-mmu-absent",
+				       "GpuMmuSupported, but the device has no GPU MMU (version 0x%08x, MMU_CAPS 0x%08x, caps 0x%08x)",
+				       d->hw_version, d->mmu.caps, caps);
 	/* WDDM allows these; this driver does not implement them (yet). */
 	if (caps & (DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
 		    DXGK_VIDMMCAP_GPU_MMU_SUPPORTED |
@@ -252,10 +286,14 @@ static int wddmseg_validate_flags(u32 id, u32 flags,
 		return wddmseg_violate(v, id, "reserved-sysmem",
 				       "ReservedSysMem is for system use and must not be set by the driver (flags 0x%08x)",
 				       flags);
-	if ((flags & DXGK_SEGFLAG_CPU_VISIBLE) && (flags & DXGK_SEGFLAG_APERTURE))
-		return wddmseg_violate(v, id, "cpuvisible-aperture",
-				       "CpuVisible applies to memory segments only, not to an aperture (flags 0x%08x)",
-				       flags);
+	/*
+	 * CpuVisible "has no meaning for aperture segments, including AGP-type
+	 * aperture segments" (DXGK_SEGMENTFLAGS): accepted there and ignored,
+	 * as WDDM does; wddmseg_load_segments() logs it. (Agp with it is
+	 * refused above: Agp must be alone.)
+	 */
+	if (flags & DXGK_SEGFLAG_APERTURE)
+		flags &= ~DXGK_SEGFLAG_CPU_VISIBLE;
 	if ((flags & DXGK_SEGFLAG_CACHE_COHERENT) &&
 	    !(flags & DXGK_SEGFLAG_APERTURE))
 		return wddmseg_violate(v, id, "cachecoherent-aperture",
@@ -366,7 +404,7 @@ static int wddmseg_validate_segment(const struct wddmseg_adapter_desc *d,
 				       "CommitLimit 0x%llx of an aperture must be a non-zero page multiple not above Size 0x%llx",
 				       s->commit_limit, s->size);
 
-	if (s->flags & DXGK_SEGFLAG_CPU_VISIBLE) {
+	if ((s->flags & DXGK_SEGFLAG_CPU_VISIBLE) && !aperture) {
 		/* BAR2 maps VRAM linearly from GPU address 0. */
 		if (!wddmseg_range_inside(s->cpu_translated_address, s->size,
 					  d->bar_start, d->bar_size))

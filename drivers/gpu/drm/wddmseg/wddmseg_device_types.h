@@ -53,6 +53,33 @@ struct wddmseg_segment_desc {
 };
 
 /**
+ * struct wddmseg_mmu_desc - the GPU MMU geometry the device reports
+ * @caps: MMU_CAPS (WDDMSEG_MMU_CAPS_*); 0 before device 1.9
+ * @va_bits: VirtualAddressBitCount
+ * @levels: PageTableLevelCount, level 0 the leaf
+ * @pt_segment: PageTableSegmentId of every level
+ * @pt_size: PageTableSizeInBytes of every level
+ * @pt_align: alignment of every page table, in bytes
+ * @contexts: hardware contexts
+ * @tlb_entries: translations each address space's TLB holds
+ * @level_bits: PageTableIndexBitCount of each level; the first
+ *	min(@levels, WDDMSEG_MMU_LEVEL_MAX) entries are read
+ *
+ * All zero when the device predates the MMU (version below 1.9).
+ */
+struct wddmseg_mmu_desc {
+	u32 caps;
+	u32 va_bits;
+	u32 levels;
+	u32 pt_segment;
+	u32 pt_size;
+	u32 pt_align;
+	u32 contexts;
+	u32 tlb_entries;
+	u32 level_bits[WDDMSEG_MMU_LEVEL_MAX];
+};
+
+/**
  * struct wddmseg_adapter_desc - everything the device reports about memory
  * @hw_version: VERSION register
  * @vidmm_caps: DXGK_VIDMMCAPS.Value
@@ -68,6 +95,7 @@ struct wddmseg_segment_desc {
  *	probe before validation; IoMmuSecureModeRequired needs it)
  * @caps: the subset of @vidmm_caps the driver honours (what QUERY_ADAPTER
  *	reports), set at probe
+ * @mmu: the GPU MMU (device 1.9); all zero on older devices
  *
  * Filled by wddmseg_desc_read() and checked by wddmseg_desc_validate(), a
  * pure function so that it can be tested without a device.
@@ -84,6 +112,7 @@ struct wddmseg_adapter_desc {
 	struct wddmseg_segment_desc seg[WDDMSEG_MAX_SEGMENTS];
 	bool isolated;
 	u32 caps;
+	struct wddmseg_mmu_desc mmu;
 };
 
 /**
@@ -220,6 +249,9 @@ struct wddmseg_engine {
  * @features: SCANOUT_FEATURES the driver uses (cursor, gamma, CRC)
  * @cursor_w: CURSOR_MAX width, 0 without a cursor
  * @cursor_h: CURSOR_MAX height, 0 without a cursor
+ * @compose: the device is 1.10 or later: it composes a primary of any
+ *	size at any position over black, or no primary, and CURSOR_COMMIT
+ *	updates the cursor at once (async cursor updates)
  * @crc_on: CRTC CRCs are wanted (CRC_CTRL.ENABLE); under @lock
  * @crc_frame: CRC_FRAME of the last CRC reported; under @lock
  * @crtc: the scanout
@@ -227,7 +259,8 @@ struct wddmseg_engine {
  * @cursor: its cursor plane, with FEAT_CURSOR
  * @encoder: virtual encoder
  * @connector: virtual connector, always connected
- * @lock: protects @event, @crc_on, @crc_frame and the COMMIT write
+ * @lock: protects @event, @crc_on, @crc_frame, the cursor plane's state
+ *	against async updates, and the COMMIT writes
  * @event: flip event to send once the device latched the last commit
  */
 struct wddmseg_kms {
@@ -239,6 +272,7 @@ struct wddmseg_kms {
 	u32 features;
 	u32 cursor_w;
 	u32 cursor_h;
+	bool compose;
 	bool crc_on;
 	u32 crc_frame;
 	struct drm_crtc crtc;

@@ -62,6 +62,8 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(WDDMSEG_SUBMIT_BLIT, wddmseg_ioctl_submit_blit,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_QUERY_MMU, wddmseg_ioctl_query_mmu,
+			  DRM_RENDER_ALLOW),
 };
 
 /*
@@ -206,6 +208,7 @@ static int wddmseg_load_segments(struct wddmseg_device *wdev)
 	struct pci_dev *pdev = to_pci_dev(wdev->drm.dev);
 	struct wddmseg_adapter_desc *d = &wdev->desc;
 	struct wddmseg_violation v;
+	u32 id;
 	int ret;
 
 	wddmseg_desc_read(wdev->mmio, d);
@@ -223,6 +226,12 @@ static int wddmseg_load_segments(struct wddmseg_device *wdev)
 				v.rule, v.detail);
 		return ret;
 	}
+
+	for (id = 1; id <= d->segment_count; id++)
+		if ((d->seg[id - 1].flags & DXGK_SEGFLAG_CPU_VISIBLE) &&
+		    wddmseg_segment_is_aperture(&d->seg[id - 1]))
+			drm_info(&wdev->drm, "segment %u: CpuVisible ignored: it has no meaning on an aperture segment (DXGK_SEGMENTFLAGS)\n",
+				 id);
 
 	d->caps = wddmseg_caps_honoured(d->vidmm_caps, d->isolated);
 

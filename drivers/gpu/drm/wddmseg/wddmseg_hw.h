@@ -35,7 +35,7 @@
 #define WDDMSEG_REG_VERSION		0x0004
 #define   WDDMSEG_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define   WDDMSEG_VERSION_MINOR(v)	((v) & 0xffff)
-#define   WDDMSEG_VERSION_CURRENT	0x00010009	/* 1.9 */
+#define   WDDMSEG_VERSION_CURRENT	0x0001000a	/* 1.10 */
 /* Minor version from which TRANSFER_ENCRYPTED exists. */
 #define   WDDMSEG_VERSION_MINOR_ENCRYPTED	4
 /* Minor version from which the power model below exists. */
@@ -48,6 +48,11 @@
 #define   WDDMSEG_VERSION_MINOR_PM_HIB	8
 /* Minor version from which the GPU MMU (WDDMSEG_REG_MMU_*) exists. */
 #define   WDDMSEG_VERSION_MINOR_GPUMMU	9
+/*
+ * Minor version from which the scanout composes (SCANOUT_CTRL.NO_PRIMARY,
+ * PLANE_X/Y/SIZE) and CURSOR_COMMIT updates the cursor at once.
+ */
+#define   WDDMSEG_VERSION_MINOR_COMPOSE	10
 
 /*
  * Power (device 1.5). PCI config space has a power-management capability
@@ -235,6 +240,8 @@
 #define   WDDMSEG_SCANOUT_FMT_RGB565	BIT(1)	/* DRM_FORMAT_RGB565 */
 #define WDDMSEG_REG_SCANOUT_CTRL	0x0310	/* pending */
 #define   WDDMSEG_SCANOUT_CTRL_ENABLE	BIT(0)
+/* 1.10: no primary plane: black (plus the cursor); see PLANE_X below. */
+#define   WDDMSEG_SCANOUT_CTRL_NO_PRIMARY	BIT(1)
 #define WDDMSEG_REG_SCANOUT_SEGMENT	0x0314	/* pending: segment id */
 #define WDDMSEG_REG_SCANOUT_OFFSET_LO	0x0318	/* pending: byte offset */
 #define WDDMSEG_REG_SCANOUT_OFFSET_HI	0x031c
@@ -337,6 +344,32 @@
 #define   WDDMSEG_CRC_CTRL_ENABLE	BIT(0)
 #define WDDMSEG_REG_CRC_VALUE		0x0394	/* read-only */
 #define WDDMSEG_REG_CRC_FRAME		0x0398	/* read-only */
+
+/*
+ * Composition (device 1.10). SCANOUT_WIDTH x HEIGHT is the mode, the
+ * frame the display shows; the primary plane is a rectangle of it,
+ * composed over black: PLANE_SIZE pixels (WDDMSEG_CURSOR_SIZE packing)
+ * with the top-left one at (PLANE_X, PLANE_Y). PLANE_SIZE 0 (the reset
+ * value, what a 1.9 driver leaves) is the whole mode at (0, 0), as before.
+ * The rectangle must lie inside the mode (else SCANOUT_ERR_SIZE); PITCH
+ * and the range rules apply to its width and height. With
+ * SCANOUT_CTRL.NO_PRIMARY the frame is black (then the cursor and the
+ * gamma LUT): SEGMENT, OFFSET, PITCH, FORMAT and PLANE_* are not used and
+ * not checked. All of them are pending state, latched by SCANOUT_COMMIT.
+ *
+ * Writing 1 to CURSOR_COMMIT copies the pending cursor registers
+ * (CURSOR_CTRL .. CURSOR_Y) into the active configuration at once, shown
+ * from the next frame on, without arming or disturbing a pending commit
+ * (STATUS.PENDING and the vblank at which that latches do not change): an
+ * asynchronous cursor update. The device checks the cursor's rules first;
+ * a broken one leaves the active cursor alone, sets SCANOUT_ERROR to
+ * SCANOUT_ERR_CURSOR and raises IRQ_SCANOUT_ERROR. With the scanout
+ * disabled the write does nothing (a commit latches at once anyway).
+ */
+#define WDDMSEG_REG_PLANE_X		0x03a0	/* pending: pixels */
+#define WDDMSEG_REG_PLANE_Y		0x03a4	/* pending: lines */
+#define WDDMSEG_REG_PLANE_SIZE		0x03a8	/* pending: 0 or CURSOR_SIZE() */
+#define WDDMSEG_REG_CURSOR_COMMIT	0x03ac	/* write 1: cursor now */
 
 /*
  * Ring commands: a sequence of little-endian 64-bit words. Word 0 is the

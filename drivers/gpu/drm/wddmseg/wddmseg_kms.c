@@ -250,15 +250,63 @@ static int wddmseg_atomic_commit(struct drm_device *drm,
 				 struct wddmseg_atomic_state *state, bool nonblock)
 {
 	struct wddmseg_device *wdev = to_wddmseg(drm);
+	bool async = state->async_update;
 	int ret;
 
 	ret = wddmseg_pm_get(wdev);
 	if (ret)
 		return ret;
 	ret = drm_atomic_helper_commit(drm, state, nonblock);
-	if (ret)
+	/* An async update has no tail: it is done when the helper returns. */
+	if (ret || async)
 		wddmseg_pm_put(wdev);
 	return ret;
+}
+
+/*
+ * Whether @state only moves or changes the cursor of an active CRTC and
+ * asks for nothing to be signalled (no event, no out-fence): the commits
+ * that may skip the vblank. The DRM core takes the async path only for
+ * legacy cursor ioctls; an atomic commit of the same change is the same
+ * update, and takes it too (the rst, "Cursor updates").
+ */
+static bool wddmseg_cursor_only(struct wddmseg_atomic_state *state)
+{
+	struct drm_crtc_state *cs;
+	struct drm_plane_state *ps;
+	struct drm_plane *plane;
+	struct drm_crtc *crtc;
+	int i, planes = 0;
+
+	if (state->num_connector)
+		return false;
+	for_each_new_plane_in_state(state, plane, ps, i) {
+		if (plane->type != DRM_PLANE_TYPE_CURSOR)
+			return false;
+		planes++;
+	}
+	for_each_new_crtc_in_state(state, crtc, cs, i)
+		if (cs->event || drm_atomic_crtc_needs_modeset(cs) ||
+		    cs->color_mgmt_changed || !cs->active)
+			return false;
+	return planes == 1;
+}
+
+/*
+ * drm_atomic_helper_check(), then the async path for cursor-only atomic
+ * commits on a device that updates the cursor at once (1.10).
+ */
+static int wddmseg_atomic_check(struct drm_device *drm,
+				struct wddmseg_atomic_state *state)
+{
+	int ret;
+
+	ret = drm_atomic_helper_check(drm, state);
+	if (ret || state->async_update || !to_wddmseg(drm)->kms.compose ||
+	    !wddmseg_cursor_only(state))
+		return ret;
+	state->async_update = !drm_atomic_helper_async_check(drm, state);
+	return 0;
 }
 
 static const struct drm_mode_config_helper_funcs wddmseg_mode_config_helpers = {
@@ -267,7 +315,7 @@ static const struct drm_mode_config_helper_funcs wddmseg_mode_config_helpers = {
 
 static const struct drm_mode_config_funcs wddmseg_mode_config_funcs = {
 	.fb_create = wddmseg_fb_create,
-	.atomic_check = drm_atomic_helper_check,
+	.atomic_check = wddmseg_atomic_check,
 	.atomic_commit = wddmseg_atomic_commit,
 };
 
@@ -321,6 +369,8 @@ static bool wddmseg_kms_probe_display(struct wddmseg_device *wdev)
 		drm_info(&wdev->drm, "no device interrupt, no vblank: no KMS outputs\n");
 		return false;
 	}
+	kms->compose = WDDMSEG_VERSION_MINOR(version) >=
+		       WDDMSEG_VERSION_MINOR_COMPOSE;
 	return true;
 }
 
@@ -454,9 +504,11 @@ int wddmseg_kms_init(struct wddmseg_device *wdev)
 	wddmseg_irq_register(wdev, WDDMSEG_IRQ_DISPLAY, WDDMSEG_KMS_IRQS,
 			     wddmseg_kms_irq);
 	wddmseg_irq_mask_update(wdev, 0, WDDMSEG_IRQ_SCANOUT_ERROR);
-	drm_dbg_kms(drm, "scanout: up to %ux%u, formats 0x%x, features 0x%x, cursor %ux%u\n",
+	drm_dbg_kms(drm, "scanout: up to %ux%u, formats 0x%x, features 0x%x, cursor %ux%u, %s\n",
 		    kms->max_width, kms->max_height, kms->formats,
-		    kms->features, kms->cursor_w, kms->cursor_h);
+		    kms->features, kms->cursor_w, kms->cursor_h,
+		    kms->compose ? "composed planes, async cursor" :
+		    "full-screen primary, cursor at vblanks");
 	return 0;
 }
 

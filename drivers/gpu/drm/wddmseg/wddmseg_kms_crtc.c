@@ -63,9 +63,10 @@ static int wddmseg_crtc_atomic_check(struct drm_crtc *crtc,
 	ret = wddmseg_mode_check(wdev, &cs->mode);
 	if (ret)
 		return ret;
-	if (cs->active && !(cs->plane_mask & drm_plane_mask(crtc->primary))) {
+	if (!wdev->kms.compose && cs->active &&
+	    !(cs->plane_mask & drm_plane_mask(crtc->primary))) {
 		kms_refuse(&wdev->drm, "primary-plane",
-			   "an active scanout needs a framebuffer on the primary plane");
+			   "an active scanout needs a framebuffer on the primary plane: the device (before 1.10) cannot show black");
 		return -EINVAL;
 	}
 	return 0;
@@ -126,9 +127,13 @@ off:
 	wddmseg_pm_put(wdev);
 }
 
-/* The cursor registers from the cursor plane's state (pinned, clipped). */
-static void wddmseg_cursor_program(struct wddmseg_device *wdev,
-				   struct drm_plane_state *ps)
+/*
+ * The cursor registers from the cursor plane's state (pinned, clipped),
+ * pending until SCANOUT_COMMIT or CURSOR_COMMIT. Called with kms->lock
+ * held: an async update may change the state.
+ */
+void wddmseg_cursor_program(struct wddmseg_device *wdev,
+			    struct drm_plane_state *ps)
 {
 	void __iomem *mmio = wdev->mmio;
 	struct drm_framebuffer *fb = ps ? ps->fb : NULL;
@@ -206,40 +211,55 @@ static void wddmseg_crtc_atomic_flush(struct drm_crtc *crtc,
 	const struct drm_display_mode *mode = &crtc->state->adjusted_mode;
 	void __iomem *mmio = wdev->mmio;
 	struct drm_framebuffer *fb = ps->fb;
+	u32 ctrl = WDDMSEG_SCANOUT_CTRL_ENABLE;
 	struct ttm_resource *res;
 	unsigned long flags;
 	u64 offset;
 	u32 cpp;
 
 	crtc->state->event = NULL;
-	if (WARN_ON(!fb) || READ_ONCE(kms->gone)) {
+	/* Before 1.10 the checks keep a visible primary on an active CRTC. */
+	if (WARN_ON(!kms->compose && !fb) || READ_ONCE(kms->gone)) {
 		if (event)
 			wddmseg_crtc_send_event(crtc, event);
 		return;
 	}
 
-	/* Pinned by prepare_fb: the resource cannot change under us. */
-	res = gem_to_wddmseg_bo(fb->obj[0])->tbo.resource;
-	cpp = fb->format->cpp[0];
-	offset = ((u64)res->start << PAGE_SHIFT) + fb->offsets[0] +
-		 (u64)(ps->src.y1 >> 16) * fb->pitches[0] +
-		 (u64)(ps->src.x1 >> 16) * cpp;
+	if (fb && ps->visible) {
+		/* Pinned by prepare_fb: the resource cannot change under us. */
+		res = gem_to_wddmseg_bo(fb->obj[0])->tbo.resource;
+		cpp = fb->format->cpp[0];
+		offset = ((u64)res->start << PAGE_SHIFT) + fb->offsets[0] +
+			 (u64)(ps->src.y1 >> 16) * fb->pitches[0] +
+			 (u64)(ps->src.x1 >> 16) * cpp;
 
-	writel(wddmseg_mem_type_segment(wdev, res->mem_type),
-	       mmio + WDDMSEG_REG_SCANOUT_SEGMENT);
-	writel(lower_32_bits(offset), mmio + WDDMSEG_REG_SCANOUT_OFFSET_LO);
-	writel(upper_32_bits(offset), mmio + WDDMSEG_REG_SCANOUT_OFFSET_HI);
+		writel(wddmseg_mem_type_segment(wdev, res->mem_type),
+		       mmio + WDDMSEG_REG_SCANOUT_SEGMENT);
+		writel(lower_32_bits(offset),
+		       mmio + WDDMSEG_REG_SCANOUT_OFFSET_LO);
+		writel(upper_32_bits(offset),
+		       mmio + WDDMSEG_REG_SCANOUT_OFFSET_HI);
+		writel(fb->pitches[0], mmio + WDDMSEG_REG_SCANOUT_PITCH);
+		writel(wddmseg_format_bit(fb->format->format),
+		       mmio + WDDMSEG_REG_SCANOUT_FORMAT);
+		/* The visible part, clipped to the mode by the plane check. */
+		if (kms->compose) {
+			writel((u32)ps->dst.x1, mmio + WDDMSEG_REG_PLANE_X);
+			writel((u32)ps->dst.y1, mmio + WDDMSEG_REG_PLANE_Y);
+			writel(WDDMSEG_CURSOR_SIZE(drm_rect_width(&ps->dst),
+						   drm_rect_height(&ps->dst)),
+			       mmio + WDDMSEG_REG_PLANE_SIZE);
+		}
+	} else {
+		/* No primary, or entirely off the mode: black (1.10). */
+		ctrl |= WDDMSEG_SCANOUT_CTRL_NO_PRIMARY;
+	}
 	writel(mode->hdisplay, mmio + WDDMSEG_REG_SCANOUT_WIDTH);
 	writel(mode->vdisplay, mmio + WDDMSEG_REG_SCANOUT_HEIGHT);
-	writel(fb->pitches[0], mmio + WDDMSEG_REG_SCANOUT_PITCH);
-	writel(wddmseg_format_bit(fb->format->format),
-	       mmio + WDDMSEG_REG_SCANOUT_FORMAT);
 	writel(wddmseg_kms_refresh_mhz(mode),
 	       mmio + WDDMSEG_REG_SCANOUT_REFRESH_MHZ);
-	if (crtc->cursor)
-		wddmseg_cursor_program(wdev, crtc->cursor->state);
 	wddmseg_gamma_program(wdev, crtc->state);
-	writel(WDDMSEG_SCANOUT_CTRL_ENABLE, mmio + WDDMSEG_REG_SCANOUT_CTRL);
+	writel(ctrl, mmio + WDDMSEG_REG_SCANOUT_CTRL);
 
 	/* The vblank reference keeps IRQ_VBLANK on until the event is sent. */
 	if (event && drm_crtc_vblank_get(crtc)) {
@@ -254,6 +274,8 @@ static void wddmseg_crtc_atomic_flush(struct drm_crtc *crtc,
 	 * previous commit and send the event a frame early.
 	 */
 	spin_lock_irqsave(&kms->lock, flags);
+	if (crtc->cursor)
+		wddmseg_cursor_program(wdev, crtc->cursor->state);
 	writel(1, mmio + WDDMSEG_REG_SCANOUT_COMMIT);
 	if (event) {
 		stale = kms->event;

@@ -16,5 +16,7 @@ struct wddmseg_device;
 extern const struct drm_crtc_funcs wddmseg_crtc_funcs;
 extern const struct drm_crtc_helper_funcs wddmseg_crtc_helper_funcs;
 void wddmseg_kms_irq(struct wddmseg_device *wdev, u32 status);
+void wddmseg_cursor_program(struct wddmseg_device *wdev,
+			    struct drm_plane_state *ps);
 
 #endif /* WDDMSEG_KMS_CRTC_H */

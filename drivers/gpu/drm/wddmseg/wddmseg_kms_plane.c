@@ -3,6 +3,8 @@
  * wddmseg: the primary and cursor planes of the scanout.
  */
 
+#include <linux/dma-fence.h>
+
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_framebuffer.h>
@@ -14,6 +16,7 @@
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
 #include "wddmseg_kms.h"
+#include "wddmseg_kms_crtc.h"
 #include "wddmseg_kms_plane.h"
 #include "wddmseg_hw.h"
 
@@ -121,11 +124,16 @@ static int wddmseg_plane_atomic_check(struct drm_plane *plane,
 	ret = wddmseg_plane_check_common(plane, state, "", &ps, &cs);
 	if (ret || !cs)
 		return ret;
-	if (cs->enable &&
+	/*
+	 * A 1.10 device composes the primary at any size and position over
+	 * black (PLANE_X/Y/SIZE), clipped here to the mode like the cursor;
+	 * an older one scans out exactly the mode.
+	 */
+	if (!wdev->kms.compose && cs->enable &&
 	    (ps->crtc_x || ps->crtc_y || ps->crtc_w != cs->mode.hdisplay ||
 	     ps->crtc_h != cs->mode.vdisplay)) {
 		kms_refuse(&wdev->drm, "plane-position",
-			   "the plane (%d,%d %ux%u) must cover the whole %ux%u mode",
+			   "the plane (%d,%d %ux%u) must cover the whole %ux%u mode: the device (before 1.10) scans out the mode only",
 			   ps->crtc_x, ps->crtc_y, ps->crtc_w, ps->crtc_h,
 			   cs->mode.hdisplay, cs->mode.vdisplay);
 		return -EINVAL;
@@ -139,7 +147,7 @@ static int wddmseg_plane_atomic_check(struct drm_plane *plane,
 	return drm_atomic_helper_check_plane_state(ps, cs,
 						   DRM_PLANE_NO_SCALING,
 						   DRM_PLANE_NO_SCALING,
-						   false, true);
+						   wdev->kms.compose, true);
 }
 
 /*
@@ -198,6 +206,68 @@ static void wddmseg_plane_cleanup_fb(struct drm_plane *plane,
 		wddmseg_bo_unpin_scanout(gem_to_wddmseg_bo(ps->fb->obj[0]));
 }
 
+/*
+ * Async cursor updates (device 1.10): a move or a new image of the cursor
+ * of an active CRTC, checked like any cursor commit by then (the helpers
+ * call this last), goes to the device at once through CURSOR_COMMIT
+ * instead of waiting for a vblank; a pending flip is not touched. Not
+ * async flips: the primary flips at vblanks only.
+ */
+static int wddmseg_cursor_async_ok(struct drm_plane *plane,
+				   struct wddmseg_atomic_state *state,
+				   bool flip)
+{
+	struct wddmseg_device *wdev = to_wddmseg(plane->dev);
+	struct drm_plane_state *ps = drm_atomic_get_new_plane_state(state, plane);
+	struct drm_crtc_state *cs;
+
+	if (!wdev->kms.compose || flip || !ps->crtc || !ps->fb)
+		return -EINVAL;
+	cs = drm_atomic_get_new_crtc_state(state, ps->crtc);
+	if (!cs)
+		cs = ps->crtc->state;
+	if (!cs->active || drm_atomic_crtc_needs_modeset(cs))
+		return -EINVAL;
+	return 0;
+}
+
+static int wddmseg_cursor_async_check(WDDMSEG_ASYNC_CHECK_PARAMS)
+{
+	return wddmseg_cursor_async_ok(plane, state, WDDMSEG_ASYNC_CHECK_FLIP);
+}
+
+static void wddmseg_cursor_async_update(struct drm_plane *plane,
+					struct wddmseg_atomic_state *state)
+{
+	struct wddmseg_device *wdev = to_wddmseg(plane->dev);
+	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
+	struct drm_plane_state *cur = plane->state;
+	unsigned long flags;
+
+	/* prepare_fb's fence: a migration into VRAM still copying. */
+	if (new->fence)
+		dma_fence_wait(new->fence, false);
+
+	spin_lock_irqsave(&wdev->kms.lock, flags);
+	swap(cur->fb, new->fb);
+	cur->crtc_x = new->crtc_x;
+	cur->crtc_y = new->crtc_y;
+	cur->crtc_w = new->crtc_w;
+	cur->crtc_h = new->crtc_h;
+	cur->src_x = new->src_x;
+	cur->src_y = new->src_y;
+	cur->src_w = new->src_w;
+	cur->src_h = new->src_h;
+	cur->src = new->src;
+	cur->dst = new->dst;
+	cur->visible = new->visible;
+	if (!READ_ONCE(wdev->kms.gone)) {
+		wddmseg_cursor_program(wdev, cur);
+		writel(1, wdev->mmio + WDDMSEG_REG_CURSOR_COMMIT);
+	}
+	spin_unlock_irqrestore(&wdev->kms.lock, flags);
+}
+
 /* The CRTC's atomic_flush programs the scanout, plane and all at once. */
 static void wddmseg_plane_atomic_update(struct drm_plane *plane,
 					struct wddmseg_atomic_state *state)
@@ -216,6 +286,8 @@ const struct drm_plane_helper_funcs wddmseg_cursor_helper_funcs = {
 	.cleanup_fb = wddmseg_plane_cleanup_fb,
 	.atomic_check = wddmseg_cursor_atomic_check,
 	.atomic_update = wddmseg_plane_atomic_update,
+	.atomic_async_check = wddmseg_cursor_async_check,
+	.atomic_async_update = wddmseg_cursor_async_update,
 };
 
 const struct drm_plane_funcs wddmseg_plane_funcs = {

@@ -44,6 +44,39 @@ int wddmseg_ioctl_query_adapter(struct drm_device *drm, void *data,
 	return 0;
 }
 
+int wddmseg_ioctl_query_mmu(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	const struct wddmseg_mmu_desc *m = &to_wddmseg(drm)->desc.mmu;
+	struct drm_wddmseg_query_mmu *args = data;
+	u32 l, n;
+
+	BUILD_BUG_ON(WDDMSEG_MMU_MAX_LEVELS != WDDMSEG_MMU_LEVEL_MAX);
+	BUILD_BUG_ON(WDDMSEG_MMU_PRESENT != WDDMSEG_MMU_CAPS_PRESENT);
+	BUILD_BUG_ON(WDDMSEG_MMU_GPU_PHYSICAL != WDDMSEG_MMU_CAPS_GPU_PHYSICAL);
+
+	if (!wddmseg_all_zero(args, sizeof(*args))) {
+		drm_dbg(drm, "query_mmu: structure must be zeroed on input\n");
+		return -EINVAL;
+	}
+	/* No MMU (older device, or no memory segment): report nothing. */
+	if (!(m->caps & WDDMSEG_MMU_CAPS_PRESENT))
+		return 0;
+
+	args->flags = m->caps & (WDDMSEG_MMU_PRESENT | WDDMSEG_MMU_GPU_PHYSICAL);
+	args->va_bits = m->va_bits;
+	args->levels = m->levels;
+	args->pt_segment = m->pt_segment;
+	args->pt_size = m->pt_size;
+	args->pt_align = m->pt_align;
+	args->contexts = m->contexts;
+	args->tlb_entries = m->tlb_entries;
+	n = min_t(u32, m->levels, WDDMSEG_MMU_MAX_LEVELS);
+	for (l = 0; l < n; l++)
+		args->level_bits[l] = m->level_bits[l];
+	return 0;
+}
+
 int wddmseg_ioctl_query_segment(struct drm_device *drm, void *data,
 				struct drm_file *file)
 {

@@ -10,6 +10,8 @@ struct drm_file;
 
 int wddmseg_ioctl_query_adapter(struct drm_device *drm, void *data,
 				struct drm_file *file);
+int wddmseg_ioctl_query_mmu(struct drm_device *drm, void *data,
+			    struct drm_file *file);
 int wddmseg_ioctl_query_segment(struct drm_device *drm, void *data,
 				struct drm_file *file);
 

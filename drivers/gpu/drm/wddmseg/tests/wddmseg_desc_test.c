@@ -108,10 +108,20 @@ static void caps_out_of_order_lock(struct wddmseg_adapter_desc *d)
 	d->vidmm_caps = DXGK_VIDMMCAP_OUT_OF_ORDER_LOCK;
 }
 
+/* A device 1.9 with its GPU MMU: the caps are still refused (caps-gpu-va). */
 static void caps_va_gpummu(struct wddmseg_adapter_desc *d)
 {
 	d->vidmm_caps = DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
 			DXGK_VIDMMCAP_GPU_MMU_SUPPORTED;
+	d->mmu.caps = WDDMSEG_MMU_CAPS_PRESENT;
+}
+
+/* The same caps on a device that has no GPU MMU at all. */
+static void caps_gpummu_no_mmu(struct wddmseg_adapter_desc *d)
+{
+	d->vidmm_caps = DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
+			DXGK_VIDMMCAP_GPU_MMU_SUPPORTED;
+	d->mmu.caps = 0;
 }
 
 static void caps_va_iommu(struct wddmseg_adapter_desc *d)
@@ -255,6 +265,8 @@ static const struct desc_case caps_cases[] = {
 	  caps_va_gpummu },
 	{ "caps-gpu-va: VirtualAddressing with IoMmu", "caps-gpu-va", 0,
 	  caps_va_iommu },
+	{ "caps-gpu-mmu-absent: GpuMmu on a device without an MMU",
+	  "caps-gpu-mmu-absent", 0, caps_gpummu_no_mmu },
 	{ "caps-iommu-required: secure mode required, no IOMMU",
 	  "caps-iommu-required", 0, caps_iommu_required_unisolated },
 	{ "caps-paging-node: node 1 of 1 engine", "caps-paging-node", 0,
@@ -438,9 +450,13 @@ static void seg_reserved_sysmem(struct wddmseg_adapter_desc *d)
 	d->seg[1].flags = DXGK_SEGFLAG_RESERVED_SYSMEM;
 }
 
+/*
+ * CpuVisible means nothing on an aperture: accepted, and its
+ * CpuTranslatedAddress (outside the VRAM BAR here) is not checked.
+ */
 static void seg_visible_aperture(struct wddmseg_adapter_desc *d)
 {
-	d->seg[2].cpu_translated_address = TEST_BAR;
+	d->seg[2].cpu_translated_address = 0xdead0000ull;
 	d->seg[2].flags |= DXGK_SEGFLAG_CPU_VISIBLE;
 }
 
@@ -692,7 +708,7 @@ static const struct desc_case segment_cases[] = {
 	  seg_agp_direct_flip },
 	{ "reserved-sysmem: set by the driver", "reserved-sysmem", 2,
 	  seg_reserved_sysmem },
-	{ "cpuvisible-aperture: CpuVisible aperture", "cpuvisible-aperture", 3,
+	{ "valid: CpuVisible on an aperture is ignored", NULL, 0,
 	  seg_visible_aperture },
 	{ "cachecoherent-aperture: on a memory segment",
 	  "cachecoherent-aperture", 2, seg_coherent_memory },

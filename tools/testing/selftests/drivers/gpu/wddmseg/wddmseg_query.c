@@ -487,6 +487,125 @@ TEST_F(query, adapter_reserved)
 	}
 }
 
+/*
+ * The segment a device 1.9 puts its page tables in by default: the first
+ * memory segment without CpuVisible, else the first memory segment; 0
+ * when the layout has none (then the device reports no MMU).
+ */
+static unsigned int mmu_pt_segment(const struct layout *l)
+{
+	unsigned int i, first = 0;
+
+	for (i = 0; i < l->nr_segs; i++) {
+		if (l->seg[i].flags & WDDMSEG_SEGMENT_FLAG_APERTURE)
+			continue;
+		if (!(l->seg[i].flags & WDDMSEG_SEGMENT_FLAG_CPU_VISIBLE))
+			return i + 1;
+		if (!first)
+			first = i + 1;
+	}
+	return first;
+}
+
+/* QUERY_MMU reports the GPU MMU of a device 1.9, consistently. */
+TEST_F(query, query_mmu)
+{
+	struct drm_wddmseg_query_adapter a;
+	struct drm_wddmseg_query_mmu m, zero;
+	unsigned int l, bits, pt_seg;
+	struct wdev *d;
+	int ret;
+
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
+		return;
+	memset(&zero, 0, sizeof(zero));
+	for_each_dev(self, d) {
+		memset(&a, 0, sizeof(a));
+		ASSERT_EQ(0, wddmseg_query_adapter(d->fd[0], &a));
+		ret = wddmseg_query_mmu(d->fd[0], &m);
+		EXPECT_EQ(0, ret) TH_LOG("%s: QUERY_MMU: %s", d->exp.bdf,
+					 strerror(-ret));
+		if (ret)
+			continue;
+		pt_seg = mmu_pt_segment(&d->exp.layout);
+		if ((a.hw_version & 0xffff) < 9 || !pt_seg) {
+			EXPECT_EQ(0, memcmp(&m, &zero, sizeof(m)))
+				TH_LOG("%s: device %#x without an MMU reports one",
+				       d->exp.bdf, a.hw_version);
+			continue;
+		}
+		EXPECT_TRUE(m.flags & WDDMSEG_MMU_PRESENT)
+			TH_LOG("%s: flags %#x", d->exp.bdf, m.flags);
+		EXPECT_EQ(0u, m.flags & ~(WDDMSEG_MMU_PRESENT |
+					  WDDMSEG_MMU_GPU_PHYSICAL))
+			TH_LOG("%s: unknown flags %#x", d->exp.bdf, m.flags);
+		EXPECT_EQ(pt_seg, m.pt_segment)
+			TH_LOG("%s: page tables in segment %u", d->exp.bdf,
+			       m.pt_segment);
+		ASSERT_GE(m.levels, 1u);
+		ASSERT_LE(m.levels, (__u32)WDDMSEG_MMU_MAX_LEVELS);
+		/* The levels' index bits and the 4 KiB page make the VA. */
+		bits = 12;
+		for (l = 0; l < WDDMSEG_MMU_MAX_LEVELS; l++) {
+			if (l < m.levels) {
+				EXPECT_GE(m.level_bits[l], 1u)
+					TH_LOG("%s: level %u", d->exp.bdf, l);
+				EXPECT_LE(8ull << m.level_bits[l],
+					  (unsigned long long)m.pt_size)
+					TH_LOG("%s: level %u: %u bits in a %u-byte table",
+					       d->exp.bdf, l, m.level_bits[l],
+					       m.pt_size);
+				bits += m.level_bits[l];
+			} else {
+				EXPECT_EQ(0u, m.level_bits[l])
+					TH_LOG("%s: level %u beyond %u", d->exp.bdf,
+					       l, m.levels);
+			}
+		}
+		EXPECT_EQ(bits, m.va_bits)
+			TH_LOG("%s: va_bits", d->exp.bdf);
+		EXPECT_GE(m.pt_align, 4096u);
+		EXPECT_EQ(0u, m.pt_align & (m.pt_align - 1));
+		EXPECT_GE(m.contexts, 1u);
+		EXPECT_GE(m.tlb_entries, 1u);
+		/* The driver has no address spaces (yet): caps not reported. */
+		EXPECT_EQ(0u, a.vidmm_caps &
+			  (WDDMSEG_VIDMM_CAP_VIRTUAL_ADDRESSING_SUPPORTED |
+			   WDDMSEG_VIDMM_CAP_GPU_MMU_SUPPORTED))
+			TH_LOG("%s: vidmm_caps %#x", d->exp.bdf, a.vidmm_caps);
+	}
+}
+
+/* Every field of QUERY_MMU is an output: non-zero input is refused. */
+TEST_F(query, query_mmu_reserved)
+{
+	struct drm_wddmseg_query_mmu m;
+	unsigned int i;
+	struct wdev *d;
+
+	if (SETUP_SKIPPED())	/* setup skipped; old harnesses still run us */
+		return;
+	for_each_dev(self, d) {
+		for (i = 0; i < ARRAY_SIZE(m.reserved); i++) {
+			memset(&m, 0, sizeof(m));
+			m.reserved[i] = 1ULL << 63;
+			EXPECT_EQ(-EINVAL, wddmseg_ioctl(d->fd[0],
+						DRM_IOCTL_WDDMSEG_QUERY_MMU, &m))
+				TH_LOG("%s: reserved[%u] set", d->exp.bdf, i);
+		}
+		memset(&m, 0, sizeof(m));
+		m.flags = WDDMSEG_MMU_PRESENT;
+		EXPECT_EQ(-EINVAL, wddmseg_ioctl(d->fd[0],
+					DRM_IOCTL_WDDMSEG_QUERY_MMU, &m))
+			TH_LOG("%s: flags set on input", d->exp.bdf);
+		memset(&m, 0, sizeof(m));
+		EXPECT_EQ(0, wddmseg_ioctl(d->fd[0],
+					   DRM_IOCTL_WDDMSEG_QUERY_MMU, &m))
+			TH_LOG("%s: zeroed QUERY_MMU after refusals",
+			       d->exp.bdf);
+	}
+}
+
 TEST_F(query, segment_reserved)
 {
 	static const __u64 values[] = { 1, 1ULL << 63 };
