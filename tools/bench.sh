@@ -44,6 +44,12 @@
 # load on the host shows in the "reference" row and its min..max, and the
 # host's load average is printed before and after.
 #
+# Unless --live: in the same boot, the migration table again (-M, or
+# --migration's size) with a busy loop on one guest vCPU (taskset 2), so
+# that engine-or-CPU is measured with the guest under load too; the
+# block starts with "under load:" and ends with the driver's cost
+# estimates (debugfs wddmseg/copy_costs, DOC: Copy cost model).
+#
 # Then a second boot for the suspend benchmark (tools/vm/pm-bench.sh):
 # suspend/resume latency and bytes copied, VRAM PreservedDuringStandby
 # against DisableSelfRefreshVRAMInS3, 48 MiB in use (build/bench/pm.txt).
@@ -134,6 +140,7 @@ cat >"$OUT/guest.sh" <<EOF
 echo "kernel \$(uname -r)"
 modprobe wddmseg || echo "bench: modprobe wddmseg failed"
 modprobe bochs || echo "bench: modprobe bochs failed"
+echo "copy_policy \$(cat /sys/module/wddmseg/parameters/copy_policy 2>/dev/null)"
 # the fbdev console would blit into its own buffer (and pin it) at any time
 for v in /sys/class/vtconsole/vtcon*; do
 	grep -q "frame buffer" "\$v/name" 2>/dev/null && echo 0 >"\$v/bind"
@@ -145,6 +152,22 @@ for c in /sys/class/drm/card[0-9]*; do
 done
 wddmseg-bench -v -t $SECS -r $REPEATS $MIG -H $HOST_MEMCPY -C /dev/ttyS2 $COLS
 EOF
+# The migration table again with the guest under load: a busy loop on
+# vCPU 1 (taskset; unpinned where the guest lacks it) for the whole run,
+# so that the engine-or-CPU choice is measured where a vCPU is busy too.
+if [ "$MIG" != -L ]; then
+	LOADMIG=${MIG:--M}
+	cat >>"$OUT/guest.sh" <<EOF
+echo "under load: the migration table again, a busy loop on vCPU 1"
+taskset 2 sh -c 'while :; do :; done' 2>/dev/null &
+busy=\$!
+sleep 1
+kill -0 \$busy 2>/dev/null || { sh -c 'while :; do :; done' & busy=\$!; }
+wddmseg-bench -v -t $SECS -r $REPEATS $LOADMIG -H $HOST_MEMCPY -C /dev/ttyS2 wddmseg
+kill \$busy
+cat /sys/kernel/debug/dri/*/wddmseg/copy_costs 2>/dev/null
+EOF
+fi
 
 log "booting one VM with -device wddmseg and -device bochs-display (TCG; about 2 minutes)"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -153,7 +176,7 @@ python3 tools/vm/host-memcpy-ctl.py "$VMDIR/bench.ctl" "$OUT/host-memcpy" 300 \
 	>"$OUT/ctl.log" 2>&1 &
 ctl=$!
 bash tools/vm/run-vm.sh --no-build --name bench --mode script --ctl \
-	--script "$OUT/guest.sh" --timeout 900 -- \
+	--script "$OUT/guest.sh" --timeout 1500 -- \
 	-device wddmseg,addr=0x4 -device bochs-display,addr=0x5,vgamem=16M \
 	>"$OUT/vm.log" 2>&1 || rc=$?
 kill $ctl 2>/dev/null || :

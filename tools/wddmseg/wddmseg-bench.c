@@ -1716,14 +1716,19 @@ static void bench_migrate(struct col *c)
 }
 
 /*
- * Who copies a move of path @p and size @s for engine-or-CPU: the CPU up
- * to the path's cpu_move_max_kb (the moves measured here are of an idle
- * allocation), the engine above it.
+ * Who copies a move of path @p and size @s for engine-or-CPU (the moves
+ * measured here are of an idle allocation). Module parameter
+ * copy_policy=fixed (or a driver without it): the CPU up to the path's
+ * cpu_move_max_kb, the engine above it. copy_policy=adaptive: "either"
+ * up to 1 MiB on a path whose cpu_move_max_kb is not 0 (the driver takes
+ * the way it measured cheaper, move by move: DOC: Copy cost model), the
+ * engine above it.
  */
 static const char *mig_copier(unsigned int p, unsigned int s)
 {
 	unsigned long kb[MIG_NPATHS] = { 0 };
 	char *end = saved_cpu_move;
+	char policy[16];
 	unsigned int i;
 
 	if (!saved_cpu_move[0])
@@ -1734,6 +1739,10 @@ static const char *mig_copier(unsigned int p, unsigned int s)
 			break;
 		end++;
 	}
+	if (!param_read("/sys/module/wddmseg/parameters/copy_policy", policy,
+			sizeof(policy)) && !strncmp(policy, "adaptive", 8) &&
+	    kb[p] && mig_sizes[s] <= (1u << 20))
+		return "either";
 	return mig_sizes[s] >> 10 <= kb[p] ? "CPU" : "engine";
 }
 
@@ -1791,7 +1800,8 @@ static void print_migration(void)
 		}
 	}
 	printf("(/engine, /CPU: engine-or-CPU against each alone, median of the %d (below 1 MiB %d) ratios of runs in the same repeat;\n"
-	       " copies: what copies for engine-or-CPU, by cpu_move_max_kb: where it is the CPU, it runs the CPU path's code)\n",
+	       " copies: what copies for engine-or-CPU, by cpu_move_max_kb: where it is the CPU, it runs the CPU path's code;\n"
+	       " either: copy_policy=adaptive picks, move by move, the way it measured cheaper: debugfs wddmseg/copy_costs)\n",
 	       MIG_ORDERS, MIG_REPEATS_MAX);
 	for (s = 0; s < MIG_NSIZES * MIG_NPATHS * MIG_NMODES; s++) {
 		unsigned int pp = s / (MIG_NSIZES * MIG_NMODES),

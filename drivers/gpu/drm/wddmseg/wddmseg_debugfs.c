@@ -239,15 +239,21 @@ static const struct file_operations wddmseg_inject_fops = {
  *
  * - ``use_engine`` (Y): move memory with the copy engine; N: the CPU
  *   copies, as without an engine.
- * - ``cpu_move_max_kb`` (4,4,4): the largest move in KiB the CPU copies
+ * - ``cpu_move_max_kb`` (4,4,4): under the module parameter
+ *   ``copy_policy=fixed``, the largest move in KiB the CPU copies
  *   although the engine runs, when the allocation is idle, per path:
- *   VRAM<->system memory, an aperture on either side, VRAM<->VRAM; 0 turns
+ *   VRAM<->system memory, an aperture on either side, VRAM<->VRAM; under
+ *   ``copy_policy=adaptive`` (the default) the CPU's way until a size
+ *   class is measured (DOC: Copy cost model). Under either policy 0 turns
  *   the CPU off for a path (see "Engine or CPU"). Read and written as
  *   three numbers separated by commas.
  * - ``fence_spin_us`` (500): microseconds a waiter polls a paging fence's
  *   writeback before it sleeps until the interrupt; 0: sleeps at once.
  * - ``vram_blocks`` (Y): allocations that need no contiguous VRAM may be
  *   made of several ranges; N: one range each (DOC: VRAM made of blocks).
+ *
+ * - ``copy_costs`` (read only): the adaptive choice's current estimates
+ *   (DOC: Copy cost model).
  *
  * Each file is read and written like a module parameter of its type
  * (``echo 0 > use_engine``). Without debugfs the defaults stay.
@@ -324,6 +330,25 @@ static const struct file_operations wddmseg_cpu_move_max_kb_fops = {
 	.release = single_release,
 };
 
+/* DOC: Copy cost model: the adaptive choice's estimates (read only). */
+static int wddmseg_copy_costs_show(struct seq_file *m, void *unused)
+{
+	return wddmseg_copy_show(m, m->private);
+}
+
+static int wddmseg_copy_costs_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, wddmseg_copy_costs_show, inode->i_private);
+}
+
+static const struct file_operations wddmseg_copy_costs_fops = {
+	.owner = THIS_MODULE,
+	.open = wddmseg_copy_costs_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static void wddmseg_knobs_debugfs(struct wddmseg_device *wdev,
 				  struct dentry *root)
 {
@@ -335,6 +360,8 @@ static void wddmseg_knobs_debugfs(struct wddmseg_device *wdev,
 			    &wddmseg_cpu_move_max_kb_fops);
 	debugfs_create_u32("fence_spin_us", 0600, dir, &k->fence_spin_us);
 	debugfs_create_bool("vram_blocks", 0600, dir, &k->vram_blocks);
+	debugfs_create_file("copy_costs", 0400, dir, wdev,
+			    &wddmseg_copy_costs_fops);
 }
 
 static const struct drm_info_list wddmseg_debugfs_list[] = {

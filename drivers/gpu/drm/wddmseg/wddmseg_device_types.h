@@ -25,6 +25,7 @@
 #include <drm/wddmseg_drm.h>
 
 #include "wddmseg_compat.h"
+#include "wddmseg_copycost.h"
 #include "wddmseg_hw.h"
 
 struct drm_pending_vblank_event;
@@ -437,6 +438,10 @@ struct wddmseg_knobs {
  *	interrupted; the bounce buffer is not reused before it signals
  * @seal_nonce: last nonce of an encrypted eviction (wddmseg_protect.c)
  * @pm: power management state
+ * @copy_lock: protects @copy_est and @copy_watch
+ * @copy_est: the adaptive engine-or-CPU choice's cost estimates, per
+ *	&enum wddmseg_copy_path and size class (DOC: Copy cost model)
+ * @copy_watch: engine moves whose fences the next decision reads
  */
 struct wddmseg_device {
 	struct drm_device drm;
@@ -470,6 +475,9 @@ struct wddmseg_device {
 	struct dma_fence *access_fence;
 	atomic64_t seal_nonce;
 	struct wddmseg_pm pm;
+	spinlock_t copy_lock;		/* copy_est, copy_watch */
+	struct wddmseg_copy_est copy_est[WDDMSEG_COPY_PATHS][WDDMSEG_COPY_CLASSES];
+	struct wddmseg_copy_watch copy_watch[WDDMSEG_COPY_WATCHES];
 };
 
 /* The device's page (aperture entries, page lists): 4 KiB. */

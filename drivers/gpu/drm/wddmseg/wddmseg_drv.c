@@ -314,6 +314,9 @@ static int wddmseg_pci_probe(struct pci_dev *pdev,
 	pci_set_drvdata(pdev, wdev);
 	spin_lock_init(&wdev->irq_lock);
 	wddmseg_knobs_init(wdev);
+	ret = wddmseg_copy_init(wdev);
+	if (ret)
+		return ret;
 
 	ret = wddmseg_map_bars(wdev);
 	if (ret)

@@ -8,6 +8,8 @@
 
 #include <linux/types.h>
 
+#include "wddmseg_copycost.h"
+
 struct dma_fence;
 struct drm_gem_object;
 struct drm_wddmseg_submit_blit;
@@ -118,9 +120,14 @@ enum wddmseg_copier {
  *	&wddmseg_bo.seal_nonce to decrypt
  * @copier: who moves the content, decided once, at the start
  * @why: why @copier, for the reader and a debugger: "no engine",
- *	"small and idle" (the knob cpu_move_max_kb), "engine"; set to
+ *	"small and idle" (policy fixed: the knob cpu_move_max_kb), "CPU
+ *	cheaper" (policy adaptive), "engine"; set to
  *	"engine stopped" when the engine stops between the decision and the
  *	job and the move falls back to the CPU, the one change of @copier
+ * @measure: a Transfer either way could copy: its time feeds the
+ *	adaptive choice's estimate of @cost_path (DOC: Copy cost model)
+ * @cost_path: the estimator's path of the move, with @measure
+ * @start: ktime_get() when the copy started, with @measure
  * @idle: the allocation was found idle when @copier was chosen, under
  *	the reservation: the CPU need not wait for it again
  */
@@ -144,6 +151,9 @@ struct wddmseg_move {
 	u64 nonce;
 	enum wddmseg_copier copier;
 	const char *why;
+	bool measure;
+	enum wddmseg_copy_path cost_path;
+	ktime_t start;
 	bool idle;
 };
 

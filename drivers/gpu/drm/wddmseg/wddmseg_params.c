@@ -9,6 +9,9 @@
  */
 
 #include <linux/moduleparam.h>
+#include <linux/printk.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "wddmseg_params.h"
 
@@ -35,3 +38,40 @@ MODULE_PARM_DESC(autosuspend_ms,
 bool wddmseg_fbdev = true;
 module_param_named(fbdev, wddmseg_fbdev, bool, 0444);
 MODULE_PARM_DESC(fbdev, "fbdev emulation on the scanout (console on the display; pins a framebuffer in a DirectFlip segment while shown) [default=on]");
+
+/*
+ * Engine or CPU for a small idle move (DOC: Copy cost model in
+ * wddmseg_copycost.c): "adaptive" (default), measured costs; "fixed", the
+ * cpu_move_max_kb thresholds, for comparison.
+ */
+bool wddmseg_copy_fixed;
+
+static int wddmseg_copy_policy_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "adaptive")) {
+		WRITE_ONCE(wddmseg_copy_fixed, false);
+		return 0;
+	}
+	if (sysfs_streq(val, "fixed")) {
+		WRITE_ONCE(wddmseg_copy_fixed, true);
+		return 0;
+	}
+	pr_debug("wddmseg: copy_policy: rule copy-policy-name: adaptive or fixed\n");
+	return -EINVAL;
+}
+
+static int wddmseg_copy_policy_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(wddmseg_copy_fixed) ? "fixed" : "adaptive");
+}
+
+static const struct kernel_param_ops wddmseg_copy_policy_ops = {
+	.set = wddmseg_copy_policy_set,
+	.get = wddmseg_copy_policy_get,
+};
+
+module_param_cb(copy_policy, &wddmseg_copy_policy_ops, NULL, 0644);
+MODULE_PARM_DESC(copy_policy,
+		 "Engine or CPU for a small idle move: adaptive (measured cost, default) or fixed (cpu_move_max_kb thresholds)");

@@ -12,5 +12,6 @@ extern unsigned int wddmseg_keep_sysmem_mb;
 extern unsigned int wddmseg_fence_timeout_ms;
 extern bool wddmseg_fbdev;
 extern int wddmseg_autosuspend_ms;
+extern bool wddmseg_copy_fixed;
 
 #endif /* WDDMSEG_PARAMS_H */

@@ -22,6 +22,7 @@
 
 #include <linux/dma-mapping.h>
 #include <linux/highmem.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -202,6 +203,9 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	ret = wddmseg_migrate_move(wdev, mv, &fence);
 	if (ret)
 		return ret;
+	if (mv->measure)
+		wddmseg_copy_engine_watch(wdev, mv->cost_path, tbo->base.size,
+					  mv->start, fence);
 	if (mv->crypt == WDDMSEG_CRYPT_ENCRYPT)
 		bo->seal_nonce = mv->nonce;
 	if (mv->clear && !new_tt)
@@ -358,34 +362,62 @@ static int wddmseg_bo_move_cpu(struct wddmseg_device *wdev,
 }
 
 /*
- * Whether the CPU moves the content although the engine runs: a small
- * move (at most the knob cpu_move_max_kb for its path) of an idle
- * allocation whose content the CPU may see. An engine job costs a ring
- * submission, a doorbell and a fence interrupt however small it is, where
- * the CPU copies a few pages in less time; a busy allocation stays on the
- * engine, which queues the move behind the work it waits for instead of
- * blocking the caller. The thresholds are measured
- * (Documentation/gpu/wddmseg.rst, "Engine or CPU").
+ * Whether the CPU moves the content although the engine runs. Only an
+ * idle allocation whose content the CPU may see is a candidate (a busy
+ * one stays on the engine, which queues the move behind the work it waits
+ * for instead of blocking the caller), on a path whose knob
+ * cpu_move_max_kb is not 0. Policy fixed: the CPU copies up to that many
+ * KiB. Policy adaptive: moves up to WDDMSEG_COPY_ADAPTIVE_MAX take the
+ * way whose measured cost is lower (DOC: Copy cost model). Sets
+ * mv->measure, mv->cost_path and mv->why.
  */
-static bool wddmseg_move_small_and_idle(struct wddmseg_device *wdev,
-					const struct wddmseg_move *mv)
+static bool wddmseg_move_cpu_chosen(struct wddmseg_device *wdev,
+				    struct wddmseg_move *mv)
 {
 	enum wddmseg_move_path path = WDDMSEG_MOVE_SYSTEM;
+	enum wddmseg_copy_path cost_path = WDDMSEG_COPY_PATH_SYSTEM;
+	u64 size = mv->tbo->base.size;
+	bool fixed_cpu;
 	u64 max;
 
 	if (mv->hw_protected || mv->sealed)
 		return false;
 	if (mv->src.kind == WDDMSEG_MEM_APERTURE ||
-	    mv->dst.kind == WDDMSEG_MEM_APERTURE)
+	    mv->dst.kind == WDDMSEG_MEM_APERTURE) {
 		path = WDDMSEG_MOVE_APERTURE;
-	else if (mv->src.kind == WDDMSEG_MEM_VRAM &&
-		 mv->dst.kind == WDDMSEG_MEM_VRAM)
+		cost_path = WDDMSEG_COPY_PATH_APERTURE;
+	} else if (mv->src.kind == WDDMSEG_MEM_VRAM &&
+		   mv->dst.kind == WDDMSEG_MEM_VRAM) {
 		path = WDDMSEG_MOVE_VRAM;
+		cost_path = WDDMSEG_COPY_PATH_VRAM;
+	}
 	max = (u64)READ_ONCE(wdev->knobs.cpu_move_max_kb[path]) << 10;
-	if (mv->tbo->base.size > max)
+	if (!max)
 		return false;
-	return dma_resv_test_signaled(mv->tbo->base.resv,
-				      DMA_RESV_USAGE_BOOKKEEP);
+	fixed_cpu = size <= max;
+	if (!fixed_cpu && size > WDDMSEG_COPY_ADAPTIVE_MAX)
+		return false;
+	if (!dma_resv_test_signaled(mv->tbo->base.resv,
+				    DMA_RESV_USAGE_BOOKKEEP))
+		return false;
+
+	/*
+	 * Nothing is copied either way (only a placement changes, or pages
+	 * are bound to or unbound from an aperture): the fixed policy; an
+	 * estimate would count a move that copies nothing as a copy, and the
+	 * CPU unbinds differently from the engine (DOC: Copy cost model).
+	 */
+	if (wddmseg_end_in_pages(&mv->src) && wddmseg_end_in_pages(&mv->dst)) {
+		mv->why = "small and idle";
+		return fixed_cpu;
+	}
+	mv->measure = !mv->clear && size <= WDDMSEG_COPY_ADAPTIVE_MAX;
+	mv->cost_path = cost_path;
+	if (wddmseg_copy_choose(wdev, cost_path, size, fixed_cpu) !=
+	    WDDMSEG_COPY_WAY_CPU)
+		return false;
+	mv->why = fixed_cpu ? "small and idle" : "CPU cheaper";
+	return true;
 }
 
 /*
@@ -462,9 +494,8 @@ static void wddmseg_move_resolve(struct wddmseg_device *wdev,
 		mv->copier = WDDMSEG_COPY_CPU;
 		mv->why = "no engine";
 	} else if (!mv->discard && !mv->permanent &&
-		   wddmseg_move_small_and_idle(wdev, mv)) {
+		   wddmseg_move_cpu_chosen(wdev, mv)) {
 		mv->copier = WDDMSEG_COPY_CPU;
-		mv->why = "small and idle";
 		mv->idle = true;
 	} else {
 		mv->copier = WDDMSEG_COPY_ENGINE;
@@ -511,14 +542,20 @@ static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 	    mv.dst.kind == WDDMSEG_MEM_VRAM)
 		mv.bo->perm_cpu_dirty = false;
 
+	mv.start = ktime_get();
 	if (mv.copier == WDDMSEG_COPY_ENGINE) {
 		ret = wddmseg_bo_move_engine(wdev, &mv, ctx);
 		if (ret != -ENODEV)
 			return ret;
 		mv.copier = WDDMSEG_COPY_CPU;
 		mv.why = "engine stopped";
+		mv.measure = false;
 	}
-	return wddmseg_bo_move_cpu(wdev, &mv, ctx);
+	ret = wddmseg_bo_move_cpu(wdev, &mv, ctx);
+	if (!ret && mv.measure)
+		wddmseg_copy_cpu_done(wdev, mv.cost_path, mv.tbo->base.size,
+				      mv.start);
+	return ret;
 }
 
 /*
