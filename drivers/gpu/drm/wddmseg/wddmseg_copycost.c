@@ -39,11 +39,10 @@
  * FENCE interrupt the engine keeps masked while nobody sleeps, and an
  * early version that did measured the engine several times too slow.
  * Only moves the CPU could have copied are measured. Binding system
- * pages to an aperture or unbinding them copies nothing and stays with
- * the fixed policy: the CPU's unbinding leaves the range unmapped where
- * the engine's UnmapApertureSegment points it at the dummy page
- * (kselftest alloc.gpu_view tells them apart), so the two ways are not
- * interchangeable there.
+ * pages to an aperture or unbinding them copies nothing, so a time per
+ * copied size says nothing about it: it stays with the fixed policy
+ * (both ways leave the same entries, the pages' or the dummy page's:
+ * kselftest engine.aperture_unmap_either_way).
  *
  * A move takes the way with the lower estimate (wddmseg_copy_decide()).
  * Before a class was measured it takes the fixed policy's way (the

@@ -404,8 +404,8 @@ static bool wddmseg_move_cpu_chosen(struct wddmseg_device *wdev,
 	/*
 	 * Nothing is copied either way (only a placement changes, or pages
 	 * are bound to or unbound from an aperture): the fixed policy; an
-	 * estimate would count a move that copies nothing as a copy, and the
-	 * CPU unbinds differently from the engine (DOC: Copy cost model).
+	 * estimate would count a move that copies nothing as a copy (DOC:
+	 * Copy cost model).
 	 */
 	if (wddmseg_end_in_pages(&mv->src) && wddmseg_end_in_pages(&mv->dst)) {
 		mv->why = "small and idle";
