@@ -47,8 +47,8 @@
 # Unless --live: in the same boot, the migration table again (-M, or
 # --migration's size) with a busy loop on one guest vCPU (taskset 2), so
 # that engine-or-CPU is measured with the guest under load too; the
-# block starts with "under load:" and ends with the driver's cost
-# estimates (debugfs wddmseg/copy_costs, DOC: Copy cost model).
+# block starts with "under load:"; each table is followed by the driver's
+# cost estimates (debugfs wddmseg/copy_costs, DOC: Copy cost model).
 #
 # Then a second boot for the suspend benchmark (tools/vm/pm-bench.sh):
 # suspend/resume latency and bytes copied, VRAM PreservedDuringStandby
@@ -151,6 +151,8 @@ for c in /sys/class/drm/card[0-9]*; do
 	echo "\${c##*/}: \$(readlink -f \$c/device/driver | sed 's|.*/||') \$(readlink -f \$c/device | sed 's|.*/||')"
 done
 wddmseg-bench -v -t $SECS -r $REPEATS $MIG -H $HOST_MEMCPY -C /dev/ttyS2 $COLS
+echo "copy cost estimates after the quiet table (debugfs wddmseg/copy_costs):"
+cat /sys/kernel/debug/dri/*/wddmseg/copy_costs 2>/dev/null
 EOF
 # The migration table again with the guest under load: a busy loop on
 # vCPU 1 (taskset; unpinned where the guest lacks it) for the whole run,
