@@ -24,6 +24,12 @@
  */
 #define WDDMSEG_COPY_EXPLORE_SHARE	32
 #define WDDMSEG_COPY_EXPLORE_MIN	8
+/*
+ * The engine, when it is the slower way, runs again for this many moves in
+ * a row: the first wakes the device's thread and is not measured, the
+ * others measure the engine as a run of moves finds it.
+ */
+#define WDDMSEG_COPY_ENGINE_STREAK	3
 /* A measurement counts for 1/WDDMSEG_COPY_EWMA_WEIGHT of the estimate. */
 #define WDDMSEG_COPY_EWMA_WEIGHT	4
 /* A measurement counts as at most this many times the estimate. */
@@ -50,11 +56,15 @@ enum wddmseg_copy_way {
  *	its fence's signal); meaningless while @samples of that way is 0
  * @samples: measurements folded into @ns, per way (saturates)
  * @since_slow: decisions since the way with the higher estimate last ran
+ * @streak: engine decisions still due in the current exploration
+ * @last: the way of the last decision
  */
 struct wddmseg_copy_est {
 	u64 ns[WDDMSEG_COPY_WAYS];
 	u32 samples[WDDMSEG_COPY_WAYS];
 	u32 since_slow;
+	u8 streak;
+	u8 last;
 };
 
 /**
@@ -73,47 +83,69 @@ static inline unsigned int wddmseg_copy_class(u64 size)
 
 /**
  * wddmseg_copy_decide - which way the next move of a class takes
- * @e: the class's estimate; its @since_slow is advanced
+ * @e: the class's estimate; its @since_slow, @streak and @last advance
  * @prior: the way before anything was measured (the fixed policy's)
+ * @measure: set to whether the move's time may be folded into @e
  *
- * Before either way was measured: @prior. Once one was: the other, once,
- * so that both have an estimate. Then the way with the lower estimate,
+ * Before either way was measured: @prior. Once one was: the other, so
+ * that both have an estimate. Then the way with the lower estimate,
  * except that the other runs again when its extra cost is at most
  * 1/%WDDMSEG_COPY_EXPLORE_SHARE of what the faster way cost since it last
- * ran (so its estimate follows the host's load, at a bounded price). The
+ * ran (so its estimate follows the host's load, at a bounded price); the
+ * engine does so for %WDDMSEG_COPY_ENGINE_STREAK moves in a row. The
  * count of decisions saturates at U16_MAX: a way more than about 2,000
  * times slower is not tried again.
+ *
+ * An engine move right after a CPU move of the class is not measured:
+ * the device's thread stops polling for work when none comes, so such a
+ * move pays for waking it, which the next moves of a run on the engine
+ * do not; counting it would keep the engine off a class where a run of
+ * moves on it is the cheaper way.
  *
  * Return: the way.
  */
 static inline enum wddmseg_copy_way
-wddmseg_copy_decide(struct wddmseg_copy_est *e, enum wddmseg_copy_way prior)
+wddmseg_copy_decide(struct wddmseg_copy_est *e, enum wddmseg_copy_way prior,
+		    bool *measure)
 {
 	const u64 *ns = e->ns;
-	enum wddmseg_copy_way fast, slow;
-	u64 gap;
+	enum wddmseg_copy_way fast, slow, way;
+	u64 gap, runs;
 
-	if (!e->samples[WDDMSEG_COPY_WAY_CPU] &&
-	    !e->samples[WDDMSEG_COPY_WAY_ENGINE])
-		return prior;
-	if (!e->samples[WDDMSEG_COPY_WAY_CPU])
-		return WDDMSEG_COPY_WAY_CPU;
-	if (!e->samples[WDDMSEG_COPY_WAY_ENGINE])
-		return WDDMSEG_COPY_WAY_ENGINE;
-
-	fast = ns[WDDMSEG_COPY_WAY_CPU] <= ns[WDDMSEG_COPY_WAY_ENGINE] ?
-	       WDDMSEG_COPY_WAY_CPU : WDDMSEG_COPY_WAY_ENGINE;
-	slow = fast == WDDMSEG_COPY_WAY_CPU ? WDDMSEG_COPY_WAY_ENGINE :
-	       WDDMSEG_COPY_WAY_CPU;
-	gap = ns[slow] - ns[fast];
-	if (e->since_slow >= WDDMSEG_COPY_EXPLORE_MIN &&
-	    gap * WDDMSEG_COPY_EXPLORE_SHARE <= (u64)e->since_slow * ns[fast]) {
-		e->since_slow = 0;
-		return slow;
+	if (e->streak) {
+		e->streak--;
+		way = WDDMSEG_COPY_WAY_ENGINE;
+	} else if (!e->samples[WDDMSEG_COPY_WAY_CPU] &&
+		   !e->samples[WDDMSEG_COPY_WAY_ENGINE]) {
+		way = prior;
+	} else if (!e->samples[WDDMSEG_COPY_WAY_CPU]) {
+		way = WDDMSEG_COPY_WAY_CPU;
+	} else if (!e->samples[WDDMSEG_COPY_WAY_ENGINE]) {
+		way = WDDMSEG_COPY_WAY_ENGINE;
+	} else {
+		fast = ns[WDDMSEG_COPY_WAY_CPU] <= ns[WDDMSEG_COPY_WAY_ENGINE] ?
+		       WDDMSEG_COPY_WAY_CPU : WDDMSEG_COPY_WAY_ENGINE;
+		slow = fast == WDDMSEG_COPY_WAY_CPU ? WDDMSEG_COPY_WAY_ENGINE :
+		       WDDMSEG_COPY_WAY_CPU;
+		runs = slow == WDDMSEG_COPY_WAY_ENGINE ?
+		       WDDMSEG_COPY_ENGINE_STREAK : 1;
+		gap = ns[slow] - ns[fast];
+		if (e->since_slow >= WDDMSEG_COPY_EXPLORE_MIN &&
+		    gap * runs * WDDMSEG_COPY_EXPLORE_SHARE <=
+		    (u64)e->since_slow * ns[fast]) {
+			e->since_slow = 0;
+			e->streak = runs - 1;
+			way = slow;
+		} else {
+			if (e->since_slow < U16_MAX)
+				e->since_slow++;
+			way = fast;
+		}
 	}
-	if (e->since_slow < U16_MAX)
-		e->since_slow++;
-	return fast;
+	*measure = !(way == WDDMSEG_COPY_WAY_ENGINE &&
+		     e->last == WDDMSEG_COPY_WAY_CPU);
+	e->last = way;
+	return way;
 }
 
 /**
@@ -171,7 +203,8 @@ struct wddmseg_copy_watch {
 int wddmseg_copy_init(struct wddmseg_device *wdev);
 enum wddmseg_copy_way wddmseg_copy_choose(struct wddmseg_device *wdev,
 					  enum wddmseg_copy_path path,
-					  u64 size, bool fixed_cpu);
+					  u64 size, bool fixed_cpu,
+					  bool *measure);
 void wddmseg_copy_cpu_done(struct wddmseg_device *wdev,
 			   enum wddmseg_copy_path path, u64 size, ktime_t start);
 void wddmseg_copy_engine_watch(struct wddmseg_device *wdev,

@@ -377,7 +377,8 @@ static bool wddmseg_move_cpu_chosen(struct wddmseg_device *wdev,
 	enum wddmseg_move_path path = WDDMSEG_MOVE_SYSTEM;
 	enum wddmseg_copy_path cost_path = WDDMSEG_COPY_PATH_SYSTEM;
 	u64 size = mv->tbo->base.size;
-	bool fixed_cpu;
+	enum wddmseg_copy_way way;
+	bool fixed_cpu, measure;
 	u64 max;
 
 	if (mv->hw_protected || mv->sealed)
@@ -411,10 +412,10 @@ static bool wddmseg_move_cpu_chosen(struct wddmseg_device *wdev,
 		mv->why = "small and idle";
 		return fixed_cpu;
 	}
-	mv->measure = !mv->clear && size <= WDDMSEG_COPY_ADAPTIVE_MAX;
 	mv->cost_path = cost_path;
-	if (wddmseg_copy_choose(wdev, cost_path, size, fixed_cpu) !=
-	    WDDMSEG_COPY_WAY_CPU)
+	way = wddmseg_copy_choose(wdev, cost_path, size, fixed_cpu, &measure);
+	mv->measure = measure && !mv->clear;
+	if (way != WDDMSEG_COPY_WAY_CPU)
 		return false;
 	mv->why = fixed_cpu ? "small and idle" : "CPU cheaper";
 	return true;

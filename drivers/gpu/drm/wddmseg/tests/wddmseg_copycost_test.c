@@ -4,7 +4,8 @@
  * (wddmseg_copycost.h, DOC: Copy cost model): size classes, the prior
  * before anything was measured, measuring the other way once, the cheaper
  * way afterwards, exploration of the slower way bounded in price yet
- * never stopping, and the moving average following a change of load.
+ * never stopping, an engine move that wakes the device's thread left
+ * unmeasured, and the moving average following a change of load.
  */
 
 #include <kunit/test.h>
@@ -24,6 +25,15 @@ static void est_set(struct wddmseg_copy_est *e, u64 cpu_ns, u64 engine_ns,
 	e->ns[ENGINE] = engine_ns;
 	e->samples[CPU] = n;
 	e->samples[ENGINE] = n;
+}
+
+/* A decision whose measurement flag the test does not look at. */
+static enum wddmseg_copy_way decide(struct wddmseg_copy_est *e,
+				    enum wddmseg_copy_way prior)
+{
+	bool measure;
+
+	return wddmseg_copy_decide(e, prior, &measure);
 }
 
 static void copycost_classes(struct kunit *test)
@@ -47,8 +57,8 @@ static void copycost_prior_first(struct kunit *test)
 {
 	struct wddmseg_copy_est e = {};
 
-	KUNIT_EXPECT_EQ(test, CPU, wddmseg_copy_decide(&e, CPU));
-	KUNIT_EXPECT_EQ(test, ENGINE, wddmseg_copy_decide(&e, ENGINE));
+	KUNIT_EXPECT_EQ(test, CPU, decide(&e, CPU));
+	KUNIT_EXPECT_EQ(test, ENGINE, decide(&e, ENGINE));
 }
 
 /* One way measured: the other runs next, whatever the prior says. */
@@ -57,11 +67,11 @@ static void copycost_measures_other_way(struct kunit *test)
 	struct wddmseg_copy_est e = {};
 
 	wddmseg_copy_record(&e, ENGINE, 5000);
-	KUNIT_EXPECT_EQ(test, CPU, wddmseg_copy_decide(&e, ENGINE));
+	KUNIT_EXPECT_EQ(test, CPU, decide(&e, ENGINE));
 
 	memset(&e, 0, sizeof(e));
 	wddmseg_copy_record(&e, CPU, 5000);
-	KUNIT_EXPECT_EQ(test, ENGINE, wddmseg_copy_decide(&e, CPU));
+	KUNIT_EXPECT_EQ(test, ENGINE, decide(&e, CPU));
 }
 
 /* Both measured: the lower estimate wins, either way round. */
@@ -70,19 +80,20 @@ static void copycost_cheaper_wins(struct kunit *test)
 	struct wddmseg_copy_est e;
 
 	est_set(&e, 1000, 3000, 4);
-	KUNIT_EXPECT_EQ(test, CPU, wddmseg_copy_decide(&e, ENGINE));
+	KUNIT_EXPECT_EQ(test, CPU, decide(&e, ENGINE));
 	est_set(&e, 3000, 1000, 4);
-	KUNIT_EXPECT_EQ(test, ENGINE, wddmseg_copy_decide(&e, CPU));
+	KUNIT_EXPECT_EQ(test, ENGINE, decide(&e, CPU));
 	/* a tie goes to the CPU (no job, no interrupt) */
 	est_set(&e, 2000, 2000, 4);
-	KUNIT_EXPECT_EQ(test, CPU, wddmseg_copy_decide(&e, ENGINE));
+	KUNIT_EXPECT_EQ(test, CPU, decide(&e, ENGINE));
 }
 
 /*
  * Over many decisions with fixed estimates the slower way runs again
  * (its estimate would go stale otherwise), but what it costs beyond the
  * faster way stays within 1/WDDMSEG_COPY_EXPLORE_SHARE of their time, and
- * never twice within WDDMSEG_COPY_EXPLORE_MIN decisions.
+ * an exploration (one CPU move, or WDDMSEG_COPY_ENGINE_STREAK engine moves)
+ * comes after at least WDDMSEG_COPY_EXPLORE_MIN decisions of the faster way.
  */
 static void copycost_explore_bounded(struct kunit *test)
 {
@@ -96,25 +107,31 @@ static void copycost_explore_bounded(struct kunit *test)
 		u64 cpu = ratios[r][0], eng = ratios[r][1];
 		u64 fast = min(cpu, eng), slow = max(cpu, eng);
 		enum wddmseg_copy_way fast_way = cpu <= eng ? CPU : ENGINE;
-		unsigned int slow_runs = 0, last = 0;
+		unsigned int slow_runs = 0, last = 0, fast_runs = 0;
 		struct wddmseg_copy_est e;
 		u64 spent = 0;
 
 		est_set(&e, cpu, eng, 4);
 		for (i = 1; i <= n; i++) {
-			enum wddmseg_copy_way w = wddmseg_copy_decide(&e, CPU);
+			enum wddmseg_copy_way w = decide(&e, CPU);
 
 			if (w == fast_way) {
 				spent += fast;
+				fast_runs++;
 				continue;
 			}
 			spent += slow;
-			KUNIT_EXPECT_GE_MSG(test, i - last,
+			slow_runs++;
+			if (i == last + 1) {	/* the same exploration */
+				last = i;
+				continue;
+			}
+			KUNIT_EXPECT_GE_MSG(test, fast_runs,
 					    (unsigned int)WDDMSEG_COPY_EXPLORE_MIN,
 					    "ratio %llu/%llu: explored after %u",
-					    cpu, eng, i - last);
+					    cpu, eng, fast_runs);
+			fast_runs = 0;
 			last = i;
-			slow_runs++;
 		}
 		KUNIT_EXPECT_GE_MSG(test, slow_runs, 1u,
 				    "ratio %llu/%llu: the slower way never ran",
@@ -128,16 +145,91 @@ static void copycost_explore_bounded(struct kunit *test)
 	}
 }
 
-/* Close estimates: the slower way runs every WDDMSEG_COPY_EXPLORE_MIN + 1. */
+/*
+ * Close estimates: after every WDDMSEG_COPY_EXPLORE_MIN decisions of the
+ * faster way the slower runs, the CPU once, the engine
+ * WDDMSEG_COPY_ENGINE_STREAK times in a row.
+ */
 static void copycost_explore_close(struct kunit *test)
 {
-	struct wddmseg_copy_est e;
+	const unsigned int streak = WDDMSEG_COPY_ENGINE_STREAK;
+	const unsigned int min = WDDMSEG_COPY_EXPLORE_MIN;
 	unsigned int i, slow_runs = 0;
+	struct wddmseg_copy_est e;
 
 	est_set(&e, 1000, 1001, 4);
-	for (i = 0; i < 90; i++)
-		slow_runs += wddmseg_copy_decide(&e, CPU) == ENGINE;
-	KUNIT_EXPECT_EQ(test, 90u / (WDDMSEG_COPY_EXPLORE_MIN + 1), slow_runs);
+	for (i = 0; i < 10 * (min + streak); i++)
+		slow_runs += decide(&e, CPU) == ENGINE;
+	KUNIT_EXPECT_EQ(test, 10 * streak, slow_runs);
+
+	est_set(&e, 1001, 1000, 4);
+	slow_runs = 0;
+	for (i = 0; i < 10 * (min + 1); i++)
+		slow_runs += decide(&e, CPU) == CPU;
+	KUNIT_EXPECT_EQ(test, 10u, slow_runs);
+}
+
+/*
+ * An engine move right after a CPU move of the class pays for waking the
+ * device's thread: not measured. The engine moves after it are, and so is
+ * every CPU move.
+ */
+static void copycost_engine_wakeup_unmeasured(struct kunit *test)
+{
+	struct wddmseg_copy_est e = {};
+	bool measure;
+	unsigned int i;
+
+	/* prior CPU: measured; then the engine, first unmeasured */
+	KUNIT_EXPECT_EQ(test, CPU, wddmseg_copy_decide(&e, CPU, &measure));
+	KUNIT_EXPECT_TRUE(test, measure);
+	wddmseg_copy_record(&e, CPU, 1000);
+	KUNIT_EXPECT_EQ(test, ENGINE, wddmseg_copy_decide(&e, CPU, &measure));
+	KUNIT_EXPECT_FALSE(test, measure);
+	/* not recorded: the engine is still unmeasured, so it runs again */
+	KUNIT_EXPECT_EQ(test, ENGINE, wddmseg_copy_decide(&e, CPU, &measure));
+	KUNIT_EXPECT_TRUE(test, measure);
+
+	/* an exploration of the engine: a streak, its first unmeasured */
+	est_set(&e, 1000, 2000, 4);
+	for (i = 0; i < 1000; i++)
+		if (wddmseg_copy_decide(&e, CPU, &measure) == ENGINE)
+			break;
+	KUNIT_ASSERT_LT(test, i, 1000u);
+	KUNIT_EXPECT_FALSE(test, measure);
+	for (i = 1; i < WDDMSEG_COPY_ENGINE_STREAK; i++) {
+		KUNIT_EXPECT_EQ(test, ENGINE,
+				wddmseg_copy_decide(&e, CPU, &measure));
+		KUNIT_EXPECT_TRUE(test, measure);
+	}
+	KUNIT_EXPECT_EQ(test, CPU, wddmseg_copy_decide(&e, CPU, &measure));
+	KUNIT_EXPECT_TRUE(test, measure);
+}
+
+/*
+ * A quiet guest: the engine is cheaper in a run of moves, but its first
+ * move after the CPU costs a wake-up several times a copy. The choice
+ * still ends on the engine (without the unmeasured wake-up it would read
+ * the wake-up as the engine's cost and stay on the CPU).
+ */
+static void copycost_engine_run_wins(struct kunit *test)
+{
+	struct wddmseg_copy_est e;
+	unsigned int i, engine = 0;
+	bool measure;
+
+	est_set(&e, 1000, 2000, 4);
+	for (i = 0; i < 2000; i++) {
+		enum wddmseg_copy_way w = wddmseg_copy_decide(&e, CPU,
+							      &measure);
+		/* cold: 8000 ns; warm: 600 ns; the CPU: 1000 ns */
+		u64 ns = w == CPU ? 1000 : measure ? 600 : 8000;
+
+		if (measure)
+			wddmseg_copy_record(&e, w, ns);
+		engine += i >= 1000 && w == ENGINE;
+	}
+	KUNIT_EXPECT_GE(test, engine, 900u);
 }
 
 /* The moving average: first value, a quarter of the way, outliers capped. */
@@ -175,23 +267,26 @@ static void copycost_follows_load(struct kunit *test)
 	unsigned int i, moves;
 
 	est_set(&e, 1000, 2000, 16);
-	KUNIT_ASSERT_EQ(test, CPU, wddmseg_copy_decide(&e, ENGINE));
+	KUNIT_ASSERT_EQ(test, CPU, decide(&e, ENGINE));
 	for (i = 0; i < 3; i++)
 		wddmseg_copy_record(&e, CPU, 20000);
-	KUNIT_EXPECT_EQ(test, ENGINE, wddmseg_copy_decide(&e, CPU));
+	KUNIT_EXPECT_EQ(test, ENGINE, decide(&e, CPU));
 
 	/* quiet again: only the moves the decisions give the CPU measure it */
 	for (moves = 0; moves < 5000; moves++) {
-		enum wddmseg_copy_way w = wddmseg_copy_decide(&e, CPU);
+		bool measure;
+		enum wddmseg_copy_way w = wddmseg_copy_decide(&e, CPU,
+							      &measure);
 
-		wddmseg_copy_record(&e, w, w == CPU ? 1000 : 2000);
+		if (measure)
+			wddmseg_copy_record(&e, w, w == CPU ? 1000 : 2000);
 		if (w == CPU && e.ns[CPU] < e.ns[ENGINE])
 			break;
 	}
 	KUNIT_EXPECT_LT_MSG(test, moves, 5000u,
 			    "the CPU's estimate never recovered: %llu ns",
 			    e.ns[CPU]);
-	KUNIT_EXPECT_EQ(test, CPU, wddmseg_copy_decide(&e, ENGINE));
+	KUNIT_EXPECT_EQ(test, CPU, decide(&e, ENGINE));
 }
 
 static struct kunit_case wddmseg_copycost_cases[] = {
@@ -201,6 +296,8 @@ static struct kunit_case wddmseg_copycost_cases[] = {
 	KUNIT_CASE(copycost_cheaper_wins),
 	KUNIT_CASE(copycost_explore_bounded),
 	KUNIT_CASE(copycost_explore_close),
+	KUNIT_CASE(copycost_engine_wakeup_unmeasured),
+	KUNIT_CASE(copycost_engine_run_wins),
 	KUNIT_CASE(copycost_ewma),
 	KUNIT_CASE(copycost_follows_load),
 	{}
