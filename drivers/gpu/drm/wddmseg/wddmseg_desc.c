@@ -102,6 +102,24 @@ bool wddmseg_segment_is_aperture(const struct wddmseg_segment_desc *seg)
 }
 
 /**
+ * wddmseg_segflags_effective - segment flags as the driver acts on them
+ * @flags: DXGK_SEGMENTFLAGS as the device reports them
+ *
+ * CpuVisible "has no meaning for aperture segments, including AGP-type
+ * aperture segments" (DXGK_SEGMENTFLAGS): it is dropped there, as WDDM
+ * ignores it. Validation, wddmseg_segment_cpu_visible() and the probe's
+ * log line of an ignored flag all go through here.
+ *
+ * Return: @flags without what the driver ignores.
+ */
+u32 wddmseg_segflags_effective(u32 flags)
+{
+	if (flags & (DXGK_SEGFLAG_APERTURE | DXGK_SEGFLAG_AGP))
+		flags &= ~DXGK_SEGFLAG_CPU_VISIBLE;
+	return flags;
+}
+
+/**
  * wddmseg_bank_end - where bank @j of a segment ends
  * @seg: descriptor with UseBanking
  * @j: bank index, below NbOfBanks
@@ -135,7 +153,8 @@ bool wddmseg_segment_cpu_visible(struct wddmseg_device *wdev, u32 segment_id)
 		return true;
 	seg = &wdev->desc.seg[segment_id - 1];
 	return wddmseg_segment_is_aperture(seg) ||
-	       (seg->flags & DXGK_SEGFLAG_CPU_VISIBLE);
+	       (wddmseg_segflags_effective(seg->flags) &
+		DXGK_SEGFLAG_CPU_VISIBLE);
 }
 
 /**
@@ -287,13 +306,11 @@ static int wddmseg_validate_flags(u32 id, u32 flags,
 				       "ReservedSysMem is for system use and must not be set by the driver (flags 0x%08x)",
 				       flags);
 	/*
-	 * CpuVisible "has no meaning for aperture segments, including AGP-type
-	 * aperture segments" (DXGK_SEGMENTFLAGS): accepted there and ignored,
-	 * as WDDM does; wddmseg_load_segments() logs it. (Agp with it is
-	 * refused above: Agp must be alone.)
+	 * CpuVisible on an aperture is accepted and ignored, as WDDM does
+	 * (wddmseg_segflags_effective()); wddmseg_load_segments() logs it.
+	 * (Agp with it is refused above: Agp must be alone.)
 	 */
-	if (flags & DXGK_SEGFLAG_APERTURE)
-		flags &= ~DXGK_SEGFLAG_CPU_VISIBLE;
+	flags = wddmseg_segflags_effective(flags);
 	if ((flags & DXGK_SEGFLAG_CACHE_COHERENT) &&
 	    !(flags & DXGK_SEGFLAG_APERTURE))
 		return wddmseg_violate(v, id, "cachecoherent-aperture",
@@ -404,7 +421,7 @@ static int wddmseg_validate_segment(const struct wddmseg_adapter_desc *d,
 				       "CommitLimit 0x%llx of an aperture must be a non-zero page multiple not above Size 0x%llx",
 				       s->commit_limit, s->size);
 
-	if ((s->flags & DXGK_SEGFLAG_CPU_VISIBLE) && !aperture) {
+	if (wddmseg_segflags_effective(s->flags) & DXGK_SEGFLAG_CPU_VISIBLE) {
 		/* BAR2 maps VRAM linearly from GPU address 0. */
 		if (!wddmseg_range_inside(s->cpu_translated_address, s->size,
 					  d->bar_start, d->bar_size))

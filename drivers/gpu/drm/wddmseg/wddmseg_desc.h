@@ -27,6 +27,7 @@ void wddmseg_desc_read(void __iomem *mmio, struct wddmseg_adapter_desc *desc);
 int wddmseg_desc_validate(const struct wddmseg_adapter_desc *desc,
 			  struct wddmseg_violation *v);
 bool wddmseg_segment_is_aperture(const struct wddmseg_segment_desc *seg);
+u32 wddmseg_segflags_effective(u32 flags);
 bool wddmseg_segment_cpu_visible(struct wddmseg_device *wdev, u32 segment_id);
 int wddmseg_segment_budget_group(const struct wddmseg_segment_desc *seg);
 bool wddmseg_segment_seals(struct wddmseg_device *wdev, u32 segment_id);

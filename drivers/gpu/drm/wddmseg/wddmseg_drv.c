@@ -228,8 +228,8 @@ static int wddmseg_load_segments(struct wddmseg_device *wdev)
 	}
 
 	for (id = 1; id <= d->segment_count; id++)
-		if ((d->seg[id - 1].flags & DXGK_SEGFLAG_CPU_VISIBLE) &&
-		    wddmseg_segment_is_aperture(&d->seg[id - 1]))
+		if (d->seg[id - 1].flags !=
+		    wddmseg_segflags_effective(d->seg[id - 1].flags))
 			drm_info(&wdev->drm, "segment %u: CpuVisible ignored: it has no meaning on an aperture segment (DXGK_SEGMENTFLAGS)\n",
 				 id);
 
