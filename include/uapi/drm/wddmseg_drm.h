@@ -24,8 +24,12 @@ extern "C" {
  * Version 4 added syncobjs to &drm_wddmseg_submit_blit (WDDMSEG_BLIT_SYNCOBJ_IN,
  * WDDMSEG_BLIT_SYNCOBJ_OUT and the fields after @reserved).
  * Version 5 added DRM_IOCTL_WDDMSEG_QUERY_MMU (&drm_wddmseg_query_mmu).
+ * Version 6 gave meaning to the first half of the reserved words of
+ * &drm_wddmseg_gem_create (create_flags, pitch, height and pad, for
+ * cross-adapter resources: WDDMSEG_CREATE_CROSS_ADAPTER) and added
+ * WDDMSEG_STATE_CROSS_ADAPTER.
  */
-#define WDDMSEG_UAPI_VERSION		5
+#define WDDMSEG_UAPI_VERSION		6
 
 /**
  * WDDMSEG_MAX_SEGMENTS - largest segment count the driver accepts
@@ -478,6 +482,33 @@ struct drm_wddmseg_query_segment {
 #define WDDMSEG_MAX_PREFERRED		8
 
 /**
+ * WDDMSEG_CREATE_CROSS_ADAPTER - &drm_wddmseg_gem_create.create_flags:
+ * the allocation is a cross-adapter resource (uapi version 6)
+ *
+ * The only kind of allocation another device may attach to (import).
+ * DXGK_VIDMMCAPS gives its properties: CpuVisible, write-combined (not
+ * Cached), only aperture segments (or system memory) in the supported
+ * set, linear, with a row pitch (&drm_wddmseg_gem_create.pitch) that is a
+ * multiple of WDDMSEG_CROSS_ADAPTER_PITCH_ALIGNMENT and a height
+ * (&drm_wddmseg_gem_create.height) that is a multiple of
+ * WDDMSEG_CROSS_ADAPTER_HEIGHT_ALIGNMENT, pitch * height bytes fitting
+ * the allocation's size.
+ */
+#define WDDMSEG_CREATE_CROSS_ADAPTER		(1u << 0)
+/**
+ * WDDMSEG_CREATE_KNOWN_MASK - every bit of &drm_wddmseg_gem_create.create_flags
+ */
+#define WDDMSEG_CREATE_KNOWN_MASK		0x00000001u
+/**
+ * WDDMSEG_CROSS_ADAPTER_PITCH_ALIGNMENT - D3DKMT_CROSS_ADAPTER_RESOURCE_PITCH_ALIGNMENT
+ */
+#define WDDMSEG_CROSS_ADAPTER_PITCH_ALIGNMENT	128
+/**
+ * WDDMSEG_CROSS_ADAPTER_HEIGHT_ALIGNMENT - D3DKMT_CROSS_ADAPTER_RESOURCE_HEIGHT_ALIGNMENT
+ */
+#define WDDMSEG_CROSS_ADAPTER_HEIGHT_ALIGNMENT	4
+
+/**
  * struct drm_wddmseg_gem_create - create an allocation
  *
  * Argument of DRM_IOCTL_WDDMSEG_GEM_CREATE, the analogue of a WDDM
@@ -523,8 +554,25 @@ struct drm_wddmseg_gem_create {
 	 * of @size bytes that become the backing store; 0 otherwise.
 	 */
 	__u64 user_ptr;
+	/**
+	 * @create_flags: in (version 6): WDDMSEG_CREATE_* bits; other bits
+	 * are refused. Up to version 5 this was part of @reserved.
+	 */
+	__u32 create_flags;
+	/**
+	 * @pitch: in (version 6): with WDDMSEG_CREATE_CROSS_ADAPTER, bytes
+	 * per row of the resource; 0 otherwise.
+	 */
+	__u32 pitch;
+	/**
+	 * @height: in (version 6): with WDDMSEG_CREATE_CROSS_ADAPTER, rows
+	 * of the resource; 0 otherwise.
+	 */
+	__u32 height;
+	/** @pad: must be zero. */
+	__u32 pad;
 	/** @reserved: must be zero. */
-	__u64 reserved[4];
+	__u64 reserved[2];
 };
 
 /**
@@ -548,6 +596,11 @@ struct drm_wddmseg_gem_mmap_offset {
 #define WDDMSEG_STATE_RESIDENT		(1u << 1)	/* in a device segment */
 /* In several ranges of the segment; @offset is the first page's. */
 #define WDDMSEG_STATE_BLOCKS		(1u << 2)
+/*
+ * A cross-adapter resource (version 6): created with
+ * WDDMSEG_CREATE_CROSS_ADAPTER, or imported from another device.
+ */
+#define WDDMSEG_STATE_CROSS_ADAPTER	(1u << 3)
 
 /**
  * struct drm_wddmseg_gem_info - where an allocation lives

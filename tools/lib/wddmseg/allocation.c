@@ -12,14 +12,18 @@
 
 #include "wddmseg.h"
 
-int wddmseg_create_allocation(int fd,
-			      const struct wddmseg_allocation_desc *desc,
-			      uint32_t *handle)
+/* GEM_CREATE of @desc, with @create_flags, @pitch and @height. */
+static int create_allocation(int fd, const struct wddmseg_allocation_desc *desc,
+			     uint32_t create_flags, uint32_t pitch,
+			     uint32_t height, uint32_t *handle)
 {
 	struct drm_wddmseg_gem_create c;
 	int ret;
 
 	memset(&c, 0, sizeof(c));
+	c.create_flags = create_flags;
+	c.pitch = pitch;
+	c.height = height;
 	c.size = desc->size;
 	c.flags = desc->flags;
 	c.supported_segments = desc->supported_segments;
@@ -31,6 +35,22 @@ int wddmseg_create_allocation(int fd,
 	ret = wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_GEM_CREATE, &c);
 	*handle = ret ? 0 : c.handle;
 	return ret;
+}
+
+int wddmseg_create_allocation(int fd,
+			      const struct wddmseg_allocation_desc *desc,
+			      uint32_t *handle)
+{
+	return create_allocation(fd, desc, 0, 0, 0, handle);
+}
+
+int wddmseg_create_cross_adapter_allocation(int fd,
+					    const struct wddmseg_allocation_desc *desc,
+					    uint32_t pitch, uint32_t height,
+					    uint32_t *handle)
+{
+	return create_allocation(fd, desc, WDDMSEG_CREATE_CROSS_ADAPTER, pitch,
+				 height, handle);
 }
 
 int wddmseg_create_allocation_in(int fd, uint64_t size, uint32_t flags,

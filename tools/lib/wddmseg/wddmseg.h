@@ -279,6 +279,29 @@ int wddmseg_create_allocation(int fd,
 			      uint32_t *handle);
 
 /**
+ * wddmseg_create_cross_adapter_allocation() - create a cross-adapter
+ *	resource (D3DKMTCreateAllocation with CrossAdapter)
+ * @fd: adapter
+ * @desc: the allocation: CpuVisible, not Cached, only aperture segments
+ *	(or none: system memory) in the supported set
+ * @pitch: bytes per row, a multiple of WDDMSEG_CROSS_ADAPTER_PITCH_ALIGNMENT
+ * @height: rows, a multiple of WDDMSEG_CROSS_ADAPTER_HEIGHT_ALIGNMENT;
+ *	@pitch * @height must fit @desc->size
+ * @handle: receives its GEM handle, 0 on failure
+ *
+ * The only kind of allocation another adapter can import (uapi version 6,
+ * WDDMSEG_CREATE_CROSS_ADAPTER); each property is a rule of the driver
+ * (rules cross-adapter-*, see Documentation/gpu/wddmseg.rst).
+ *
+ * Return: as wddmseg_create_allocation(); -EINVAL also when a property is
+ * missing.
+ */
+int wddmseg_create_cross_adapter_allocation(int fd,
+					    const struct wddmseg_allocation_desc *desc,
+					    uint32_t pitch, uint32_t height,
+					    uint32_t *handle);
+
+/**
  * wddmseg_create_allocation_in() - create an allocation in one segment
  * @fd: adapter
  * @size: bytes

@@ -165,6 +165,53 @@ u64 wddmseg_evict_through_max(const struct wddmseg_segment_desc *seg)
 	return (seg->size / 5 * 4) & PAGE_MASK;
 }
 
+/*
+ * A cross-adapter resource (WDDMSEG_CREATE_CROSS_ADAPTER) has the
+ * properties DXGK_VIDMMCAPS lists for one: CPU-visible, write-combined
+ * (the OS creates it so; Cached would map it write-back), paged only into
+ * aperture segments, linear with a 128-byte-aligned pitch and a 4-row
+ * aligned height. Pitch and height mean nothing for other allocations.
+ */
+static int wddmseg_alloc_cross_adapter_check(const struct wddmseg_adapter_desc *d,
+					     const struct drm_wddmseg_gem_create *a,
+					     struct wddmseg_violation *v)
+{
+	u32 outside = a->supported_segments & ~wddmseg_aperture_set(d);
+
+	if (!(a->create_flags & WDDMSEG_CREATE_CROSS_ADAPTER)) {
+		if (a->pitch || a->height)
+			return wddmseg_refuse(v, -EINVAL, "cross-adapter-layout",
+					      "pitch %u and height %u are given for cross-adapter resources only",
+					      a->pitch, a->height);
+		return 0;
+	}
+	if (!(a->flags & WDDMSEG_ALLOC_CPU_VISIBLE))
+		return wddmseg_refuse(v, -EINVAL, "cross-adapter-cpu-visible",
+				      "a cross-adapter resource is CpuVisible (flags 0x%08x)",
+				      a->flags);
+	if (a->flags & WDDMSEG_ALLOC_CACHED)
+		return wddmseg_refuse(v, -EINVAL, "cross-adapter-write-combined",
+				      "a cross-adapter resource is write-combined, not Cached (flags 0x%08x)",
+				      a->flags);
+	if (outside)
+		return wddmseg_refuse(v, -EINVAL, "cross-adapter-aperture",
+				      "a cross-adapter resource is paged into aperture segments only: 0x%x of the supported set 0x%x are not",
+				      outside, a->supported_segments);
+	if (!a->pitch || a->pitch % WDDMSEG_CROSS_ADAPTER_PITCH_ALIGNMENT)
+		return wddmseg_refuse(v, -EINVAL, "cross-adapter-pitch",
+				      "pitch %u is not a non-zero multiple of %u bytes",
+				      a->pitch, WDDMSEG_CROSS_ADAPTER_PITCH_ALIGNMENT);
+	if (!a->height || a->height % WDDMSEG_CROSS_ADAPTER_HEIGHT_ALIGNMENT)
+		return wddmseg_refuse(v, -EINVAL, "cross-adapter-height",
+				      "height %u is not a non-zero multiple of %u rows",
+				      a->height, WDDMSEG_CROSS_ADAPTER_HEIGHT_ALIGNMENT);
+	if ((u64)a->pitch * a->height > a->size)
+		return wddmseg_refuse(v, -EINVAL, "cross-adapter-size",
+				      "%u rows of %u bytes do not fit %llu bytes",
+				      a->height, a->pitch, a->size);
+	return 0;
+}
+
 static int wddmseg_alloc_sets_check(const struct wddmseg_adapter_desc *d,
 				    const struct drm_wddmseg_gem_create *a,
 				    struct wddmseg_violation *v)
@@ -270,9 +317,14 @@ int wddmseg_alloc_validate(const struct wddmseg_adapter_desc *desc,
 	u32 id;
 	int ret;
 
-	if (memchr_inv(args->reserved, 0, sizeof(args->reserved)) || args->handle)
+	if (memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
+	    args->handle || args->pad)
 		return wddmseg_refuse(v, -EINVAL, "reserved",
-				      "reserved fields and handle must be zero");
+				      "reserved fields, pad and handle must be zero");
+	if (args->create_flags & ~WDDMSEG_CREATE_KNOWN_MASK)
+		return wddmseg_refuse(v, -EINVAL, "reserved",
+				      "unknown create_flags bits 0x%08x",
+				      args->create_flags & ~WDDMSEG_CREATE_KNOWN_MASK);
 	if (!args->user_ptr != !(args->flags & WDDMSEG_ALLOC_EXISTING_SYSMEM))
 		return wddmseg_refuse(v, -EINVAL, "user-ptr",
 				      "user_ptr is given exactly when ExistingSysMem is set");
@@ -293,6 +345,9 @@ int wddmseg_alloc_validate(const struct wddmseg_adapter_desc *desc,
 	if (ret)
 		return ret;
 	ret = wddmseg_alloc_history_check(desc, args->flags, v);
+	if (ret)
+		return ret;
+	ret = wddmseg_alloc_cross_adapter_check(desc, args, v);
 	if (ret)
 		return ret;
 

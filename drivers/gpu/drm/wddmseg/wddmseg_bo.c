@@ -613,6 +613,7 @@ int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	}
 
 	bo->flags = args->flags;
+	bo->cross_adapter = args->create_flags & WDDMSEG_CREATE_CROSS_ADAPTER;
 	bo->supported = args->supported_segments;
 	bo->eviction = args->eviction_segments;
 	bo->bank_hint = args->bank_hint;

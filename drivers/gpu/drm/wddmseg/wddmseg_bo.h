@@ -84,6 +84,9 @@ struct wddmseg_residency_event {
  *	written the permanent copy since the segment's copy was last
  *	brought up to date from it (DOC: PermanentSysMem); under the
  *	reservation
+ * @cross_adapter: a cross-adapter resource (created with
+ *	WDDMSEG_CREATE_CROSS_ADAPTER, or imported from another device): the
+ *	only kind another device attaches to (DOC: PRIME). Set at creation
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -114,6 +117,7 @@ struct wddmseg_bo {
 	bool contiguous;
 	struct wddmseg_parked *perm_slot;
 	bool perm_cpu_dirty;
+	bool cross_adapter;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)

@@ -304,13 +304,29 @@ enum wddmseg_pm_phase {
 };
 
 /**
+ * enum wddmseg_sleep - which column of the preservation table a suspend
+ *	follows (DXGK_SEGMENTFLAGS, wddmseg_pm_sleep_kind())
+ * @WDDMSEG_SLEEP_STANDBY: standby (S3), also a runtime suspend (D3hot)
+ * @WDDMSEG_SLEEP_HIBERNATE: hibernation (the freeze that makes its image)
+ * @WDDMSEG_SLEEP_HYBRID: hybrid sleep: the standby that follows a
+ *	hibernation image; WDDM treats it as a hibernation
+ */
+enum wddmseg_sleep {
+	WDDMSEG_SLEEP_STANDBY,
+	WDDMSEG_SLEEP_HIBERNATE,
+	WDDMSEG_SLEEP_HYBRID,
+};
+
+/**
  * struct wddmseg_pm - power management (wddmseg_pm.c)
  * @nb: PM notifier: the early eviction, and the restore after an aborted
  *	suspend
  * @lock: serializes the phases; protects everything below
  * @moved: a &struct wddmseg_pm_entry for each allocation the current
  *	cycle moved out of a segment or whose pinned content it saved
- * @hibernate: the current cycle is a hibernation (freeze), not a standby
+ * @sleep: what the current cycle is: standby, hibernation or hybrid sleep
+ * @hibernating: between PM_HIBERNATION_PREPARE and PM_POST_HIBERNATION: a
+ *	suspend callback then is the standby of a hybrid sleep
  * @hib: the device's PM_HIB register at probe (PERSISTENT: VRAM survives a
  *	hibernation's power cycle where the flags preserve it), 0 before 1.8
  * @hib_partial: PM_HIB_PARTIAL: bytes at the start of a
@@ -332,7 +348,8 @@ struct wddmseg_pm {
 	struct notifier_block nb;
 	struct mutex lock;	/* phases, moved, counters */
 	struct list_head moved;
-	bool hibernate;
+	enum wddmseg_sleep sleep;
+	bool hibernating;
 	u32 hib;
 	u64 hib_partial;
 	u64 evicted[WDDMSEG_MAX_SEGMENTS];

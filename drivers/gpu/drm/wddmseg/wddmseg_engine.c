@@ -41,9 +41,6 @@
 #include "wddmseg_trace.h"
 #include "wddmseg_wrap.h"
 
-#define WDDMSEG_RING_BYTES	SZ_256K
-#define WDDMSEG_ARENA_BYTES	SZ_1M
-
 /* The causes of the device's interrupt that are the engine's. */
 #define WDDMSEG_ENGINE_IRQS	(WDDMSEG_IRQ_FENCE | WDDMSEG_IRQ_ERROR)
 

@@ -5,7 +5,12 @@
 #ifndef WDDMSEG_ENGINE_H
 #define WDDMSEG_ENGINE_H
 
+#include <linux/sizes.h>
 #include <linux/types.h>
+
+/* The command ring (the paging buffer) and the page-list arena. */
+#define WDDMSEG_RING_BYTES	SZ_256K
+#define WDDMSEG_ARENA_BYTES	SZ_1M
 
 struct dma_fence;
 struct wddmseg_device;

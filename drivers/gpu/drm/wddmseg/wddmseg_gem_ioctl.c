@@ -186,6 +186,8 @@ int wddmseg_ioctl_gem_info(struct drm_device *drm, void *data,
 			args->state |= WDDMSEG_STATE_PINNED;
 		if (args->segment_id)
 			args->state |= WDDMSEG_STATE_RESIDENT;
+		if (bo->cross_adapter)
+			args->state |= WDDMSEG_STATE_CROSS_ADAPTER;
 		args->eviction_count = atomic64_read(&bo->evictions);
 		args->move_count = atomic64_read(&bo->moves);
 		ttm_bo_unreserve(&bo->tbo);

@@ -52,6 +52,18 @@
  * engine that does not go idle (pm-engine-busy). What was already moved
  * is brought back.
  *
+ * Hybrid sleep (Linux: /sys/power/disk set to "suspend") writes a
+ * hibernation image and then enters standby instead of powering off; the
+ * system resumes from RAM, or from the image if the power went. WDDM says
+ * the system then behaves like a hibernation: segments that are not
+ * preserved during hibernation are cleared even though the system only
+ * enters a low-power state. The driver sees it as a suspend callback
+ * between PM_HIBERNATION_PREPARE and PM_POST_HIBERNATION (after the
+ * freeze and thaw that made the image) and follows the hibernation column
+ * there (wddmseg_pm_sleep_kind(), WDDMSEG_SLEEP_HYBRID): it evicts what a
+ * hibernation would evict, and what the standby would lose besides
+ * (DisableSelfRefreshVRAMInS3), since the resume may come from RAM.
+ *
  * Hibernation powers the device off; what survives is what the device
  * stores somewhere that outlives the power (the QEMU device: a vram-file).
  * The device says whether it has such a store (PM_HIB.PERSISTENT) and,
@@ -185,43 +197,111 @@ static u32 wddmseg_pm_read_hib(struct wddmseg_device *wdev)
 	return readl(wdev->mmio + WDDMSEG_REG_PM_HIB);
 }
 
+/**
+ * wddmseg_pm_sleep_kind - what a sleep callback is
+ * @hibernating: a hibernation is under way (PM_HIBERNATION_PREPARE was
+ *	notified, PM_POST_HIBERNATION not yet)
+ * @freeze: the callback is freeze or poweroff, not suspend
+ *
+ * A suspend during a hibernation is the standby of a hybrid sleep, which
+ * WDDM treats as a hibernation (DXGK_SEGMENTFLAGS: "if hybrid sleep is
+ * enabled, the system behaves like hibernation").
+ *
+ * Return: the column of the preservation table to follow.
+ */
+enum wddmseg_sleep wddmseg_pm_sleep_kind(bool hibernating, bool freeze)
+{
+	if (freeze)
+		return WDDMSEG_SLEEP_HIBERNATE;
+	return hibernating ? WDDMSEG_SLEEP_HYBRID : WDDMSEG_SLEEP_STANDBY;
+}
+
+/**
+ * wddmseg_pm_keeps - does a segment keep an allocation across a sleep
+ * @seg: the segment
+ * @caps: the adapter's DXGK_VIDMMCAPS
+ * @hib: the device's PM_HIB register (PERSISTENT: its VRAM outlives a
+ *	power cycle)
+ * @hib_partial: bytes at the start of a PartiallyPreservedDuringHibernate
+ *	segment that the device keeps
+ * @sleep: the kind of sleep
+ * @hw_protected: the allocation is HardwareProtected
+ * @end: the allocation's end offset in the segment, in bytes
+ *
+ * Standby follows the caps first, then the segment's flags (for
+ * HardwareProtected content also VprPreservedDuringStandby); hibernation
+ * follows PreservedDuringHibernate, or for an allocation in the part the
+ * device keeps PartiallyPreservedDuringHibernate, when the device's VRAM
+ * persists at all. Hybrid sleep clears what hibernation clears (WDDM),
+ * and since the system may wake from the standby, what standby loses too.
+ * Aperture segments hold no content: always kept.
+ *
+ * Return: true if the content stays in place.
+ */
+bool wddmseg_pm_keeps(const struct wddmseg_segment_desc *seg, u32 caps,
+		      u32 hib, u64 hib_partial, enum wddmseg_sleep sleep,
+		      bool hw_protected, u64 end)
+{
+	bool standby, hibernate;
+
+	if (wddmseg_segment_is_aperture(seg))
+		return true;
+
+	if (!(hib & WDDMSEG_PM_HIB_PERSISTENT))
+		hibernate = false;
+	else if (seg->flags & DXGK_SEGFLAG_PRESERVED_DURING_HIBERNATE)
+		hibernate = true;
+	else
+		hibernate = (seg->flags &
+			     DXGK_SEGFLAG_PARTIALLY_PRESERVED_DURING_HIBERNATE) &&
+			    end <= hib_partial;
+
+	if (caps & DXGK_VIDMMCAP_DISABLE_SELF_REFRESH_VRAM_IN_S3)
+		standby = false;
+	else if (hw_protected &&
+		 !(seg->flags & DXGK_SEGFLAG_VPR_PRESERVED_DURING_STANDBY))
+		standby = false;
+	else if (caps & DXGK_VIDMMCAP_ALWAYS_POWERED_VRAM)
+		standby = true;
+	else
+		standby = seg->flags & DXGK_SEGFLAG_PRESERVED_DURING_STANDBY;
+
+	switch (sleep) {
+	case WDDMSEG_SLEEP_STANDBY:
+		return standby;
+	case WDDMSEG_SLEEP_HIBERNATE:
+		return hibernate;
+	default:	/* hybrid */
+		return hibernate && standby;
+	}
+}
+
 /*
  * Does segment @id keep the content of allocation @bo (reserved, in @id)
- * across the sleep? Standby follows the caps first, then the segment's
- * flags (for HardwareProtected content also VprPreservedDuringStandby);
- * hibernation follows PreservedDuringHibernate, or for an allocation in
- * the part the device keeps PartiallyPreservedDuringHibernate, when the
- * device's VRAM persists at all.
+ * across the current sleep (wddmseg_pm_keeps())?
  */
 static bool wddmseg_pm_preserved(struct wddmseg_device *wdev, u32 id,
 				 struct wddmseg_bo *bo)
 {
-	const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
-	bool hw_protected = wddmseg_bo_hw_protected(bo);
-	u32 caps = wdev->desc.vidmm_caps;
-	u64 end;
+	u64 end = ((u64)bo->tbo.resource->start << PAGE_SHIFT) +
+		  bo->tbo.base.size;
 
-	if (wddmseg_segment_is_aperture(seg))
-		return true;
-	if (wdev->pm.hibernate) {
-		if (!(wdev->pm.hib & WDDMSEG_PM_HIB_PERSISTENT))
-			return false;
-		if (seg->flags & DXGK_SEGFLAG_PRESERVED_DURING_HIBERNATE)
-			return true;
-		if (!(seg->flags & DXGK_SEGFLAG_PARTIALLY_PRESERVED_DURING_HIBERNATE))
-			return false;
-		end = ((u64)bo->tbo.resource->start << PAGE_SHIFT) +
-		      bo->tbo.base.size;
-		return end <= wdev->pm.hib_partial;
+	return wddmseg_pm_keeps(&wdev->desc.seg[id - 1], wdev->desc.vidmm_caps,
+				wdev->pm.hib, wdev->pm.hib_partial,
+				wdev->pm.sleep, wddmseg_bo_hw_protected(bo),
+				end);
+}
+
+static const char *wddmseg_pm_sleep_name(enum wddmseg_sleep sleep)
+{
+	switch (sleep) {
+	case WDDMSEG_SLEEP_STANDBY:
+		return "suspend";
+	case WDDMSEG_SLEEP_HIBERNATE:
+		return "hibernation";
+	default:
+		return "hybrid sleep";
 	}
-	if (caps & DXGK_VIDMMCAP_DISABLE_SELF_REFRESH_VRAM_IN_S3)
-		return false;
-	if (hw_protected &&
-	    !(seg->flags & DXGK_SEGFLAG_VPR_PRESERVED_DURING_STANDBY))
-		return false;
-	if (caps & DXGK_VIDMMCAP_ALWAYS_POWERED_VRAM)
-		return true;
-	return seg->flags & DXGK_SEGFLAG_PRESERVED_DURING_STANDBY;
 }
 
 /*
@@ -446,7 +526,7 @@ static int wddmseg_pm_check_room(struct wddmseg_device *wdev, u64 need)
 		return 0;
 	drm_err(&wdev->drm, "pm: rule pm-no-memory: %llu MiB of VRAM would be lost and must be copied into system memory, which has room for %llu MiB (available %llu MiB, half of RAM %llu MiB, reserve %llu MiB); refusing the %s\n",
 		need >> 20, room >> 20, avail >> 20, total >> 21, reserve >> 20,
-		wdev->pm.hibernate ? "hibernation" : "suspend");
+		wddmseg_pm_sleep_name(wdev->pm.sleep));
 	return -ENOMEM;
 }
 
@@ -553,11 +633,12 @@ static u64 wddmseg_pm_us_since(ktime_t t0)
 	return ktime_us_delta(ktime_get(), t0);
 }
 
-static void wddmseg_pm_begin(struct wddmseg_device *wdev, bool hibernate)
+static void wddmseg_pm_begin(struct wddmseg_device *wdev,
+			     enum wddmseg_sleep sleep)
 {
 	struct wddmseg_pm *pm = &wdev->pm;
 
-	pm->hibernate = hibernate;
+	pm->sleep = sleep;
 	memset(pm->evicted, 0, sizeof(pm->evicted));
 	memset(pm->restored, 0, sizeof(pm->restored));
 	memset(pm->kept, 0, sizeof(pm->kept));
@@ -627,8 +708,13 @@ static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
 		if (action == PM_HIBERNATION_PREPARE)
 			wddmseg_pm_console(wdev, true);
 		mutex_lock(&pm->lock);
-		wddmseg_pm_begin(wdev, action == PM_HIBERNATION_PREPARE);
+		pm->hibernating = action == PM_HIBERNATION_PREPARE;
+		wddmseg_pm_begin(wdev, pm->hibernating ?
+				 WDDMSEG_SLEEP_HIBERNATE :
+				 WDDMSEG_SLEEP_STANDBY);
 		ret = wddmseg_pm_evict(wdev, false);
+		if (ret)
+			pm->hibernating = false;
 		pm->phase_us[WDDMSEG_PM_PREPARE] = wddmseg_pm_us_since(t0);
 		if (ret)
 			wddmseg_pm_restore_evicted(wdev);
@@ -642,6 +728,7 @@ static int wddmseg_pm_notify(struct notifier_block *nb, unsigned long action,
 	case PM_POST_HIBERNATION:
 		/* A cycle that was aborted before the callbacks ran. */
 		mutex_lock(&pm->lock);
+		pm->hibernating = false;
 		wddmseg_pm_restore_pinned(wdev);
 		wddmseg_pm_restore_evicted(wdev);
 		mutex_unlock(&pm->lock);
@@ -674,12 +761,16 @@ static int wddmseg_pm_stop_engine(struct wddmseg_device *wdev, int ret,
 	return ret;
 }
 
-/* The suspend and freeze callbacks; @evict: false for poweroff. */
-static int wddmseg_pm_quiesce(struct wddmseg_device *wdev, bool hibernate,
+/*
+ * The suspend and freeze callbacks; @freeze: freeze or poweroff, @evict:
+ * false for poweroff. A suspend during a hibernation is a hybrid sleep's.
+ */
+static int wddmseg_pm_quiesce(struct wddmseg_device *wdev, bool freeze,
 			      bool evict)
 {
 	struct wddmseg_pm *pm = &wdev->pm;
 	ktime_t t0 = ktime_get();
+	enum wddmseg_sleep sleep;
 	int ret;
 
 	ret = drm_mode_config_helper_suspend(&wdev->drm);
@@ -688,9 +779,16 @@ static int wddmseg_pm_quiesce(struct wddmseg_device *wdev, bool hibernate,
 
 	mutex_lock(&pm->lock);
 	if (evict) {
-		/* A suspend without our notifier (pm_test, an older cycle). */
-		if (pm->hibernate != hibernate)
-			wddmseg_pm_begin(wdev, hibernate);
+		/*
+		 * The standby of a hybrid sleep, or a suspend without our
+		 * notifier (pm_test, an older cycle).
+		 */
+		sleep = wddmseg_pm_sleep_kind(pm->hibernating, freeze);
+		if (pm->sleep != sleep)
+			wddmseg_pm_begin(wdev, sleep);
+		if (sleep == WDDMSEG_SLEEP_HYBRID)
+			drm_dbg_driver(&wdev->drm,
+				       "pm: rule pm-hybrid-sleep: the standby of a hybrid sleep clears what hibernation clears\n");
 		ret = wddmseg_pm_evict(wdev, true);
 	}
 	ret = wddmseg_pm_stop_engine(wdev, ret, "");
@@ -782,7 +880,7 @@ static int wddmseg_pm_runtime_suspend(struct device *dev)
 	int ret;
 
 	mutex_lock(&pm->lock);
-	wddmseg_pm_begin(wdev, false);
+	wddmseg_pm_begin(wdev, WDDMSEG_SLEEP_STANDBY);
 	ret = wddmseg_pm_evict(wdev, true);
 	ret = wddmseg_pm_stop_engine(wdev, ret, " for a runtime suspend");
 	if (!ret)
@@ -878,7 +976,8 @@ static int wddmseg_pm_restore(struct device *dev)
 	hib = wddmseg_pm_read_hib(wdev);
 	for (id = 1; id <= wdev->desc.segment_count; id++) {
 		kept = pm->kept[id - 1];
-		if (!pm->hibernate || !kept || (hib & WDDMSEG_PM_HIB_RETAINED) ||
+		if (pm->sleep == WDDMSEG_SLEEP_STANDBY || !kept ||
+		    (hib & WDDMSEG_PM_HIB_RETAINED) ||
 		    wddmseg_segment_is_aperture(&wdev->desc.seg[id - 1]))
 			continue;
 		/*

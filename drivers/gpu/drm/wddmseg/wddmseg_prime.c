@@ -18,25 +18,39 @@
  * display scans them out). Cross-adapter resources live in system memory,
  * which every adapter reaches. In Linux terms:
  *
+ * - a cross-adapter resource is an allocation created with
+ *   WDDMSEG_CREATE_CROSS_ADAPTER, and has the properties DXGK_VIDMMCAPS
+ *   gives one, checked at creation (wddmseg_alloc_rules.c): CpuVisible
+ *   (rule cross-adapter-cpu-visible), write-combined, i.e. not Cached
+ *   (cross-adapter-write-combined), paged only into aperture segments
+ *   (cross-adapter-aperture), linear with a row pitch that is a multiple
+ *   of 128 bytes (cross-adapter-pitch) and a height that is a multiple of
+ *   4 rows (cross-adapter-height), pitch times height within its size
+ *   (cross-adapter-size). Pitch and height are given only with the flag
+ *   (cross-adapter-layout). GEM_INFO reports WDDMSEG_STATE_CROSS_ADAPTER;
  * - export: refused for Protected and HardwareProtected allocations
- *   (rule protected-export, -EACCES); any other allocation exports;
+ *   (rule protected-export, -EACCES); any other allocation exports, and
+ *   its dma-buf serves this device (import, mmap) whatever the
+ *   allocation is;
  * - the dma-buf's mmap is the GEM object's mmap: wddmseg_gem_mmap()'s
  *   rules apply (protected-map, cpu-visible), then the same fault
  *   handling, migration of CpuVisibleOnDemand allocations included;
  * - its vmap (a kernel importer's mapping) is the GEM vmap, with the same
  *   rules, pinning the allocation where it is while mapped;
  * - another device attaches only when this adapter has
- *   CrossAdapterResource (rule prime-attach, -EOPNOTSUPP otherwise). The
- *   allocation then moves into system memory unless its pages already are
- *   there or in an aperture, and stays pinned there until the last other
- *   device detaches: the importer gets those pages, DMA-mapped for it.
- *   (An importer detaches when its object is destroyed; TTM destroys
- *   imported objects from its delayed-destroy worker, so the pin goes a
- *   little after the import's last handle.)
- *   An allocation pinned in VRAM (Overlay, Capture, a scanout) does not
- *   attach (rule prime-attach-pinned, -EBUSY), and one that is attached
- *   cannot be made resident in VRAM meanwhile (-EBUSY, as any pinned
- *   allocation);
+ *   CrossAdapterResource (rule prime-attach, -EOPNOTSUPP otherwise), and
+ *   only to a cross-adapter resource (rule cross-adapter-attach, -EINVAL
+ *   otherwise: a Cached allocation, or one that may live in VRAM, is
+ *   not shared with another adapter). The allocation is then pinned where
+ *   its pages are, in system memory or an aperture, until the last other
+ *   device detaches: the importer gets those pages, DMA-mapped for it,
+ *   and the allocation cannot move meanwhile (-EBUSY, as any pinned
+ *   allocation). (An importer detaches when its object is destroyed; TTM
+ *   destroys imported objects from its delayed-destroy worker, so the pin
+ *   goes a little after the import's last handle.) wddmseg_bo_pin_shared()
+ *   would move an allocation in VRAM into system memory first, and refuse
+ *   one pinned in VRAM (rule prime-attach-pinned, -EBUSY); a cross-adapter
+ *   resource is never in VRAM;
  * - import of a dma-buf of this device's own allocation gives back the
  *   same allocation (as a flink name would). A dma-buf of anything else,
  *   another wddmseg device's allocation included, imports only when this
@@ -90,6 +104,11 @@ static int wddmseg_dmabuf_attach(struct dma_buf *dma_buf,
 		drm_dbg(obj->dev, "prime: rule prime-attach: %s cannot attach: the adapter has no CrossAdapterResource\n",
 			dev_name(attach->dev));
 		return -EOPNOTSUPP;
+	}
+	if (!gem_to_wddmseg_bo(obj)->cross_adapter) {
+		drm_dbg(obj->dev, "prime: rule cross-adapter-attach: %s cannot attach: the allocation is not a cross-adapter resource (WDDMSEG_CREATE_CROSS_ADAPTER)\n",
+			dev_name(attach->dev));
+		return -EINVAL;
 	}
 	ret = wddmseg_bo_pin_shared(gem_to_wddmseg_bo(obj));
 	if (ret == -EBUSY)
@@ -249,6 +268,7 @@ wddmseg_gem_prime_import_sg_table(struct drm_device *drm,
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->flags = WDDMSEG_ALLOC_CPU_VISIBLE;
+	bo->cross_adapter = true;
 	bo->group = -1;
 	drm_gem_private_object_init(drm, &bo->tbo.base, attach->dmabuf->size);
 	bo->tbo.base.funcs = &wddmseg_gem_funcs;

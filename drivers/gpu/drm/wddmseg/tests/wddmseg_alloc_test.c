@@ -472,7 +472,108 @@ static void bad_ptr_size_unaligned(struct drm_wddmseg_gem_create *a)
 
 static void bad_reserved(struct drm_wddmseg_gem_create *a)
 {
-	a->reserved[3] = 1;
+	a->reserved[1] = 1;
+}
+
+static void bad_pad(struct drm_wddmseg_gem_create *a)
+{
+	a->pad = 1;
+}
+
+static void bad_create_flags(struct drm_wddmseg_gem_create *a)
+{
+	a->create_flags = BIT(1);
+}
+
+/* --- cross-adapter resources ------------------------------------------------ */
+
+/* 64 rows of 1 KiB, CpuVisible, in the aperture (segment 3) */
+static void ok_cross_adapter(struct drm_wddmseg_gem_create *a)
+{
+	a->create_flags = WDDMSEG_CREATE_CROSS_ADAPTER;
+	a->flags = WDDMSEG_ALLOC_CPU_VISIBLE;
+	a->supported_segments = SEG(3);
+	a->eviction_segments = 0;
+	a->preferred[0] = 3;
+	a->preferred[1] = 0;
+	a->pitch = 1024;
+	a->height = 64;
+}
+
+static void ok_cross_adapter_system(struct drm_wddmseg_gem_create *a)
+{
+	ok_cross_adapter(a);
+	a->supported_segments = 0;
+	a->preferred[0] = 0;
+	a->pitch = 128;
+	a->height = 4;
+}
+
+static void bad_xa_not_visible(struct drm_wddmseg_gem_create *a)
+{
+	ok_cross_adapter(a);
+	a->flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND;
+}
+
+static void bad_xa_cached(struct drm_wddmseg_gem_create *a)
+{
+	ok_cross_adapter(a);
+	a->flags |= WDDMSEG_ALLOC_CACHED;
+}
+
+static void bad_xa_vram(struct drm_wddmseg_gem_create *a)
+{
+	ok_cross_adapter(a);
+	a->supported_segments |= SEG(1);
+}
+
+static void bad_xa_pitch(struct drm_wddmseg_gem_create *a)
+{
+	ok_cross_adapter(a);
+	a->pitch = 1024 + 64;
+	a->height = 32;
+}
+
+static void bad_xa_pitch_zero(struct drm_wddmseg_gem_create *a)
+{
+	ok_cross_adapter(a);
+	a->pitch = 0;
+}
+
+static void bad_xa_height(struct drm_wddmseg_gem_create *a)
+{
+	ok_cross_adapter(a);
+	a->height = 62;
+}
+
+static void bad_xa_height_zero(struct drm_wddmseg_gem_create *a)
+{
+	ok_cross_adapter(a);
+	a->height = 0;
+}
+
+static void bad_xa_size(struct drm_wddmseg_gem_create *a)
+{
+	ok_cross_adapter(a);
+	a->height = 68;
+}
+
+static void bad_xa_size_overflow(struct drm_wddmseg_gem_create *a)
+{
+	ok_cross_adapter(a);
+	a->pitch = 0x80000000u;
+	a->height = 0x80000000u;
+}
+
+static void bad_layout_without_xa(struct drm_wddmseg_gem_create *a)
+{
+	a->pitch = 1024;
+	a->height = 64;
+}
+
+static void bad_height_without_xa(struct drm_wddmseg_gem_create *a)
+{
+	a->height = 4;
 }
 
 static void bad_handle(struct drm_wddmseg_gem_create *a)
@@ -585,6 +686,35 @@ static const struct alloc_case alloc_cases[] = {
 	  ok_evict_80 },
 	{ "reserved: reserved field", "reserved", -EINVAL, bad_reserved },
 	{ "reserved: handle set on input", "reserved", -EINVAL, bad_handle },
+	{ "reserved: pad", "reserved", -EINVAL, bad_pad },
+	{ "reserved: unknown create_flags bit", "reserved", -EINVAL,
+	  bad_create_flags },
+	{ "valid: a cross-adapter resource in an aperture", NULL, 0,
+	  ok_cross_adapter },
+	{ "valid: a cross-adapter resource in system memory, 4 rows of 128 bytes",
+	  NULL, 0, ok_cross_adapter_system },
+	{ "cross-adapter-cpu-visible: CpuVisibleOnDemand only",
+	  "cross-adapter-cpu-visible", -EINVAL, bad_xa_not_visible },
+	{ "cross-adapter-write-combined: Cached", "cross-adapter-write-combined",
+	  -EINVAL, bad_xa_cached },
+	{ "cross-adapter-aperture: a VRAM segment in the set",
+	  "cross-adapter-aperture", -EINVAL, bad_xa_vram },
+	{ "cross-adapter-pitch: 1088 bytes", "cross-adapter-pitch", -EINVAL,
+	  bad_xa_pitch },
+	{ "cross-adapter-pitch: zero", "cross-adapter-pitch", -EINVAL,
+	  bad_xa_pitch_zero },
+	{ "cross-adapter-height: 62 rows", "cross-adapter-height", -EINVAL,
+	  bad_xa_height },
+	{ "cross-adapter-height: zero", "cross-adapter-height", -EINVAL,
+	  bad_xa_height_zero },
+	{ "cross-adapter-size: 68 rows of 1 KiB in 64 KiB", "cross-adapter-size",
+	  -EINVAL, bad_xa_size },
+	{ "cross-adapter-size: pitch times height above 32 bits",
+	  "cross-adapter-size", -EINVAL, bad_xa_size_overflow },
+	{ "cross-adapter-layout: pitch and height without the flag",
+	  "cross-adapter-layout", -EINVAL, bad_layout_without_xa },
+	{ "cross-adapter-layout: height without the flag", "cross-adapter-layout",
+	  -EINVAL, bad_height_without_xa },
 };
 
 KUNIT_ARRAY_PARAM(alloc, alloc_cases, alloc_case_name);

@@ -6,12 +6,22 @@
  * own helpers. Each command is encoded into a buffer pre-filled with a
  * sentinel, so a command that writes past its length, or returns a length
  * different from its header, fails too.
+ *
+ * And where the engine writes them (DmaBufferWriteOffset: the offset of
+ * the current operation from the start of the paging buffer, here the
+ * command ring): wddmseg_engine_reserve() and wddmseg_engine_emit() on an
+ * engine with a ring and an arena in memory and nothing in flight (no
+ * device: a job is never committed).
  */
 
 #include <kunit/test.h>
 #include <linux/bits.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
 
+#include "../wddmseg_device_types.h"
+#include "../wddmseg_engine.h"
 #include "../wddmseg_paging.h"
 #include "../wddmseg_hw.h"
 
@@ -192,6 +202,118 @@ static void paging_fence_nop(struct kunit *test)
 	check_frame(test, cmd, ret, WDDMSEG_OP_NOP, 1);
 }
 
+/*
+ * An engine with its ring and arena in memory, nothing in flight, of a
+ * device that is all zeroes (runtime PM is never touched: no job).
+ */
+static struct wddmseg_engine *test_engine(struct kunit *test)
+{
+	struct wddmseg_device *wdev = kunit_kzalloc(test, sizeof(*wdev), GFP_KERNEL);
+	struct wddmseg_engine *eng;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wdev);
+	eng = &wdev->engine;
+	eng->wdev = wdev;
+	eng->ring = kunit_kzalloc(test, WDDMSEG_RING_BYTES, GFP_KERNEL);
+	eng->arena = kunit_kzalloc(test, WDDMSEG_ARENA_BYTES, GFP_KERNEL);
+	eng->writeback = kunit_kzalloc(test, sizeof(*eng->writeback), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eng->ring);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eng->arena);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eng->writeback);
+	eng->ring_dma = 0x10000000;
+	eng->arena_dma = 0x20000000;
+	mutex_init(&eng->lock);
+	spin_lock_init(&eng->fence_lock);
+	INIT_LIST_HEAD(&eng->pending);
+	init_waitqueue_head(&eng->space_wq);
+	return eng;
+}
+
+/* The ring word at byte offset @off, in CPU order. */
+static u64 ring_word(const struct wddmseg_engine *eng, u32 off)
+{
+	return le64_to_cpu(eng->ring[off / 8]);
+}
+
+/*
+ * Commands go where the job is: the first at the ring's tail, each next
+ * one right after the last (the page's packing: no gap), and the job's
+ * page lists where its arena bytes are, at the matching DMA address.
+ */
+static void paging_write_offset(struct kunit *test)
+{
+	struct wddmseg_engine *eng = test_engine(test);
+	struct wddmseg_loc src = { .segment_id = 1, .addr = 0x1000 };
+	struct wddmseg_loc dst = { .segment_id = 2, .addr = 0x2000 };
+	u64 cmd[BUF_QWORDS];
+	struct wddmseg_job job;
+	u32 n, at;
+
+	eng->ring_tail = 0x1000;
+	eng->ring_free = 0x1000;
+	mutex_lock(&eng->lock);
+	KUNIT_ASSERT_EQ(test, wddmseg_engine_reserve(eng, WDDMSEG_TRANSFER_QWORDS +
+						     WDDMSEG_FILL_QWORDS, 64, &job), 0);
+	KUNIT_EXPECT_EQ(test, job.ring_start, 0x1000U);
+	KUNIT_EXPECT_EQ(test, job.ring_pos, 0x1000U);
+	KUNIT_EXPECT_EQ(test, job.arena_dma - eng->arena_dma,
+			(dma_addr_t)(job.arena - eng->arena));
+
+	n = wddmseg_encode_transfer(cmd, SZ_4K, &src, &dst);
+	wddmseg_engine_emit(eng, &job, cmd, n);
+	at = 0x1000 + n * 8;
+	KUNIT_EXPECT_EQ(test, job.ring_pos, at);
+	n = wddmseg_encode_fill(cmd, SZ_4K, 0xabcd, &dst);
+	wddmseg_engine_emit(eng, &job, cmd, n);
+	KUNIT_EXPECT_EQ(test, job.ring_pos, at + n * 8);
+	mutex_unlock(&eng->lock);
+
+	/* the Transfer at the tail, the Fill right behind it */
+	KUNIT_EXPECT_EQ(test, WDDMSEG_CMD_OPCODE(ring_word(eng, 0x1000)),
+			(u64)WDDMSEG_OP_TRANSFER);
+	KUNIT_EXPECT_EQ(test, ring_word(eng, 0x1008), (u64)SZ_4K);
+	KUNIT_EXPECT_EQ(test, WDDMSEG_CMD_OPCODE(ring_word(eng, at)),
+			(u64)WDDMSEG_OP_FILL);
+	KUNIT_EXPECT_EQ(test, ring_word(eng, at + 8), (u64)SZ_4K);
+	/* nothing before the job, nothing after it */
+	KUNIT_EXPECT_EQ(test, ring_word(eng, 0x0ff8), 0ULL);
+	KUNIT_EXPECT_EQ(test, ring_word(eng, at + n * 8), 0ULL);
+}
+
+/*
+ * A job that does not fit before the end of the ring starts at offset 0;
+ * a NOP at the old tail covers exactly the bytes skipped, so the device,
+ * reading on from the tail, reaches the job's first command.
+ */
+static void paging_write_offset_wraps(struct kunit *test)
+{
+	struct wddmseg_engine *eng = test_engine(test);
+	const u32 tail = WDDMSEG_RING_BYTES - 64;
+	u64 cmd[BUF_QWORDS];
+	struct wddmseg_job job;
+	u64 nop;
+	u32 n;
+
+	eng->ring_tail = tail;
+	eng->ring_free = tail;
+	mutex_lock(&eng->lock);
+	/* 8 + 4 (the FENCE) words: 96 bytes, 32 more than fit */
+	KUNIT_ASSERT_EQ(test, wddmseg_engine_reserve(eng, WDDMSEG_TRANSFER_QWORDS,
+						     0, &job), 0);
+	KUNIT_EXPECT_EQ(test, job.ring_start, 0U);
+	KUNIT_EXPECT_EQ(test, job.ring_pos, 0U);
+	n = wddmseg_encode_fill(cmd, SZ_4K, 1, &(struct wddmseg_loc){ .segment_id = 1 });
+	wddmseg_engine_emit(eng, &job, cmd, n);
+	KUNIT_EXPECT_EQ(test, job.ring_pos, n * 8);
+	mutex_unlock(&eng->lock);
+
+	nop = ring_word(eng, tail);
+	KUNIT_EXPECT_EQ(test, WDDMSEG_CMD_OPCODE(nop), (u64)WDDMSEG_OP_NOP);
+	KUNIT_EXPECT_EQ(test, WDDMSEG_CMD_QWORDS(nop) * 8, (u64)64);
+	KUNIT_EXPECT_EQ(test, WDDMSEG_CMD_OPCODE(ring_word(eng, 0)),
+			(u64)WDDMSEG_OP_FILL);
+}
+
 static struct kunit_case wddmseg_paging_cases[] = {
 	KUNIT_CASE(paging_transfer),
 	KUNIT_CASE(paging_fill),
@@ -199,6 +321,8 @@ static struct kunit_case wddmseg_paging_cases[] = {
 	KUNIT_CASE(paging_physical),
 	KUNIT_CASE(paging_aperture),
 	KUNIT_CASE(paging_fence_nop),
+	KUNIT_CASE(paging_write_offset),
+	KUNIT_CASE(paging_write_offset_wraps),
 	{}
 };
 

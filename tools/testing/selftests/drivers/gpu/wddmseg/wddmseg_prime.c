@@ -6,16 +6,19 @@
  * `make check` boots devices whose layouts give each tier of
  * DXGK_VIDMMCAPS (tools/vm/valid-layouts.txt): the default layout has no
  * cross-adapter capability, one device CrossAdapterResource only ("res"),
- * one also CrossAdapterResourceTexture ("tex"). An allocation written by
- * one adapter's copy engine is imported by the other, whose engine reads
- * and writes it (Texture) and whose CPU maps it (through the exporter);
- * the exporter's allocation moves into system memory and stays pinned
- * while the other device holds it, and survives its own handle, dma-buf
- * and file, or its process, as long as the import lives. Each tier an
- * adapter lacks is refused with its rule: prime-import (importer without
- * CrossAdapterResource), prime-attach (exporter without it),
- * cross-adapter-texture (a blit of an imported allocation on an adapter
- * without Texture). Every test runs on the primary and the render nodes.
+ * one also CrossAdapterResourceTexture ("tex"). A cross-adapter resource
+ * (WDDMSEG_CREATE_CROSS_ADAPTER: CpuVisible, write-combined, in an
+ * aperture, 64 rows of 1 KiB) written by one adapter's copy engine is
+ * imported by the other, whose engine reads and writes it (Texture) and
+ * whose CPU maps it (through the exporter); the exporter's allocation
+ * stays pinned in its aperture while the other device holds it, and
+ * survives its own handle, dma-buf and file, or its process, as long as
+ * the import lives. Any other allocation is refused to another device
+ * (rule cross-adapter-attach). Each tier an adapter lacks is refused with
+ * its rule: prime-import (importer without CrossAdapterResource),
+ * prime-attach (exporter without it), cross-adapter-texture (a blit of an
+ * imported allocation on an adapter without Texture). Every test runs on
+ * the primary and the render nodes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +33,8 @@
 
 #define MARKER		0xc2055adau
 #define SHARE_SIZE	(16 * SZ_4K)
+#define SHARE_PITCH	1024		/* bytes per row: 128-byte aligned */
+#define SHARE_ROWS	(SHARE_SIZE / SHARE_PITCH)	/* 4-row aligned */
 #define WAIT_NS		(20 * NSEC_PER_SEC)
 
 GEM_SKIP_WITHOUT_DEVICE();
@@ -125,6 +130,44 @@ static uint32_t create_visible(struct __test_metadata *_metadata, int fd)
 	return h;
 }
 
+/* The first aperture segment (not Agp) of @d, or 0. */
+static uint32_t first_aperture(const struct gem_dev *d)
+{
+	const struct layout *l = &d->exp.layout;
+	unsigned int i;
+
+	for (i = 0; i < l->nr_segs; i++)
+		if (wddmseg_segment_is_aperture(l->seg[i].flags) &&
+		    !(l->seg[i].flags & WDDMSEG_SEGMENT_FLAG_AGP))
+			return i + 1;
+	return 0;
+}
+
+/* A cross-adapter resource of SHARE_SIZE in @d's first aperture. */
+static int make_shared(const struct gem_dev *d, int fd, uint32_t *h)
+{
+	uint32_t apt = first_aperture(d);
+	struct wddmseg_allocation_desc a = {
+		.size = SHARE_SIZE, .flags = WDDMSEG_ALLOC_CPU_VISIBLE,
+		.supported_segments = apt ? WDDMSEG_SEGMENT_BIT(apt) : 0,
+		.preferred = { apt },
+	};
+
+	return wddmseg_create_cross_adapter_allocation(fd, &a, SHARE_PITCH,
+						       SHARE_ROWS, h);
+}
+
+static uint32_t create_shared(struct __test_metadata *_metadata,
+			      const struct gem_dev *d, int fd)
+{
+	uint32_t h;
+	int ret = make_shared(d, fd, &h);
+
+	ASSERT_EQ(0, ret) TH_LOG("%s: cross-adapter resource in segment %u: %s",
+				 d->exp.bdf, first_aperture(d), strerror(-ret));
+	return h;
+}
+
 /* Fill @h with @word on @fd's copy engine and wait for it. */
 static void fill_wait(struct __test_metadata *_metadata, int fd, uint32_t h,
 		      uint32_t word)
@@ -167,8 +210,8 @@ static int share(int from, uint32_t h, int to, uint32_t *ih)
 /*
  * res exports, tex imports: tex's engine reads what res's engine wrote,
  * res's CPU sees what tex's engine wrote, tex's CPU maps it; the
- * exporter's allocation is in system memory and cannot go back to VRAM
- * while shared, and lives on without its handle, dma-buf and file.
+ * exporter's allocation stays in its aperture and cannot move while
+ * shared, and lives on without its handle, dma-buf and file.
  */
 TEST_F(prime, engines_of_two_adapters_share)
 {
@@ -180,7 +223,7 @@ TEST_F(prime, engines_of_two_adapters_share)
 		return;
 	/* the exporter on its own file, closed before the import goes */
 	efd = open_node(_metadata, variant, self->res);
-	a = create_visible(_metadata, efd);
+	a = create_shared(_metadata, self->res, efd);
 	fill_wait(_metadata, efd, a, MARKER);
 	ret = share(efd, a, self->tfd, &ia);
 	ASSERT_EQ(0, ret) TH_LOG("PRIME from %s into %s: %s", self->res->exp.bdf,
@@ -190,10 +233,13 @@ TEST_F(prime, engines_of_two_adapters_share)
 	EXPECT_EQ(SHARE_SIZE, info.size);
 	EXPECT_EQ(WDDMSEG_ALLOC_CPU_VISIBLE, info.flags);
 	EXPECT_EQ(0u, info.segment_id) TH_LOG("an import lives in system memory");
+	EXPECT_TRUE(info.state & WDDMSEG_STATE_CROSS_ADAPTER)
+		TH_LOG("an import is a cross-adapter resource");
 	ASSERT_EQ(0, wddmseg_query_allocation(efd, a, &info));
-	EXPECT_EQ(0u, info.segment_id)
-		TH_LOG("the exported allocation is still in segment %u",
+	EXPECT_EQ(first_aperture(self->res), info.segment_id)
+		TH_LOG("the exported allocation moved to segment %u",
 		       info.segment_id);
+	EXPECT_TRUE(info.state & WDDMSEG_STATE_PINNED);
 
 	/* tex's engine reads it */
 	b = create_visible(_metadata, self->tfd);
@@ -209,8 +255,8 @@ TEST_F(prime, engines_of_two_adapters_share)
 	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(self->tfd, ia, ~MARKER))
 		TH_LOG("the import's mapping does not show the allocation");
 
-	/* pinned in pages while shared */
-	EXPECT_EQ(-EBUSY, wddmseg_move(efd, a, 1));
+	/* pinned in its pages while shared */
+	EXPECT_EQ(-EBUSY, wddmseg_move(efd, a, 0));
 
 	/* the exporter's handle and file go; the import keeps the pages */
 	ASSERT_EQ(0, wddmseg_destroy_allocation(efd, a));
@@ -250,9 +296,7 @@ TEST_F(prime, exporter_process_exits)
 					       self->res->card, 0);
 		uint32_t a;
 
-		if (efd < 0 ||
-		    wddmseg_create_allocation_in(efd, SHARE_SIZE,
-						 WDDMSEG_ALLOC_CPU_VISIBLE, 1, &a) ||
+		if (efd < 0 || make_shared(self->res, efd, &a) ||
 		    wddmseg_fill(efd, a, 0, SHARE_SIZE, MARKER, NULL) ||
 		    wddmseg_wait(efd, a, WAIT_NS) ||
 		    wddmseg_export_allocation(efd, a, &dmabuf))
@@ -294,7 +338,8 @@ TEST_F(prime, exporter_process_exits)
 }
 
 /*
- * Once the other device lets go, the allocation moves freely again. The
+ * Once the other device lets go, the allocation moves freely again (out
+ * of its aperture into system memory here). The
  * import detaches when TTM destroys it, which it does for imported
  * objects from its delayed-destroy worker (6.12): a few tries, 10 ms
  * apart, up to 10 s.
@@ -307,14 +352,14 @@ TEST_F(prime, detach_unpins)
 
 	if (SETUP_SKIPPED())
 		return;
-	a = create_visible(_metadata, self->rfd);
+	a = create_shared(_metadata, self->res, self->rfd);
 	fill_wait(_metadata, self->rfd, a, MARKER);
 	ASSERT_EQ(0, share(self->rfd, a, self->tfd, &ia));
-	EXPECT_EQ(-EBUSY, wddmseg_move(self->rfd, a, 1));
+	EXPECT_EQ(-EBUSY, wddmseg_move(self->rfd, a, 0));
 	ASSERT_EQ(0, wddmseg_destroy_allocation(self->tfd, ia));
-	while ((ret = gem_move_wait(self->rfd, a, 1)) == -EBUSY && ++tries < 1000)
+	while ((ret = gem_move_wait(self->rfd, a, 0)) == -EBUSY && ++tries < 1000)
 		usleep(10000);
-	EXPECT_EQ(0, ret) TH_LOG("back into segment 1 after the import went: %s",
+	EXPECT_EQ(0, ret) TH_LOG("out of the aperture after the import went: %s",
 				 strerror(-ret));
 	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(self->rfd, a, MARKER));
 	wddmseg_destroy_allocation(self->rfd, a);
@@ -330,7 +375,7 @@ TEST_F(prime, no_texture_no_engine)
 
 	if (SETUP_SKIPPED())
 		return;
-	a = create_visible(_metadata, self->tfd);
+	a = create_shared(_metadata, self->tex, self->tfd);
 	fill_wait(_metadata, self->tfd, a, MARKER);
 	ASSERT_EQ(0, share(self->tfd, a, self->rfd, &ia));
 	EXPECT_EQ(SHARE_SIZE / 4, mapped_words(self->rfd, ia, MARKER));
@@ -377,6 +422,59 @@ TEST_F(prime, no_resource_no_sharing)
 
 	wddmseg_destroy_allocation(self->nfd, n);
 	wddmseg_destroy_allocation(self->tfd, a);
+}
+
+/*
+ * Only a cross-adapter resource goes to another device: a plain
+ * CpuVisible allocation in VRAM and a Cached one in an aperture export
+ * (their dma-bufs serve their own device) but do not attach (rule
+ * cross-adapter-attach) and stay where they were; GEM_INFO tells the
+ * kinds apart.
+ */
+TEST_F(prime, only_cross_adapter_resources_attach)
+{
+	struct wddmseg_allocation_desc cached = {
+		.size = SHARE_SIZE,
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_CACHED,
+	};
+	struct drm_wddmseg_gem_info info;
+	uint32_t apt, v, c, x, ih;
+	int ret;
+
+	if (SETUP_SKIPPED())
+		return;
+	apt = first_aperture(self->res);
+	ASSERT_NE(0u, apt) TH_LOG("%s has no aperture", self->res->exp.bdf);
+	cached.supported_segments = WDDMSEG_SEGMENT_BIT(apt);
+	cached.preferred[0] = apt;
+	v = create_visible(_metadata, self->rfd);
+	ASSERT_EQ(0, wddmseg_create_allocation(self->rfd, &cached, &c));
+	x = create_shared(_metadata, self->res, self->rfd);
+
+	ASSERT_EQ(0, wddmseg_query_allocation(self->rfd, v, &info));
+	EXPECT_FALSE(info.state & WDDMSEG_STATE_CROSS_ADAPTER);
+	ASSERT_EQ(0, wddmseg_query_allocation(self->rfd, x, &info));
+	EXPECT_TRUE(info.state & WDDMSEG_STATE_CROSS_ADAPTER);
+
+	kmsg_drain_rules(self->kmsg);
+	ret = share(self->rfd, v, self->tfd, &ih);
+	EXPECT_EQ(-EINVAL, ret) TH_LOG("CpuVisible in VRAM into %s: %s",
+				       self->tex->exp.bdf, strerror(-ret));
+	EXPECT_RULE("cross-adapter-attach");
+	EXPECT_EQ(1, wddmseg_allocation_segment(self->rfd, v));
+	ret = share(self->rfd, c, self->tfd, &ih);
+	EXPECT_EQ(-EINVAL, ret) TH_LOG("Cached in segment %u into %s: %s", apt,
+				       self->tex->exp.bdf, strerror(-ret));
+	EXPECT_RULE("cross-adapter-attach");
+	EXPECT_EQ((int)apt, wddmseg_allocation_segment(self->rfd, c));
+
+	ret = share(self->rfd, x, self->tfd, &ih);
+	EXPECT_EQ(0, ret) TH_LOG("the cross-adapter resource: %s", strerror(-ret));
+	if (!ret)
+		wddmseg_destroy_allocation(self->tfd, ih);
+	wddmseg_destroy_allocation(self->rfd, x);
+	wddmseg_destroy_allocation(self->rfd, c);
+	wddmseg_destroy_allocation(self->rfd, v);
 }
 
 TEST_HARNESS_MAIN

@@ -353,18 +353,60 @@ REFUSAL(alignment_above_every_supported_segment, "alignment above every supporte
 REFUSAL(user_ptr_without_existingsysmem, "user_ptr without ExistingSysMem",
 	EINVAL, "user-ptr", ADJ_NONE,
 	.user_ptr = UPTR);
-REFUSAL(reserved_0, "reserved[0]",
+/*
+ * Up to uapi version 5 the four words after user_ptr were reserved[0..3];
+ * version 6 made the first two create_flags, pitch, height and pad. Each
+ * variant sets a bit of the same words as before that stays refused.
+ */
+REFUSAL(reserved_0, "create_flags bit 31 (was reserved[0])",
+	EINVAL, "reserved", ADJ_NONE,
+	.create_flags = 1u << 31);
+REFUSAL(reserved_1, "pad (was reserved[1])",
+	EINVAL, "reserved", ADJ_NONE,
+	.pad = 1u << 8);
+REFUSAL(reserved_2, "reserved[0] (was reserved[2])",
 	EINVAL, "reserved", ADJ_NONE,
 	.reserved[0] = 1);
-REFUSAL(reserved_1, "reserved[1]",
+REFUSAL(reserved_3, "reserved[1] (was reserved[3])",
 	EINVAL, "reserved", ADJ_NONE,
-	.reserved[1] = 1ULL << 40);
-REFUSAL(reserved_2, "reserved[2]",
-	EINVAL, "reserved", ADJ_NONE,
-	.reserved[2] = 1);
-REFUSAL(reserved_3, "reserved[3]",
-	EINVAL, "reserved", ADJ_NONE,
-	.reserved[3] = 1ULL << 63);
+	.reserved[1] = 1ULL << 63);
+
+/*
+ * Cross-adapter resources (DXGK_VIDMMCAPS): each property of the page,
+ * on an otherwise conforming request (64 rows of 1 KiB, CpuVisible, in
+ * the aperture), refused with its rule.
+ */
+#define XA_OK	.create_flags = WDDMSEG_CREATE_CROSS_ADAPTER,		\
+		.flags = WDDMSEG_ALLOC_CPU_VISIBLE,			\
+		.supported_segments = BIT(SEG_APT),			\
+		.preferred = { SEG_APT }, .pitch = 1024, .height = 64
+REFUSAL(cross_adapter_without_cpuvisible, "cross-adapter without CpuVisible",
+	EINVAL, "cross-adapter-cpu-visible", ADJ_NONE,
+	XA_OK, .flags = WDDMSEG_ALLOC_CPU_VISIBLE_ON_DEMAND);
+REFUSAL(cross_adapter_cached, "cross-adapter Cached (not write-combined)",
+	EINVAL, "cross-adapter-write-combined", ADJ_NONE,
+	XA_OK, .flags = WDDMSEG_ALLOC_CPU_VISIBLE | WDDMSEG_ALLOC_CACHED);
+REFUSAL(cross_adapter_in_vram, "cross-adapter with a memory segment in the supported set",
+	EINVAL, "cross-adapter-aperture", ADJ_NONE,
+	XA_OK, .supported_segments = BIT(SEG_VIS) | BIT(SEG_APT));
+REFUSAL(cross_adapter_pitch_64, "cross-adapter pitch 64",
+	EINVAL, "cross-adapter-pitch", ADJ_NONE,
+	XA_OK, .pitch = 64);
+REFUSAL(cross_adapter_pitch_1000, "cross-adapter pitch 1000",
+	EINVAL, "cross-adapter-pitch", ADJ_NONE,
+	XA_OK, .pitch = 1000);
+REFUSAL(cross_adapter_height_62, "cross-adapter height 62",
+	EINVAL, "cross-adapter-height", ADJ_NONE,
+	XA_OK, .height = 62);
+REFUSAL(cross_adapter_height_0, "cross-adapter height 0",
+	EINVAL, "cross-adapter-height", ADJ_NONE,
+	XA_OK, .height = 0);
+REFUSAL(cross_adapter_larger_than_size, "cross-adapter 68 rows of 1 KiB in 64 KiB",
+	EINVAL, "cross-adapter-size", ADJ_NONE,
+	XA_OK, .height = 68);
+REFUSAL(pitch_without_cross_adapter, "pitch and height without cross-adapter",
+	EINVAL, "cross-adapter-layout", ADJ_NONE,
+	.pitch = 1024, .height = 64);
 REFUSAL(handle_on_input, "handle on input",
 	EINVAL, "reserved", ADJ_NONE,
 	.handle = 1);
