@@ -640,12 +640,13 @@ wddmseg_man_move_peek(struct ttm_resource_manager *man, u64 context)
 #endif
 
 /*
- * 6.8 ("drm/gpuvm: ..." made drm_gpuvm a module of its own, DRM_GPUVM,
- * next to 6.5's DRM_EXEC): the kernel's GPU VA manager and its locking
- * helper, which GPU address spaces (wddmseg_vm.c) are built on. Where the
- * kernel has neither (6.1) the Makefile leaves wddmseg_vm.c out and the
- * address-space ioctls refuse here with rule vm-no-gpuvm: the feature is
- * compiled out, never rebuilt by hand.
+ * 6.6 ("drm: execution context for GEM buffers", DRM_EXEC; "drm: manager
+ * to keep track of GPUs VA mappings", which became drm_gpuvm, by 6.12 a
+ * module of its own, DRM_GPUVM): the kernel's GPU VA manager and its
+ * locking helper, which GPU address spaces (wddmseg_vm.c) are built on.
+ * Where the kernel has neither (6.1) the Makefile leaves wddmseg_vm.c out
+ * and the address-space ioctls refuse here with rule vm-no-gpuvm: the
+ * feature is compiled out, never rebuilt by hand.
  */
 struct drm_device;
 struct drm_file;
