@@ -86,6 +86,50 @@ u64 wddmseg_pt_span(const struct wddmseg_mmu_desc *m, u32 level)
 }
 
 /**
+ * wddmseg_pt_table_span - bytes of VA one whole table of @level translates
+ * @m: the MMU geometry
+ * @level: table level
+ *
+ * Return: wddmseg_pt_span() times the table's entries; for the root, the
+ * whole address space.
+ */
+u64 wddmseg_pt_table_span(const struct wddmseg_mmu_desc *m, u32 level)
+{
+	return BIT_ULL(wddmseg_pt_shift(m, level) + m->level_bits[level]);
+}
+
+/**
+ * wddmseg_pt_run - the entries of @level's table at @va that [@va, @end)
+ *	covers
+ * @m: the MMU geometry
+ * @level: table level
+ * @va: start, aligned to wddmseg_pt_span(@m, @level)
+ * @end: end (exclusive), aligned as @va, within the address space
+ * @run: filled in
+ *
+ * A range is written table by table: the first run ends at the end of
+ * @va's table or at @end; the next starts at @run->va + @run->count *
+ * wddmseg_pt_span().
+ *
+ * Return: false when the range is empty (nothing written to @run).
+ */
+bool wddmseg_pt_run(const struct wddmseg_mmu_desc *m, u32 level, u64 va,
+		    u64 end, struct wddmseg_pt_run *run)
+{
+	u32 shift = wddmseg_pt_shift(m, level);
+	u64 left, room;
+
+	if (va >= end)
+		return false;
+	run->va = va;
+	run->first = wddmseg_pt_index(m, level, va);
+	room = BIT_ULL(m->level_bits[level]) - run->first;
+	left = (end - va) >> shift;
+	run->count = min(left, room);
+	return run->count != 0;
+}
+
+/**
  * wddmseg_encode_update_pt - UpdatePageTable: write entries of one table
  * @cmd: WDDMSEG_UPDATE_PT_QWORDS words
  * @table: GPU address of the page table

@@ -4,8 +4,9 @@
  * entries checked bit by bit against the DXGK_PTE layout of wddmseg_hw.h,
  * the VA split per level against hand-computed indexes (with levels of
  * different widths, so that a split that takes the levels in the wrong
- * order fails), and the UPDATE_PAGE_TABLE and FLUSH_TLB commands word by
- * word.
+ * order fails), the runs a range is written in (each inside one table,
+ * together exactly the range), and the UPDATE_PAGE_TABLE and FLUSH_TLB
+ * commands word by word.
  */
 
 #include <kunit/test.h>
@@ -104,6 +105,68 @@ static void pt_index_recompose(struct kunit *test)
 	}
 }
 
+/* A range over three leaf tables: the end of one, a whole one, a start. */
+static void pt_run_tables(struct kunit *test)
+{
+	u64 va = SZ_2M - 3 * SZ_4K, end = 2 * SZ_2M + 5 * SZ_4K;
+	struct wddmseg_pt_run r;
+
+	KUNIT_EXPECT_EQ(test, wddmseg_pt_table_span(&geo_even, 0), SZ_2M);
+	KUNIT_EXPECT_EQ(test, wddmseg_pt_table_span(&geo_even, 2),
+			BIT_ULL(39));
+	KUNIT_ASSERT_TRUE(test, wddmseg_pt_run(&geo_even, 0, va, end, &r));
+	KUNIT_EXPECT_EQ(test, r.va, va);
+	KUNIT_EXPECT_EQ(test, r.first, 509U);
+	KUNIT_EXPECT_EQ(test, r.count, 3U);
+	KUNIT_ASSERT_TRUE(test, wddmseg_pt_run(&geo_even, 0, SZ_2M, end, &r));
+	KUNIT_EXPECT_EQ(test, r.first, 0U);
+	KUNIT_EXPECT_EQ(test, r.count, 512U);
+	KUNIT_ASSERT_TRUE(test, wddmseg_pt_run(&geo_even, 0, 2 * SZ_2M, end,
+					       &r));
+	KUNIT_EXPECT_EQ(test, r.first, 0U);
+	KUNIT_EXPECT_EQ(test, r.count, 5U);
+	KUNIT_EXPECT_FALSE(test, wddmseg_pt_run(&geo_even, 0, end, end, &r));
+	/* The middle level: 1 GiB tables of 2 MiB entries. */
+	KUNIT_ASSERT_TRUE(test, wddmseg_pt_run(&geo_even, 1, SZ_1G - SZ_2M,
+					       SZ_1G + SZ_2M, &r));
+	KUNIT_EXPECT_EQ(test, r.first, 511U);
+	KUNIT_EXPECT_EQ(test, r.count, 1U);
+}
+
+/* Runs of any range tile it exactly, each inside one table. */
+static void pt_run_tiles(struct kunit *test)
+{
+	const struct wddmseg_mmu_desc *m = &geo_uneven;
+	u64 x = 0x243f6a8885a308d3ULL, va, end, at, span, tspan;
+	struct wddmseg_pt_run r;
+	u32 i, level, runs;
+
+	for (i = 0; i < 2000; i++) {
+		level = i % 2;
+		span = wddmseg_pt_span(m, level);
+		tspan = wddmseg_pt_table_span(m, level);
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		va = ((x >> 11) & (BIT_ULL(m->va_bits) - 1)) & ~(span - 1);
+		end = va + span * (1 + ((x >> 3) % (3 * (tspan / span))));
+		if (end > BIT_ULL(m->va_bits))
+			end = BIT_ULL(m->va_bits);
+		at = va;
+		runs = 0;
+		while (wddmseg_pt_run(m, level, at, end, &r)) {
+			KUNIT_ASSERT_EQ(test, r.va, at);
+			KUNIT_ASSERT_LE(test, (u64)r.first + r.count,
+					BIT_ULL(m->level_bits[level]));
+			/* first and last entry in the same table */
+			KUNIT_ASSERT_EQ(test, at / tspan,
+					(at + (u64)(r.count - 1) * span) / tspan);
+			at += (u64)r.count * span;
+			KUNIT_ASSERT_LT(test, ++runs, 100U);
+		}
+		KUNIT_ASSERT_EQ(test, at, end);
+		KUNIT_ASSERT_GE(test, runs, 1U);
+	}
+}
+
 static void fill_sentinel(u64 *cmd)
 {
 	unsigned int i;
@@ -156,6 +219,8 @@ static struct kunit_case pt_test_cases[] = {
 	KUNIT_CASE(pt_index_even),
 	KUNIT_CASE(pt_index_uneven),
 	KUNIT_CASE(pt_index_recompose),
+	KUNIT_CASE(pt_run_tables),
+	KUNIT_CASE(pt_run_tiles),
 	KUNIT_CASE(pt_encode_update),
 	KUNIT_CASE(pt_encode_flush),
 	{}
