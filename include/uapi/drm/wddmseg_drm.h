@@ -28,8 +28,11 @@ extern "C" {
  * &drm_wddmseg_gem_create (create_flags, pitch, height and pad, for
  * cross-adapter resources: WDDMSEG_CREATE_CROSS_ADAPTER) and added
  * WDDMSEG_STATE_CROSS_ADAPTER.
+ * Version 7 added GPU address spaces: DRM_IOCTL_WDDMSEG_VM_CREATE and
+ * DRM_IOCTL_WDDMSEG_VM_DESTROY (&drm_wddmseg_vm_create,
+ * &drm_wddmseg_vm_destroy).
  */
-#define WDDMSEG_UAPI_VERSION		6
+#define WDDMSEG_UAPI_VERSION		7
 
 /**
  * WDDMSEG_MAX_SEGMENTS - largest segment count the driver accepts
@@ -55,6 +58,8 @@ extern "C" {
 #define DRM_WDDMSEG_QUERY_BUDGET	0x08
 #define DRM_WDDMSEG_SUBMIT_BLIT		0x09
 #define DRM_WDDMSEG_QUERY_MMU		0x0a
+#define DRM_WDDMSEG_VM_CREATE		0x0b
+#define DRM_WDDMSEG_VM_DESTROY		0x0c
 
 #define DRM_IOCTL_WDDMSEG_QUERY_ADAPTER \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_ADAPTER, \
@@ -89,6 +94,12 @@ extern "C" {
 #define DRM_IOCTL_WDDMSEG_QUERY_MMU \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_MMU, \
 		 struct drm_wddmseg_query_mmu)
+#define DRM_IOCTL_WDDMSEG_VM_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_VM_CREATE, \
+		 struct drm_wddmseg_vm_create)
+#define DRM_IOCTL_WDDMSEG_VM_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_VM_DESTROY, \
+		struct drm_wddmseg_vm_destroy)
 
 /**
  * struct drm_wddmseg_query_adapter - adapter-wide properties
@@ -803,6 +814,48 @@ struct drm_wddmseg_submit_blit {
 	__u64 in_point;
 	/** @out_point: in: timeline point of @out_syncobj, 0 for binary. */
 	__u64 out_point;
+};
+
+/**
+ * struct drm_wddmseg_vm_create - create a GPU address space (version 7)
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_VM_CREATE: a new GPU virtual address
+ * space of the calling file (WDDM's per-process GPU VA space under the
+ * GpuMmu model), with its root page table allocated in the segment the
+ * device names for page tables and zeroed by the paging engine (every
+ * address invalid). The address space lives until
+ * DRM_IOCTL_WDDMSEG_VM_DESTROY or until the file is closed.
+ *
+ * Fails with -EOPNOTSUPP where the device has no GPU MMU (rule
+ * vm-no-mmu) or the kernel has no drm_gpuvm (6.1; rule vm-no-gpuvm),
+ * -EINVAL for flags or reserved fields that are not zero.
+ */
+struct drm_wddmseg_vm_create {
+	/** @flags: in: must be zero (no flags are defined yet). */
+	__u32 flags;
+	/** @vm_id: out: the address space's id in this file, never 0. */
+	__u32 vm_id;
+	/** @va_start: out: first usable GPU virtual address. */
+	__u64 va_start;
+	/** @va_end: out: end (exclusive) of the usable GPU virtual addresses. */
+	__u64 va_end;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
+};
+
+/**
+ * struct drm_wddmseg_vm_destroy - destroy a GPU address space (version 7)
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_VM_DESTROY. Fails with -ENOENT for an id
+ * this file has no address space for.
+ */
+struct drm_wddmseg_vm_destroy {
+	/** @vm_id: in: id from DRM_IOCTL_WDDMSEG_VM_CREATE. */
+	__u32 vm_id;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
 };
 
 #if defined(__cplusplus)

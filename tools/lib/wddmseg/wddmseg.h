@@ -565,6 +565,29 @@ int wddmseg_fill(int fd, uint32_t dst, uint64_t dst_offset, uint64_t size,
 int wddmseg_fdinfo(int fd, const char *key, uint64_t *value, char *text,
 		   size_t len);
 
+/**
+ * wddmseg_create_gpu_va_space() - a new GPU virtual address space of this
+ *	file (the process's GpuMmu address space, in which
+ *	D3DKMTMapGpuVirtualAddress maps), UAPI version 7
+ * @fd: adapter
+ * @info: receives DRM_IOCTL_WDDMSEG_VM_CREATE's answer (its @vm_id and
+ *	the usable range [@va_start, @va_end)); zeroed first
+ *
+ * Return: 0 or a negative errno: -EOPNOTSUPP without a GPU MMU or on a
+ * kernel without drm_gpuvm (6.1), -ENOTTY from a driver before version 7.
+ */
+int wddmseg_create_gpu_va_space(int fd, struct drm_wddmseg_vm_create *info);
+
+/**
+ * wddmseg_destroy_gpu_va_space() - destroy an address space of
+ *	wddmseg_create_gpu_va_space(), UAPI version 7
+ * @fd: adapter
+ * @vm_id: its id
+ *
+ * Return: 0 or a negative errno (-ENOENT for an unknown id).
+ */
+int wddmseg_destroy_gpu_va_space(int fd, uint32_t vm_id);
+
 #if defined(__cplusplus)
 }
 #endif

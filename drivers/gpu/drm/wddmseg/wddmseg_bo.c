@@ -580,12 +580,12 @@ static int wddmseg_bo_pin_user(struct wddmseg_bo *bo, u64 addr, u64 npages)
 	return pinned < 0 ? pinned : -EFAULT;
 }
 
-int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
-		      const struct drm_wddmseg_gem_create *args,
-		      u32 *handle)
+static int wddmseg_bo_new(struct wddmseg_device *wdev,
+			  struct wddmseg_file *wfile,
+			  const struct drm_wddmseg_gem_create *args,
+			  bool kernel, struct wddmseg_bo **out)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = true };
-	struct wddmseg_file *wfile = file->driver_priv;
 	u64 size = PAGE_ALIGN(args->size);
 	struct wddmseg_bo *bo;
 	u32 i, n = 0, id;
@@ -619,6 +619,8 @@ int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	bo->bank_hint = args->bank_hint;
 	bo->userptr = args->user_ptr;
 	bo->group = -1;
+	/* The device reads a kernel allocation as one range of its segment. */
+	bo->contiguous = kernel;
 	for (i = 0; i < WDDMSEG_MAX_PREFERRED && args->preferred[i]; i++)
 		bo->preferred[n++] = args->preferred[i];
 	/* Supported segments not listed as preferred come after, in id order. */
@@ -660,10 +662,76 @@ int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	atomic64_set(&bo->moves, 0);
 	trace_wddmseg_bo_create(bo, size, bo->flags, bo->supported,
 				wddmseg_res_segment(wdev, bo->tbo.resource));
-	if (wddmseg_bo_pinned_kind(bo))
+	if (kernel || wddmseg_bo_pinned_kind(bo))
 		wddmseg_bo_pin_locked(bo);
 	ttm_bo_unreserve(&bo->tbo);
+	*out = bo;
+	return 0;
+}
 
+/**
+ * wddmseg_bo_create_kernel - an allocation of the driver's own, pinned
+ * @wdev: device
+ * @wfile: the client it is charged to
+ * @size: bytes
+ * @alignment: bytes, 0 for a page
+ * @segment_id: the one memory segment it may live in
+ * @out: the allocation, a reference the caller drops with
+ *	wddmseg_bo_put_kernel()
+ *
+ * For driver structures the device reads from a segment (page tables):
+ * no handle, pinned in @segment_id, its content zeroed by the paging
+ * engine's Fill (or VRAM known zero since one) as for any new allocation.
+ *
+ * Return: 0, -ENOSPC when @segment_id has no room, or another error.
+ */
+int wddmseg_bo_create_kernel(struct wddmseg_device *wdev,
+			     struct wddmseg_file *wfile, u64 size,
+			     u32 alignment, u32 segment_id,
+			     struct wddmseg_bo **out)
+{
+	struct drm_wddmseg_gem_create args = {
+		.size = size,
+		.supported_segments = WDDMSEG_SEGMENT_BIT(segment_id),
+		.alignment = alignment,
+	};
+	struct wddmseg_bo *bo;
+	int ret;
+
+	args.preferred[0] = segment_id;
+	ret = wddmseg_bo_new(wdev, wfile, &args, true, &bo);
+	if (ret)
+		return ret;
+	if (wddmseg_res_segment(wdev, bo->tbo.resource) != segment_id ||
+	    !wddmseg_mgr_res_contiguous(bo->tbo.resource)) {
+		wddmseg_bo_put_kernel(bo);
+		return -ENOSPC;
+	}
+	*out = bo;
+	return 0;
+}
+
+/**
+ * wddmseg_bo_put_kernel - unpin and release a wddmseg_bo_create_kernel()
+ * allocation
+ * @bo: allocation
+ */
+void wddmseg_bo_put_kernel(struct wddmseg_bo *bo)
+{
+	wddmseg_bo_unpin(bo);
+	drm_gem_object_put(&bo->tbo.base);
+}
+
+int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
+		      const struct drm_wddmseg_gem_create *args,
+		      u32 *handle)
+{
+	struct wddmseg_bo *bo;
+	int ret;
+
+	ret = wddmseg_bo_new(wdev, file->driver_priv, args, false, &bo);
+	if (ret)
+		return ret;
 	ret = drm_gem_handle_create(file, &bo->tbo.base, handle);
 	if (!ret && (bo->flags & WDDMSEG_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION))
 		ret = wddmseg_bo_arm_residency(bo, file, *handle);

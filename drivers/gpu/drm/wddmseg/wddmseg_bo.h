@@ -162,6 +162,11 @@ void wddmseg_bo_destroy(struct ttm_buffer_object *tbo);
 int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 		      const struct drm_wddmseg_gem_create *args,
 		      u32 *handle);
+int wddmseg_bo_create_kernel(struct wddmseg_device *wdev,
+			     struct wddmseg_file *wfile, u64 size,
+			     u32 alignment, u32 segment_id,
+			     struct wddmseg_bo **out);
+void wddmseg_bo_put_kernel(struct wddmseg_bo *bo);
 void wddmseg_place(struct wddmseg_bo *bo, struct ttm_place *pl, u32 id,
 		   u32 bank);
 void wddmseg_bo_placement(struct wddmseg_bo *bo, bool cpu_access);

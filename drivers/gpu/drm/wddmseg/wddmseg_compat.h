@@ -28,6 +28,7 @@
 #include <linux/slab.h>
 
 #include <drm/drm_gem.h>
+#include <drm/drm_print.h>
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
@@ -636,6 +637,52 @@ wddmseg_man_move_peek(struct ttm_resource_manager *man, u64 context)
 #define WDDMSEG_FB_CREATE_INFO
 #define wddmseg_gem_fb_create(drm, file, cmd) \
 	drm_gem_fb_create(drm, file, cmd)
+#endif
+
+/*
+ * 6.6 ("drm: execution context for GEM buffers", DRM_EXEC; "drm: manager
+ * to keep track of GPUs VA mappings", which became drm_gpuvm, by 6.12 a
+ * module of its own, DRM_GPUVM): the kernel's GPU VA manager and its
+ * locking helper, which GPU address spaces (wddmseg_vm.c) are built on.
+ * Where the kernel has neither (6.1) the Makefile leaves wddmseg_vm.c out
+ * and the address-space ioctls refuse here with rule vm-no-gpuvm: the
+ * feature is compiled out, never rebuilt by hand.
+ */
+struct drm_device;
+struct drm_file;
+struct wddmseg_file;
+
+#if IS_REACHABLE(CONFIG_DRM_GPUVM) && IS_REACHABLE(CONFIG_DRM_EXEC)
+#define WDDMSEG_HAVE_GPUVM	1
+int wddmseg_ioctl_vm_create(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+int wddmseg_ioctl_vm_destroy(struct drm_device *drm, void *data,
+			     struct drm_file *file);
+void wddmseg_vm_file_fini(struct wddmseg_file *wfile);
+#else
+#define WDDMSEG_HAVE_GPUVM	0
+static inline int wddmseg_vm_absent(struct drm_device *drm, const char *what)
+{
+	drm_dbg(drm, "%s: rule vm-no-gpuvm: this kernel has no drm_gpuvm\n",
+		what);
+	return -EOPNOTSUPP;
+}
+
+static inline int wddmseg_ioctl_vm_create(struct drm_device *drm, void *data,
+					  struct drm_file *file)
+{
+	return wddmseg_vm_absent(drm, "vm_create");
+}
+
+static inline int wddmseg_ioctl_vm_destroy(struct drm_device *drm,
+					   void *data, struct drm_file *file)
+{
+	return wddmseg_vm_absent(drm, "vm_destroy");
+}
+
+static inline void wddmseg_vm_file_fini(struct wddmseg_file *wfile)
+{
+}
 #endif
 
 #endif /* WDDMSEG_COMPAT_H */

@@ -64,6 +64,10 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(WDDMSEG_QUERY_MMU, wddmseg_ioctl_query_mmu,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_VM_CREATE, wddmseg_ioctl_vm_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_VM_DESTROY, wddmseg_ioctl_vm_destroy,
+			  DRM_RENDER_ALLOW),
 };
 
 /*

@@ -26,6 +26,7 @@ int wddmseg_open(struct drm_device *drm, struct drm_file *file)
 		return -ENOMEM;
 	kref_init(&wfile->refcount);
 	wfile->client_id = wddmseg_fdinfo_client_id();
+	xa_init_flags(&wfile->vms, XA_FLAGS_ALLOC1);
 	file->driver_priv = wfile;
 	return 0;
 }
@@ -34,6 +35,8 @@ void wddmseg_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct wddmseg_file *wfile = file->driver_priv;
 
+	/* Address spaces hold allocations, which hold @wfile: drop them. */
+	wddmseg_vm_file_fini(wfile);
 	kref_put(&wfile->refcount, wddmseg_file_release);
 }
 

@@ -7,6 +7,7 @@
 
 #include <linux/kref.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 struct drm_device;
 struct drm_file;
@@ -19,12 +20,14 @@ struct drm_file;
  * @engine_ns: copy-engine time of this file's completed blits, in ns
  *	(fdinfo drm-engine-copy)
  * @client_id: fdinfo drm-client-id where the DRM core has none (6.1)
+ * @vms: the file's GPU address spaces (&struct wddmseg_vm) by id, from 1
  */
 struct wddmseg_file {
 	struct kref refcount;
 	atomic64_t resident[2];
 	atomic64_t engine_ns;
 	u64 client_id;
+	struct xarray vms;
 };
 
 int wddmseg_open(struct drm_device *drm, struct drm_file *file);
