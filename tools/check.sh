@@ -73,6 +73,12 @@ count() {
 	[ "$f" -eq 0 ] || mapfile -t -O ${#FAILED[@]} FAILED < <(
 		grep -E '^(# )*not ok [0-9]+' <<<"$res" | cut -c 1-200 |
 		sed "s|^|$pfx|")
+	# the comment lines after each top-level failure, for the summary
+	[ "$f" -eq 0 ] || awk -v pfx="$pfx" '
+		/^not ok [0-9]+/ { n = 0; keep = 1; next }
+		/^(ok|not ok) [0-9]+/ { keep = 0 }
+		keep && /^#/ && n < 70 { print pfx substr($0, 1, 200); n++ }
+	' "$1" >>"$OUT/failure-details.txt"
 	# retried boots (tools/vm/boots.sh): shown and counted, not results
 	res=$(grep -E '^# boot retried: ' "$1")
 	[ -n "$res" ] || return 0
@@ -108,6 +114,12 @@ totals() {
 summary() {
 	local l
 	log "done in $(( $(date +%s) - t0 ))s"
+	# what the failed checks printed after their result line (the
+	# console's last lines of a VM that hung, for one)
+	if [ -s "$OUT/failure-details.txt" ]; then
+		log "details of the failures:"
+		head -n 300 "$OUT/failure-details.txt"
+	fi
 	for l in ${FAILED[@]+"${FAILED[@]}"}; do
 		log "FAILED $l"
 	done

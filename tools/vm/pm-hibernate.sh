@@ -161,6 +161,8 @@ for c in $(seq 1 $((CYCLES + 1))); do
 	if [ $rc != 0 ]; then
 		cp "$VMDIR/hib2.console.log" "$VMDIR/hib2.console.log.cycle$c" 2>/dev/null
 		sed 's/^/# /' "$VMDIR/hib2.log"
+		echo "# boot 2's console: $VMDIR/hib2.console.log.cycle$c; its last lines:"
+		tr -d '\r' <"$VMDIR/hib2.console.log" | tail -n 60 | sed 's/^/# /'
 	fi
 done
 rm -f "$SWAP" "$VRAM4" "$VRAM6"
