@@ -56,13 +56,14 @@ enum wddmseg_copy_way {
  *	its fence's signal); meaningless while @samples of that way is 0
  * @samples: measurements folded into @ns, per way (saturates)
  * @since_slow: decisions since the way with the higher estimate last ran
+ *	(saturates at U16_MAX)
  * @streak: engine decisions still due in the current exploration
- * @last: the way of the last decision
+ * @last: the way of the last decision (an &enum wddmseg_copy_way)
  */
 struct wddmseg_copy_est {
 	u64 ns[WDDMSEG_COPY_WAYS];
 	u32 samples[WDDMSEG_COPY_WAYS];
-	u32 since_slow;
+	u16 since_slow;
 	u8 streak;
 	u8 last;
 };
