@@ -128,7 +128,7 @@ for c in $(seq 1 $((CYCLES + 1))); do
 	script=$save
 	[ "$c" -le "$CYCLES" ] || script=$save_lost
 	bash "$REPO/tools/vm/run-vm.sh" --no-build --name hib1 --mode script \
-		--s3 --script "$script" --expect "$expect" --timeout 900 -- \
+		--s3 --script "$script" --expect "$expect" --timeout 300 -- \
 		"${DEVS[@]}" >"$VMDIR/hib1.log" 2>&1
 	con1=$VMDIR/hib1.console.log
 	tr -d '\r' <"$con1" | grep -Eq 'PM: .*(Image saving done|Wrote [0-9]+ kbytes)' &&
@@ -148,7 +148,7 @@ for c in $(seq 1 $((CYCLES + 1))); do
 	[ "$c" -le "$CYCLES" ] || rm -f "$VRAM6"
 
 	bash "$REPO/tools/vm/run-vm.sh" --no-build --name hib2 --mode script \
-		--s3 --script "$resume" --expect "$expect" --timeout 900 -- \
+		--s3 --script "$resume" --expect "$expect" --timeout 300 -- \
 		"${DEVS[@]}" >"$VMDIR/hib2.log" 2>&1
 	rc=$?
 	tr -d '\r' <"$VMDIR/hib2.tap" 2>/dev/null | grep -v '^WDDMSEG-' |
