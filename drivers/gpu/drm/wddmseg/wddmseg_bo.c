@@ -18,6 +18,7 @@
  */
 
 #include <linux/mm.h>
+#include <linux/pid.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
@@ -311,6 +312,7 @@ void wddmseg_bo_destroy(struct ttm_buffer_object *tbo)
 	drm_gem_object_release(&tbo->base);
 	if (bo->owner)
 		wddmseg_file_put(bo->owner);
+	put_pid(bo->creator);
 	kfree(bo);
 }
 
@@ -632,6 +634,8 @@ static int wddmseg_bo_new(struct wddmseg_device *wdev,
 
 	kref_get(&wfile->refcount);
 	bo->owner = wfile;
+	if (!kernel)
+		bo->creator = get_task_pid(current, PIDTYPE_TGID);
 
 	drm_gem_private_object_init(&wdev->drm, &bo->tbo.base, size);
 	bo->tbo.base.funcs = &wddmseg_gem_funcs;

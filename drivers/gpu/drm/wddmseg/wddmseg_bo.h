@@ -87,6 +87,10 @@ struct wddmseg_residency_event {
  * @cross_adapter: a cross-adapter resource (created with
  *	WDDMSEG_CREATE_CROSS_ADAPTER, or imported from another device): the
  *	only kind another device attaches to (DOC: PRIME). Set at creation
+ * @creator: the process (thread group) that created it; NULL for the
+ *	driver's own allocations and imported ones. Once the allocation is
+ *	shared only this process maps it (DOC: Locking shared allocations)
+ * @shared: exported as a dma-buf at least once. Never cleared
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -118,6 +122,8 @@ struct wddmseg_bo {
 	struct wddmseg_parked *perm_slot;
 	bool perm_cpu_dirty;
 	bool cross_adapter;
+	struct pid *creator;
+	bool shared;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)

@@ -7,6 +7,9 @@
 
 #include <linux/dma-buf.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -24,6 +27,76 @@
 #include "wddmseg_mgr.h"
 #include "wddmseg_pm.h"
 #include "wddmseg_protect.h"
+
+/**
+ * DOC: Locking shared allocations
+ *
+ * DXGK_ALLOCATIONINFOFLAGS (CpuVisible): only the process that created a
+ * shared allocation may lock it. Locking is mapping it for the CPU here
+ * (pfnLockCb), and an allocation is shared once it was exported as a
+ * dma-buf (&wddmseg_bo.shared, sticky) or given a GEM flink name: from
+ * then on every CPU path asks whether the address space that maps is its
+ * creator's (&wddmseg_bo.creator; any thread of it). Refused with rule
+ * lock-shared-creator:
+ *
+ * - mmap of the DRM file (GEM and dumb offsets) and of the dma-buf,
+ *   and the ioctls that hand out those offsets (-EACCES);
+ * - a kernel mapping (vmap) asked in the context of another process, an
+ *   importer's ioctl for one (-EACCES). A kernel thread's vmap is the
+ *   kernel's own use (fbdev emulation, a display engine reading a
+ *   scanout buffer): it maps as before.
+ *
+ * A lock is the making of a mapping: faults through it, and ptrace or
+ * /proc/PID/mem reads of it, are the mapping's own. A child the creator
+ * forks inherits the creator's mappings as Linux inherits any (TTM's are
+ * VM_PFNMAP: the entries already there are copied), which WDDM, without
+ * fork, does not speak of; the child cannot map the allocation anew. The
+ * engine paths (copy, fill, scanout) are not locks: an importer uses the
+ * content through its device, as WDDM's other processes do through
+ * theirs. The driver's own allocations (no creator) are never shared.
+ */
+
+/*
+ * Does @mm belong to the process that created @bo? Its task is looked up
+ * under RCU; a creator that has exited maps nothing.
+ */
+static bool wddmseg_bo_creator_mm(struct wddmseg_bo *bo,
+				  const struct mm_struct *mm)
+{
+	struct task_struct *t;
+	bool same;
+
+	rcu_read_lock();
+	t = pid_task(bo->creator, PIDTYPE_TGID);
+	same = t && READ_ONCE(t->mm) == mm;
+	rcu_read_unlock();
+	return same;
+}
+
+/**
+ * wddmseg_bo_check_lock - may an address space map an allocation
+ * @bo: allocation
+ * @mm: the address space that maps it, or NULL for the kernel's own
+ *	mapping in a kernel thread
+ * @path: what asks (mmap, vmap, an offset ioctl), for the log
+ *
+ * DOC: Locking shared allocations.
+ *
+ * Return: 0, or -EACCES (lock-shared-creator).
+ */
+int wddmseg_bo_check_lock(struct wddmseg_bo *bo, const struct mm_struct *mm,
+			  const char *path)
+{
+	if (!bo->creator || !mm)
+		return 0;
+	if (!READ_ONCE(bo->shared) && !READ_ONCE(bo->tbo.base.name))
+		return 0;
+	if (wddmseg_bo_creator_mm(bo, mm))
+		return 0;
+	drm_dbg(bo->tbo.base.dev, "%s: rule lock-shared-creator: only the process that created a shared allocation may lock it (DXGK_ALLOCATIONINFOFLAGS); pid %d is not process %d\n",
+		path, task_tgid_nr(current), pid_nr(bo->creator));
+	return -EACCES;
+}
 
 static vm_fault_t wddmseg_bo_fault_migrate(struct wddmseg_bo *bo)
 {
@@ -265,6 +338,9 @@ int wddmseg_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	}
 	/* A kernel mapping is a CPU path too: the rules of mmap. */
 	ret = wddmseg_protect_check_cpu(bo, "vmap");
+	if (!ret)
+		ret = wddmseg_bo_check_lock(bo, (current->flags & PF_KTHREAD) ?
+					    NULL : current->mm, "vmap");
 	if (ret)
 		return ret;
 	WRITE_ONCE(bo->maybe_written_in_place, true);
@@ -341,6 +417,8 @@ int wddmseg_gem_mmap(struct drm_gem_object *obj,
 		return ret;
 	}
 	ret = wddmseg_protect_check_cpu(bo, "mmap");
+	if (!ret)
+		ret = wddmseg_bo_check_lock(bo, vma->vm_mm, "mmap");
 	if (ret)
 		return ret;
 	/* The CPU may write it in place from now on: wiped on release. */

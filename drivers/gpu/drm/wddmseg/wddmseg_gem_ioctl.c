@@ -5,6 +5,7 @@
  */
 
 #include <linux/mm.h>
+#include <linux/sched.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -14,6 +15,7 @@
 
 #include "wddmseg_alloc_rules.h"
 #include "wddmseg_bo.h"
+#include "wddmseg_bo_cpu.h"
 #include "wddmseg_desc.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
@@ -122,6 +124,8 @@ int wddmseg_ioctl_gem_mmap_offset(struct drm_device *drm, void *data,
 
 	ret = wddmseg_protect_check_cpu(bo, "gem_mmap_offset");
 	if (!ret)
+		ret = wddmseg_bo_check_lock(bo, current->mm, "gem_mmap_offset");
+	if (!ret)
 		args->offset = drm_vma_node_offset_addr(&bo->tbo.base.vma_node);
 	drm_gem_object_put(&bo->tbo.base);
 	return ret;
@@ -148,6 +152,8 @@ int wddmseg_dumb_map_offset(struct drm_file *file, struct drm_device *drm,
 	if (!bo)
 		return -ENOENT;
 	ret = wddmseg_protect_check_cpu(bo, "map_dumb");
+	if (!ret)
+		ret = wddmseg_bo_check_lock(bo, current->mm, "map_dumb");
 	drm_gem_object_put(&bo->tbo.base);
 	return ret ? ret : drm_gem_ttm_dumb_map_offset(file, drm, handle, offset);
 }

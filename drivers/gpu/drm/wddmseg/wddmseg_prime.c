@@ -169,6 +169,8 @@ struct dma_buf *wddmseg_gem_prime_export(struct drm_gem_object *obj,
 		return ERR_PTR(ret);
 	/* An importer may write it in place: wiped on release. */
 	WRITE_ONCE(gem_to_wddmseg_bo(obj)->maybe_written_in_place, true);
+	/* Shared: locked by its creator only (DOC: Locking shared allocations). */
+	WRITE_ONCE(gem_to_wddmseg_bo(obj)->shared, true);
 	exp_info.ops = &wddmseg_dmabuf_ops;
 	exp_info.size = obj->size;
 	exp_info.flags = flags;

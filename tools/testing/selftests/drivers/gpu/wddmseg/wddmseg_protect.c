@@ -23,8 +23,10 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <xf86drmMode.h>
@@ -331,6 +333,111 @@ static uint64_t marker_bytes_mapped(struct __test_metadata *_metadata, int fd,
 		n += p[i] == MARKER;
 	munmap(p, PROT_SIZE);
 	return n * 4;
+}
+
+/*
+ * The child half of lock_shared_creator_only: every way another process
+ * has to map the shared allocation @h (on @fd, inherited, and through
+ * @dmabuf) must fail with EACCES. Exit status: a bit per way that did
+ * not (1 dma-buf mmap, 2 GEM_MMAP_OFFSET, 4 mmap at the creator's offset
+ * @off, 8 the offset of an import into a file of its own, 16 that
+ * import failed, 32 GEM_MMAP_OFFSET of the flinked @hf).
+ */
+static int lock_shared_child(int fd, const char *node, uint32_t h,
+			     uint32_t hf, int dmabuf, uint64_t off)
+{
+	uint64_t o;
+	int st = 0, fd2;
+	uint32_t h2;
+	void *p;
+
+	if (dmabuf_words(dmabuf, MARKER) != -EACCES)
+		st |= 1;
+	if (wddmseg_mmap_offset(fd, h, &o) != -EACCES)
+		st |= 2;
+	p = mmap(NULL, PROT_SIZE, PROT_READ, MAP_SHARED, fd, off);
+	if (p != MAP_FAILED || errno != EACCES)
+		st |= 4;
+	fd2 = open(node, O_RDWR | O_CLOEXEC);
+	if (fd2 < 0 || wddmseg_import_allocation(fd2, dmabuf, &h2))
+		st |= 16;
+	else if (wddmseg_mmap_offset(fd2, h2, &o) != -EACCES)
+		st |= 8;
+	if (hf && wddmseg_mmap_offset(fd, hf, &o) != -EACCES)
+		st |= 32;
+	return st;
+}
+
+/*
+ * DXGK_ALLOCATIONINFOFLAGS (CpuVisible): only the process that created a
+ * shared allocation may lock it (DOC: Locking shared allocations). Before
+ * it is shared a forked child maps it through the inherited file; once
+ * exported, the creator still maps it both ways (GEM offset, dma-buf) and
+ * another process maps it no way: not the dma-buf, not the inherited
+ * handle, not the creator's offset, not its own import (rule
+ * lock-shared-creator). On the card node a GEM flink name shares an
+ * allocation the same way.
+ */
+TEST_F(protect, lock_shared_creator_only)
+{
+	struct wddmseg_allocation_desc vis = {
+		.size = PROT_SIZE, .flags = WDDMSEG_ALLOC_CPU_VISIBLE,
+		.supported_segments = WDDMSEG_SEGMENT_BIT(1), .preferred = { 1 },
+	};
+	const char *node = variant->render ? self->def->render :
+					     self->def->card;
+	struct drm_gem_flink flink = { 0 };
+	uint32_t h, hf = 0;
+	int dmabuf, status;
+	uint64_t off;
+	pid_t pid;
+
+	ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &vis, &h));
+	ASSERT_EQ(0, wddmseg_fill(self->fd, h, 0, PROT_SIZE, MARKER, NULL));
+	ASSERT_EQ(0, wddmseg_wait(self->fd, h, 20 * 1000000000LL));
+
+	/* not shared: another process maps it */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(marker_bytes_mapped(_metadata, self->fd, h) != PROT_SIZE);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("a child could not map an allocation nobody shared");
+
+	ASSERT_EQ(0, wddmseg_export_allocation(self->fd, h, &dmabuf));
+	EXPECT_EQ(PROT_SIZE / 4, dmabuf_words(dmabuf, MARKER))
+		TH_LOG("the creator cannot map its dma-buf");
+	EXPECT_EQ((uint64_t)PROT_SIZE, marker_bytes_mapped(_metadata, self->fd, h))
+		TH_LOG("the creator cannot map its shared allocation");
+	ASSERT_EQ(0, wddmseg_mmap_offset(self->fd, h, &off));
+
+	/* a flink name shares too (card node: GEM_FLINK is not a render ioctl) */
+	if (!variant->render) {
+		ASSERT_EQ(0, wddmseg_create_allocation(self->fd, &vis, &hf));
+		flink.handle = hf;
+		ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_GEM_FLINK, &flink))
+			TH_LOG("GEM_FLINK: %s", strerror(errno));
+	}
+
+	kmsg_drain_rules(self->kmsg);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(lock_shared_child(self->fd, node, h, hf, dmabuf, off));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("another process mapped the shared allocation (ways 0x%x: 1 dma-buf, 2 GEM offset, 4 the creator's offset, 8 its own import, 16 import failed, 32 flink)",
+		       WEXITSTATUS(status));
+	EXPECT_RULE("lock-shared-creator");
+
+	/* the refusals took nothing from the creator */
+	EXPECT_EQ(PROT_SIZE / 4, dmabuf_words(dmabuf, MARKER));
+	close(dmabuf);
+	if (hf)
+		wddmseg_destroy_allocation(self->fd, hf);
+	wddmseg_destroy_allocation(self->fd, h);
 }
 
 /*
