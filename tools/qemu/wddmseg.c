@@ -1293,32 +1293,38 @@ static bool wddmseg_display_ext_needed(void *opaque)
            s->crc_ctrl || s->gamma_index;
 }
 
+/*
+ * The cursor and gamma part of one scanout configuration; the pending and
+ * the active copy are sent alike, one after the other.
+ */
+static const VMStateDescription vmstate_wddmseg_scanout_ext = {
+    .name = "wddmseg/scanout-ext",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(cur_ctrl, WddmsegScanout),
+        VMSTATE_UINT32(cur_segment, WddmsegScanout),
+        VMSTATE_UINT64(cur_offset, WddmsegScanout),
+        VMSTATE_UINT32(cur_size, WddmsegScanout),
+        VMSTATE_UINT32(cur_pitch, WddmsegScanout),
+        VMSTATE_INT32(cur_x, WddmsegScanout),
+        VMSTATE_INT32(cur_y, WddmsegScanout),
+        VMSTATE_UINT32(gamma_ctrl, WddmsegScanout),
+        VMSTATE_UINT32_ARRAY(gamma, WddmsegScanout, WDDMSEG_GAMMA_SIZE),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 static const VMStateDescription vmstate_wddmseg_display_ext = {
     .name = "wddmseg/display-ext",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = wddmseg_display_ext_needed,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT32(sc_pending.cur_ctrl, WddmsegState),
-        VMSTATE_UINT32(sc_pending.cur_segment, WddmsegState),
-        VMSTATE_UINT64(sc_pending.cur_offset, WddmsegState),
-        VMSTATE_UINT32(sc_pending.cur_size, WddmsegState),
-        VMSTATE_UINT32(sc_pending.cur_pitch, WddmsegState),
-        VMSTATE_INT32(sc_pending.cur_x, WddmsegState),
-        VMSTATE_INT32(sc_pending.cur_y, WddmsegState),
-        VMSTATE_UINT32(sc_pending.gamma_ctrl, WddmsegState),
-        VMSTATE_UINT32_ARRAY(sc_pending.gamma, WddmsegState,
-                             WDDMSEG_GAMMA_SIZE),
-        VMSTATE_UINT32(sc_active.cur_ctrl, WddmsegState),
-        VMSTATE_UINT32(sc_active.cur_segment, WddmsegState),
-        VMSTATE_UINT64(sc_active.cur_offset, WddmsegState),
-        VMSTATE_UINT32(sc_active.cur_size, WddmsegState),
-        VMSTATE_UINT32(sc_active.cur_pitch, WddmsegState),
-        VMSTATE_INT32(sc_active.cur_x, WddmsegState),
-        VMSTATE_INT32(sc_active.cur_y, WddmsegState),
-        VMSTATE_UINT32(sc_active.gamma_ctrl, WddmsegState),
-        VMSTATE_UINT32_ARRAY(sc_active.gamma, WddmsegState,
-                             WDDMSEG_GAMMA_SIZE),
+        VMSTATE_STRUCT(sc_pending, WddmsegState, 1,
+                       vmstate_wddmseg_scanout_ext, WddmsegScanout),
+        VMSTATE_STRUCT(sc_active, WddmsegState, 1,
+                       vmstate_wddmseg_scanout_ext, WddmsegScanout),
         VMSTATE_UINT32(gamma_index, WddmsegState),
         VMSTATE_UINT32(crc_ctrl, WddmsegState),
         VMSTATE_UINT32(crc_value, WddmsegState),
@@ -1341,18 +1347,29 @@ static bool wddmseg_display_plane_needed(void *opaque)
            s->sc_active.plane_y || s->sc_active.plane_size;
 }
 
+/* The primary's rectangle of one scanout configuration. */
+static const VMStateDescription vmstate_wddmseg_scanout_plane = {
+    .name = "wddmseg/scanout-plane",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(plane_x, WddmsegScanout),
+        VMSTATE_UINT32(plane_y, WddmsegScanout),
+        VMSTATE_UINT32(plane_size, WddmsegScanout),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 static const VMStateDescription vmstate_wddmseg_display_plane = {
     .name = "wddmseg/display-plane",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = wddmseg_display_plane_needed,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT32(sc_pending.plane_x, WddmsegState),
-        VMSTATE_UINT32(sc_pending.plane_y, WddmsegState),
-        VMSTATE_UINT32(sc_pending.plane_size, WddmsegState),
-        VMSTATE_UINT32(sc_active.plane_x, WddmsegState),
-        VMSTATE_UINT32(sc_active.plane_y, WddmsegState),
-        VMSTATE_UINT32(sc_active.plane_size, WddmsegState),
+        VMSTATE_STRUCT(sc_pending, WddmsegState, 1,
+                       vmstate_wddmseg_scanout_plane, WddmsegScanout),
+        VMSTATE_STRUCT(sc_active, WddmsegState, 1,
+                       vmstate_wddmseg_scanout_plane, WddmsegScanout),
         VMSTATE_END_OF_LIST()
     },
 };

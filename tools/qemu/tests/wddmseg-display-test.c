@@ -830,6 +830,17 @@ static bool shot_is(const Shot *s, const uint32_t *px, int w, int h)
     return s->w == w && s->h == h && same(s, rgb, w * h * 3);
 }
 
+/* The screen, dumped as @tag, shows exactly @px (@w x @h, XRGB). */
+static bool screen_is(WDev *d, const char *tag, const uint32_t *px, int w,
+                      int h)
+{
+    Shot s = dump(d, tag);
+    bool ok = shot_is(&s, px, w, h);
+
+    shot_free(&s);
+    return ok;
+}
+
 static void test_cursor_gamma_crc(void)
 {
     WDev *d = wdev_start("", WQ_LOG, NULL);
@@ -841,7 +852,6 @@ static void test_cursor_gamma_crc(void)
     };
     uint32_t fb[W * H], want[W * H], lut[256];
     uint32_t frame, crc;
-    Shot s;
 
     wdev_command(d, true);
     check_eq(rd(d, WDDMSEG_REG_SCANOUT_FEATURES),
@@ -872,10 +882,8 @@ static void test_cursor_gamma_crc(void)
                rd64(d, WDDMSEG_REG_CURSOR_OFFSET_LO) == CUR &&
                rd(d, WDDMSEG_REG_CURSOR_SIZE) == WDDMSEG_CURSOR_SIZE(2, 2),
                "the pending cursor registers read back");
-    s = dump(d, "nocursor");
-    check_true(shot_is(&s, fb, W, H),
+    check_true(screen_is(d, "nocursor", fb, W, H),
                "a cursor written but not committed is not on screen");
-    shot_free(&s);
 
     sc_commit(d);
     step(d, P50);
@@ -884,10 +892,8 @@ static void test_cursor_gamma_crc(void)
     want[1 * W + 4] = over(cur[0][1], fb[1 * W + 4]);
     want[2 * W + 3] = over(cur[1][0], fb[2 * W + 3]);
     want[2 * W + 4] = over(cur[1][1], fb[2 * W + 4]);
-    s = dump(d, "cursor");
-    check_true(sc_status(d) == EN && shot_is(&s, want, W, H),
+    check_true(sc_status(d) == EN && screen_is(d, "cursor", want, W, H),
                "the committed cursor is blended (premultiplied) at (3,1)");
-    shot_free(&s);
 
     /* Partly off the top-left corner: only its bottom-right pixel shows. */
     cur_cfg(d, 1, CUR, 2, 2, CPITCH, -1, -1, WDDMSEG_CURSOR_CTRL_ENABLE);
@@ -895,10 +901,8 @@ static void test_cursor_gamma_crc(void)
     step(d, P50);
     memcpy(want, fb, sizeof(want));
     want[0] = over(cur[1][1], fb[0]);
-    s = dump(d, "clipped");
-    check_true(shot_is(&s, want, W, H),
+    check_true(screen_is(d, "clipped", want, W, H),
                "a cursor at (-1,-1) is clipped to the screen");
-    shot_free(&s);
 
     /* Frame CRC of exactly this image, latched at the next vblank. */
     check_eq(rd(d, WDDMSEG_REG_CRC_FRAME), 0, "CRC_FRAME 0 while CRCs are off");
@@ -940,10 +944,8 @@ static void test_cursor_gamma_crc(void)
     for (int i = 0; i < W * H; i++) {
         want[i] ^= 0xffffff;
     }
-    s = dump(d, "gamma");
-    check_true(shot_is(&s, want, W, H),
+    check_true(screen_is(d, "gamma", want, W, H),
                "the gamma LUT applies after the cursor blend on screen");
-    shot_free(&s);
     check_eq(rd(d, WDDMSEG_REG_CRC_VALUE), frame_crc(want, W * H),
              "and in the CRC");
 
@@ -996,7 +998,6 @@ static void test_compose(void)
     enum { W = 8, H = 4, PW = 3, PH = 2, PITCH = 64, OFF = 0x20000,
            OFF2 = 0x28000, CUR = 0x60000, CPITCH = 16 };
     uint32_t fb[PW * PH], want[W * H], count;
-    Shot s;
 
     wdev_command(d, true);
     for (int i = 0; i < PW * PH; i++) {
@@ -1022,10 +1023,8 @@ static void test_compose(void)
     for (int i = 0; i < PW * PH; i++) {
         want[(1 + i / PW) * W + 4 + i % PW] = fb[i];
     }
-    s = dump(d, "plane");
-    check_true(sc_status(d) == EN && shot_is(&s, want, W, H),
+    check_true(sc_status(d) == EN && screen_is(d, "plane", want, W, H),
                "a 3x2 primary at (4,1) is shown over black");
-    shot_free(&s);
     check_eq(rd(d, WDDMSEG_REG_CRC_VALUE), frame_crc(want, W * H),
              "the CRC covers the whole mode, black border included");
 
@@ -1063,10 +1062,8 @@ static void test_compose(void)
     step(d, P50);
     memset(want, 0, sizeof(want));
     want[3 * W + 2] = 0xffffff;
-    s = dump(d, "noprimary");
-    check_true(sc_status(d) == EN && shot_is(&s, want, W, H),
+    check_true(sc_status(d) == EN && screen_is(d, "noprimary", want, W, H),
                "NO_PRIMARY shows black and the cursor");
-    shot_free(&s);
     check_eq(rd(d, WDDMSEG_REG_CRC_VALUE), frame_crc(want, W * H),
              "and its CRC is that of black and the cursor");
 
@@ -1088,10 +1085,8 @@ static void test_compose(void)
         want[(1 + i / PW) * W + 4 + i % PW] = fb[i];
     }
     want[0] = 0xffffff;
-    s = dump(d, "cursor-now");
-    check_true(shot_is(&s, want, W, H),
+    check_true(screen_is(d, "cursor-now", want, W, H),
                "CURSOR_COMMIT moves the cursor at once, over the old frame");
-    shot_free(&s);
     check_true((sc_status(d) & PENDING) && irq(d) == 0 &&
                rd64(d, WDDMSEG_REG_SCANOUT_ACTIVE_OFFSET_LO) == OFF,
                "the armed flip is still pending, no interrupt");
