@@ -618,6 +618,7 @@ int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	bo->bank_hint = args->bank_hint;
 	bo->userptr = args->user_ptr;
 	bo->group = -1;
+	bo->tbo.priority = WDDMSEG_TTM_PRIO_DEFAULT;
 	for (i = 0; i < WDDMSEG_MAX_PREFERRED && args->preferred[i]; i++)
 		bo->preferred[n++] = args->preferred[i];
 	/* Supported segments not listed as preferred come after, in id order. */
@@ -695,6 +696,8 @@ static int wddmseg_bo_discard_pages(struct wddmseg_bo *bo,
 	ret = ttm_bo_validate(&bo->tbo, &none, ctx);
 	wddmseg_bo_free_parked(bo);
 	bo->sealed = false;
+	if (bo->offer_priority)
+		bo->discarded = true;
 	return ret;
 }
 

@@ -84,6 +84,10 @@ struct wddmseg_residency_event {
  *	written the permanent copy since the segment's copy was last
  *	brought up to date from it (DOC: PermanentSysMem); under the
  *	reservation
+ * @offer_priority: WDDMSEG_OFFER_PRIORITY_* while offered (OFFER_ALLOCATIONS),
+ *	0 otherwise (wddmseg_offer.c); changed under the reservation
+ * @discarded: its content was dropped while offered; cleared by RECLAIM.
+ *	Under the reservation
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -114,6 +118,8 @@ struct wddmseg_bo {
 	bool contiguous;
 	struct wddmseg_parked *perm_slot;
 	bool perm_cpu_dirty;
+	u32 offer_priority;
+	bool discarded;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)
@@ -125,6 +131,12 @@ static inline struct wddmseg_bo *gem_to_wddmseg_bo(struct drm_gem_object *obj)
 {
 	return container_of(obj, struct wddmseg_bo, tbo.base);
 }
+
+/*
+ * TTM LRU priority of an allocation that is not offered: the last list TTM
+ * walks for evictions; offered ones use 0 to 2 (DOC: Offer and reclaim).
+ */
+#define WDDMSEG_TTM_PRIO_DEFAULT	3
 
 #define WDDMSEG_ALLOC_ANY_PROTECTED	(WDDMSEG_ALLOC_PROTECTED | \
 					 WDDMSEG_ALLOC_HARDWARE_PROTECTED)
