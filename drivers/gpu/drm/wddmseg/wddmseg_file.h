@@ -19,12 +19,16 @@ struct drm_file;
  * @engine_ns: copy-engine time of this file's completed blits, in ns
  *	(fdinfo drm-engine-copy)
  * @client_id: fdinfo drm-client-id where the DRM core has none (6.1)
+ * @discard_bytes: bytes of this file's allocations whose content a move
+ *	dropped instead of copying it out (GEM_EVICT with DISCARD, evictions
+ *	of offered allocations; fdinfo wddmseg-discard-bytes)
  */
 struct wddmseg_file {
 	struct kref refcount;
 	atomic64_t resident[2];
 	atomic64_t engine_ns;
 	u64 client_id;
+	atomic64_t discard_bytes;
 };
 
 int wddmseg_open(struct drm_device *drm, struct drm_file *file);

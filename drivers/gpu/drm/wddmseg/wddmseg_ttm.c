@@ -36,6 +36,7 @@
 #include "wddmseg_desc.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_file.h"
 #include "wddmseg_parked.h"
 #include "wddmseg_mgr.h"
 #include "wddmseg_migrate.h"
@@ -285,6 +286,8 @@ static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
 		}
 	}
 	atomic64_add(tbo->base.size, &mgr->discard_bytes);
+	if (mv->discard && bo->owner)
+		atomic64_add(tbo->base.size, &bo->owner->discard_bytes);
 	if (mv->permanent)
 		bo->perm_cpu_dirty = false;
 	if (mv->discard && bo->offer_priority) {

@@ -4,8 +4,9 @@
  *
  * - offer_evicted_first: in a full invisible VRAM segment, an offered allocation
  *   is the one evicted to make room, although others are older in the
- *   LRU, and its eviction is a discard (sysfs discard_bytes grows by its
- *   size, the others keep their place and their content).
+ *   LRU, and its eviction is a discard (sysfs discard_bytes and fdinfo
+ *   wddmseg-discard-bytes grow by its size, the others keep their place
+ *   and their content).
  * - offer_reclaim_reports: RECLAIM says DISCARDED for an offered allocation
  *   whose content was dropped (it reads as zeroes) and OK for one that
  *   kept it (it reads as written); MAKE_RESIDENT places it again.
@@ -65,7 +66,7 @@ TEST_F_TIMEOUT(alloc, offer_evicted_first, 240)
 {
 	struct drm_wddmseg_query_segment qs;
 	struct drm_wddmseg_gem_info info;
-	uint64_t chunk, room, d0, d1, first = 0;
+	uint64_t chunk, room, d0, d1, f0, f1, first = 0;
 	uint32_t old[64], o, b, res;
 	unsigned int n, i;
 	static uint8_t got[OFFER_BO];
@@ -96,6 +97,8 @@ TEST_F_TIMEOUT(alloc, offer_evicted_first, 240)
 	ASSERT_EQ(0, wddmseg_offer_allocations(self->fd, &o, 1,
 					       WDDMSEG_OFFER_PRIORITY_NORMAL));
 	ASSERT_EQ(0, seg_discard_bytes(self->def, SEG_INV, &d0));
+	ASSERT_EQ(0, wddmseg_fdinfo(self->fd, "wddmseg-discard-bytes", &f0,
+				    NULL, 0));
 
 	/* one more: one allocation must go, and it is the offered one */
 	ASSERT_EQ(0, gem_create_any(self->fd, chunk, SEG_VIS, &b));
@@ -111,6 +114,10 @@ TEST_F_TIMEOUT(alloc, offer_evicted_first, 240)
 	ASSERT_EQ(0, seg_discard_bytes(self->def, SEG_INV, &d1));
 	EXPECT_EQ(d0 + chunk, d1) TH_LOG("discard_bytes %" PRIu64 " -> %" PRIu64,
 					 d0, d1);
+	ASSERT_EQ(0, wddmseg_fdinfo(self->fd, "wddmseg-discard-bytes", &f1,
+				    NULL, 0));
+	EXPECT_EQ(f0 + chunk, f1) TH_LOG("fdinfo wddmseg-discard-bytes %" PRIu64 " -> %" PRIu64,
+					 f0, f1);
 
 	ASSERT_EQ(0, wddmseg_reclaim_allocations(self->fd, &o, 1, 0, &res));
 	EXPECT_EQ(WDDMSEG_RECLAIM_DISCARDED, res);
