@@ -41,6 +41,11 @@
  * not offered (``reclaim-not-offered``). A handle given twice in one call
  * is refused (``offer-duplicate``). Both ioctls are all or nothing.
  *
+ * Every eviction counts: GEM_EVICT (with or without DISCARD) and the
+ * evictions of a suspend discard an offered allocation too. One pinned
+ * after its offer (a framebuffer being scanned out) is not evicted while
+ * pinned, so keeps its content, and RECLAIM says so.
+ *
  * Not yet: offered allocations in system memory are not purged under
  * system memory pressure (a shrinker), and submissions do not exist yet.
  */
