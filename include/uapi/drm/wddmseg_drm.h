@@ -31,8 +31,11 @@ extern "C" {
  * Version 7 added GPU address spaces: DRM_IOCTL_WDDMSEG_VM_CREATE and
  * DRM_IOCTL_WDDMSEG_VM_DESTROY (&drm_wddmseg_vm_create,
  * &drm_wddmseg_vm_destroy).
+ * Version 8 added DRM_IOCTL_WDDMSEG_OFFER_ALLOCATIONS and
+ * DRM_IOCTL_WDDMSEG_RECLAIM_ALLOCATIONS (&drm_wddmseg_offer_allocations,
+ * &drm_wddmseg_reclaim_allocations).
  */
-#define WDDMSEG_UAPI_VERSION		7
+#define WDDMSEG_UAPI_VERSION		8
 
 /**
  * WDDMSEG_MAX_SEGMENTS - largest segment count the driver accepts
@@ -60,6 +63,8 @@ extern "C" {
 #define DRM_WDDMSEG_QUERY_MMU		0x0a
 #define DRM_WDDMSEG_VM_CREATE		0x0b
 #define DRM_WDDMSEG_VM_DESTROY		0x0c
+#define DRM_WDDMSEG_OFFER_ALLOCATIONS	0x15
+#define DRM_WDDMSEG_RECLAIM_ALLOCATIONS	0x16
 
 #define DRM_IOCTL_WDDMSEG_QUERY_ADAPTER \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_ADAPTER, \
@@ -100,6 +105,12 @@ extern "C" {
 #define DRM_IOCTL_WDDMSEG_VM_DESTROY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_VM_DESTROY, \
 		struct drm_wddmseg_vm_destroy)
+#define DRM_IOCTL_WDDMSEG_OFFER_ALLOCATIONS \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_OFFER_ALLOCATIONS, \
+		struct drm_wddmseg_offer_allocations)
+#define DRM_IOCTL_WDDMSEG_RECLAIM_ALLOCATIONS \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_RECLAIM_ALLOCATIONS, \
+		struct drm_wddmseg_reclaim_allocations)
 
 /**
  * struct drm_wddmseg_query_adapter - adapter-wide properties
@@ -854,6 +865,85 @@ struct drm_wddmseg_vm_destroy {
 	__u32 vm_id;
 	/** @pad: must be zero. */
 	__u32 pad;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
+};
+
+ * WDDMSEG_OFFER_MAX_HANDLES - most handles one OFFER or RECLAIM takes
+ */
+#define WDDMSEG_OFFER_MAX_HANDLES	4096
+
+/* Values of &drm_wddmseg_offer_allocations.priority (D3DKMT_OFFER_PRIORITY) */
+#define WDDMSEG_OFFER_PRIORITY_LOW	1	/* discarded first */
+#define WDDMSEG_OFFER_PRIORITY_NORMAL	2
+#define WDDMSEG_OFFER_PRIORITY_HIGH	3	/* discarded last */
+
+/**
+ * struct drm_wddmseg_offer_allocations - let the driver drop the content
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_OFFER_ALLOCATIONS (uapi version 8),
+ * modelled on D3DKMTOfferAllocations. Each allocation is offered: when
+ * the driver needs its memory it gives the place up without copying the
+ * content out (a DiscardContent, counted in sysfs ``discard_bytes``),
+ * offered allocations before any other, in @priority order (LOW first).
+ * An eviction of an offered allocation (GEM_EVICT too) is such a discard.
+ * Until DRM_IOCTL_WDDMSEG_RECLAIM_ALLOCATIONS, an offered allocation
+ * cannot be CPU-faulted (SIGBUS), blitted or made resident (-EINVAL).
+ *
+ * All or nothing: on any error no allocation of the call is offered.
+ * Refused (-EINVAL): an allocation offered already (also twice in one
+ * call), imported or exported through PRIME (another device may use
+ * it), ExistingSysMem (its content is the user's memory), PermanentSysMem
+ * (its system copy is its content for life); pinned ones (scanout, a
+ * PRIME pin) with -EBUSY.
+ */
+struct drm_wddmseg_offer_allocations {
+	/** @handles: in: user pointer to @count __u32 GEM handles. */
+	__u64 handles;
+	/** @count: in: 1 to WDDMSEG_OFFER_MAX_HANDLES. */
+	__u32 count;
+	/** @priority: in: WDDMSEG_OFFER_PRIORITY_*. */
+	__u32 priority;
+	/** @flags: in: must be zero. */
+	__u32 flags;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
+};
+
+/* Bits of &drm_wddmseg_reclaim_allocations.flags */
+#define WDDMSEG_RECLAIM_MAKE_RESIDENT	(1u << 0)	/* validate each one */
+
+/* Values written to &drm_wddmseg_reclaim_allocations.results */
+#define WDDMSEG_RECLAIM_OK		0	/* content intact */
+#define WDDMSEG_RECLAIM_DISCARDED	1	/* content dropped: zeroes */
+
+/**
+ * struct drm_wddmseg_reclaim_allocations - take offered allocations back
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_RECLAIM_ALLOCATIONS (uapi version 8),
+ * modelled on D3DKMTReclaimAllocations2. Each allocation stops being
+ * offered, and its entry of @results says whether its content survived
+ * (WDDMSEG_RECLAIM_OK) or was discarded while offered
+ * (WDDMSEG_RECLAIM_DISCARDED: it reads as zeroes, as after GEM_EVICT with
+ * WDDMSEG_EVICT_DISCARD). With WDDMSEG_RECLAIM_MAKE_RESIDENT each one is
+ * then placed as MAKE_RESIDENT with segment 0 places it; if that fails
+ * the ioctl returns its error, every allocation is reclaimed all the same
+ * and @results are written.
+ *
+ * An allocation that is not offered (also twice in one call) is refused
+ * with -EINVAL, and then none of the call is reclaimed.
+ */
+struct drm_wddmseg_reclaim_allocations {
+	/** @handles: in: user pointer to @count __u32 GEM handles. */
+	__u64 handles;
+	/** @results: in: user pointer to @count __u32, out: WDDMSEG_RECLAIM_*. */
+	__u64 results;
+	/** @count: in: 1 to WDDMSEG_OFFER_MAX_HANDLES. */
+	__u32 count;
+	/** @flags: in: WDDMSEG_RECLAIM_* bits. */
+	__u32 flags;
 	/** @reserved: must be zero. */
 	__u64 reserved[2];
 };

@@ -30,6 +30,29 @@ int wddmseg_evict(int fd, uint32_t handle, uint32_t flags)
 	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r);
 }
 
+int wddmseg_offer_allocations(int fd, const uint32_t *handles, uint32_t count,
+			      uint32_t priority)
+{
+	struct drm_wddmseg_offer_allocations o = {
+		.handles = (uintptr_t)handles, .count = count,
+		.priority = priority,
+	};
+
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_OFFER_ALLOCATIONS, &o);
+}
+
+int wddmseg_reclaim_allocations(int fd, const uint32_t *handles,
+				uint32_t count, uint32_t flags,
+				uint32_t *results)
+{
+	struct drm_wddmseg_reclaim_allocations r = {
+		.handles = (uintptr_t)handles, .results = (uintptr_t)results,
+		.count = count, .flags = flags,
+	};
+
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_RECLAIM_ALLOCATIONS, &r);
+}
+
 int wddmseg_move(int fd, uint32_t handle, uint32_t segment_id)
 {
 	return segment_id ? wddmseg_make_resident(fd, handle, segment_id) :

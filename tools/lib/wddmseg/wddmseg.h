@@ -448,6 +448,46 @@ int wddmseg_make_resident(int fd, uint32_t handle, uint32_t segment_id);
 int wddmseg_evict(int fd, uint32_t handle, uint32_t flags);
 
 /**
+ * wddmseg_offer_allocations() - let the driver drop allocations' content
+ *	(D3DKMTOfferAllocations; uapi version 8)
+ * @fd: adapter
+ * @handles: GEM handles
+ * @count: 1 to WDDMSEG_OFFER_MAX_HANDLES
+ * @priority: WDDMSEG_OFFER_PRIORITY_LOW (discarded first), _NORMAL or _HIGH
+ *
+ * Offered allocations are evicted before any other and their eviction
+ * discards their content (it reads as zeroes afterwards); until reclaimed
+ * they cannot be CPU-mapped (SIGBUS), blitted, made resident or exported.
+ *
+ * Return: 0 or a negative errno: -EINVAL for a bad priority or count, an
+ * allocation offered already, given twice, PRIME imported or exported,
+ * ExistingSysMem or PermanentSysMem; -EBUSY for a pinned one; -ENOENT for
+ * an unknown handle. On error no allocation is offered.
+ */
+int wddmseg_offer_allocations(int fd, const uint32_t *handles, uint32_t count,
+			      uint32_t priority);
+
+/**
+ * wddmseg_reclaim_allocations() - take offered allocations back
+ *	(D3DKMTReclaimAllocations2; uapi version 8)
+ * @fd: adapter
+ * @handles: GEM handles of offered allocations
+ * @count: 1 to WDDMSEG_OFFER_MAX_HANDLES
+ * @flags: 0, or WDDMSEG_RECLAIM_MAKE_RESIDENT to place each one again
+ * @results: out, @count entries: WDDMSEG_RECLAIM_OK (content intact) or
+ *	WDDMSEG_RECLAIM_DISCARDED (content dropped: zeroes)
+ *
+ * Return: 0 or a negative errno: -EINVAL for an allocation not offered
+ * (then none is reclaimed), unknown flags or a bad count, -ENOENT for an
+ * unknown handle; with WDDMSEG_RECLAIM_MAKE_RESIDENT the error of placing
+ * them (-ENOSPC...), every allocation being reclaimed and @results
+ * written all the same.
+ */
+int wddmseg_reclaim_allocations(int fd, const uint32_t *handles,
+				uint32_t count, uint32_t flags,
+				uint32_t *results);
+
+/**
  * wddmseg_move() - make resident in a segment, or evict
  * @fd: adapter
  * @handle: GEM handle

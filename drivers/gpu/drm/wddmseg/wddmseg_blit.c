@@ -24,6 +24,7 @@
 #include "wddmseg_parked.h"
 #include "wddmseg_migrate.h"
 #include "wddmseg_prime.h"
+#include "wddmseg_offer.h"
 #include "wddmseg_protect.h"
 #include "wddmseg_hw.h"
 #include "wddmseg_trace.h"
@@ -279,7 +280,11 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	ret = drm_gem_lock_reservations(objs, count, &ticket);
 	if (ret)
 		goto out_exit;
-	ret = wddmseg_blit_prepare(wdev, objs[0]);
+	ret = wddmseg_offer_check(gem_to_wddmseg_bo(objs[0]), "blit");
+	if (!ret && count == 2)
+		ret = wddmseg_offer_check(gem_to_wddmseg_bo(objs[1]), "blit");
+	if (!ret)
+		ret = wddmseg_blit_prepare(wdev, objs[0]);
 	if (!ret && count == 2)
 		ret = wddmseg_blit_prepare(wdev, objs[1]);
 	if (!ret && wddmseg_blit_perm_resident(objs[0]))

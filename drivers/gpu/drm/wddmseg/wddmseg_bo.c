@@ -623,6 +623,7 @@ static int wddmseg_bo_new(struct wddmseg_device *wdev,
 	bo->group = -1;
 	/* The device reads a kernel allocation as one range of its segment. */
 	bo->contiguous = kernel;
+	bo->tbo.priority = WDDMSEG_TTM_PRIO_DEFAULT;
 	for (i = 0; i < WDDMSEG_MAX_PREFERRED && args->preferred[i]; i++)
 		bo->preferred[n++] = args->preferred[i];
 	/* Supported segments not listed as preferred come after, in id order. */
@@ -768,6 +769,8 @@ static int wddmseg_bo_discard_pages(struct wddmseg_bo *bo,
 	ret = ttm_bo_validate(&bo->tbo, &none, ctx);
 	wddmseg_bo_free_parked(bo);
 	bo->sealed = false;
+	if (bo->offer_priority)
+		bo->discarded = true;
 	return ret;
 }
 

@@ -91,6 +91,10 @@ struct wddmseg_residency_event {
  *	driver's own allocations and imported ones. Once the allocation is
  *	shared only this process maps it (DOC: Locking shared allocations)
  * @shared: exported as a dma-buf at least once. Never cleared
+ * @offer_priority: WDDMSEG_OFFER_PRIORITY_* while offered (OFFER_ALLOCATIONS),
+ *	0 otherwise (wddmseg_offer.c); changed under the reservation
+ * @discarded: its content was dropped while offered; cleared by RECLAIM.
+ *	Under the reservation
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -124,6 +128,8 @@ struct wddmseg_bo {
 	bool cross_adapter;
 	struct pid *creator;
 	bool shared;
+	u32 offer_priority;
+	bool discarded;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)
@@ -135,6 +141,12 @@ static inline struct wddmseg_bo *gem_to_wddmseg_bo(struct drm_gem_object *obj)
 {
 	return container_of(obj, struct wddmseg_bo, tbo.base);
 }
+
+/*
+ * TTM LRU priority of an allocation that is not offered: the last list TTM
+ * walks for evictions; offered ones use 0 to 2 (DOC: Offer and reclaim).
+ */
+#define WDDMSEG_TTM_PRIO_DEFAULT	3
 
 #define WDDMSEG_ALLOC_ANY_PROTECTED	(WDDMSEG_ALLOC_PROTECTED | \
 					 WDDMSEG_ALLOC_HARDWARE_PROTECTED)

@@ -25,6 +25,7 @@
 #include "wddmseg_file.h"
 #include "wddmseg_parked.h"
 #include "wddmseg_mgr.h"
+#include "wddmseg_offer.h"
 #include "wddmseg_pm.h"
 #include "wddmseg_protect.h"
 
@@ -211,7 +212,8 @@ static vm_fault_t wddmseg_gem_fault_map(struct vm_fault *vmf)
 	if (ret)
 		return ret;
 
-	if (wddmseg_protect_check_cpu(to_wddmseg_bo(tbo), "fault")) {
+	if (wddmseg_protect_check_cpu(to_wddmseg_bo(tbo), "fault") ||
+	    wddmseg_offer_check(to_wddmseg_bo(tbo), "fault")) {
 		ret = VM_FAULT_SIGBUS;
 	} else if (drm_dev_enter(drm, &idx)) {
 		if (wddmseg_bo_permanent(to_wddmseg_bo(tbo))) {

@@ -36,6 +36,7 @@
 #include "wddmseg_kms.h"
 #include "wddmseg_pm.h"
 #include "wddmseg_prime.h"
+#include "wddmseg_offer.h"
 #include "wddmseg_query.h"
 #include "wddmseg_sysfs.h"
 #include "wddmseg_ttm.h"
@@ -68,6 +69,10 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(WDDMSEG_VM_DESTROY, wddmseg_ioctl_vm_destroy,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_OFFER_ALLOCATIONS,
+			  wddmseg_ioctl_offer_allocations, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_RECLAIM_ALLOCATIONS,
+			  wddmseg_ioctl_reclaim_allocations, DRM_RENDER_ALLOW),
 };
 
 /*

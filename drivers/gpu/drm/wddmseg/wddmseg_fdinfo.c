@@ -131,6 +131,8 @@ void wddmseg_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 
 	drm_printf(p, "drm-engine-copy:\t%llu ns\n",
 		   (u64)atomic64_read(&wfile->engine_ns));
+	drm_printf(p, "wddmseg-discard-bytes:\t%llu\n",
+		   (u64)atomic64_read(&wfile->discard_bytes));
 
 	st = kzalloc_obj(*st, GFP_KERNEL);
 	if (!st)

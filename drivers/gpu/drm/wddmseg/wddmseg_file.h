@@ -21,6 +21,9 @@ struct drm_file;
  *	(fdinfo drm-engine-copy)
  * @client_id: fdinfo drm-client-id where the DRM core has none (6.1)
  * @vms: the file's GPU address spaces (&struct wddmseg_vm) by id, from 1
+ * @discard_bytes: bytes of this file's allocations whose content a move
+ *	dropped instead of copying it out (GEM_EVICT with DISCARD, evictions
+ *	of offered allocations; fdinfo wddmseg-discard-bytes)
  */
 struct wddmseg_file {
 	struct kref refcount;
@@ -28,6 +31,7 @@ struct wddmseg_file {
 	atomic64_t engine_ns;
 	u64 client_id;
 	struct xarray vms;
+	atomic64_t discard_bytes;
 };
 
 int wddmseg_open(struct drm_device *drm, struct drm_file *file);

@@ -22,6 +22,7 @@
 #include "wddmseg_file.h"
 #include "wddmseg_gem_ioctl.h"
 #include "wddmseg_mgr.h"
+#include "wddmseg_offer.h"
 #include "wddmseg_protect.h"
 #include "wddmseg_hw.h"
 
@@ -223,6 +224,9 @@ int wddmseg_ioctl_gem_make_resident(struct drm_device *drm, void *data,
 	if (!bo)
 		return -ENOENT;
 
+	ret = wddmseg_offer_check(bo, "make_resident");
+	if (ret)
+		goto out;
 	if (args->segment_id &&
 	    (args->segment_id > to_wddmseg(drm)->desc.segment_count ||
 	     !(bo->supported & WDDMSEG_SEGMENT_BIT(args->segment_id)))) {

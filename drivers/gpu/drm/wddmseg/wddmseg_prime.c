@@ -86,6 +86,7 @@
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
 #include "wddmseg_prime.h"
+#include "wddmseg_offer.h"
 #include "wddmseg_protect.h"
 #include "wddmseg_trace.h"
 #include "wddmseg_hw.h"
@@ -165,6 +166,8 @@ struct dma_buf *wddmseg_gem_prime_export(struct drm_gem_object *obj,
 	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
 	int ret = wddmseg_protect_check_export(gem_to_wddmseg_bo(obj));
 
+	if (!ret)
+		ret = wddmseg_offer_check(gem_to_wddmseg_bo(obj), "export");
 	if (ret)
 		return ERR_PTR(ret);
 	/* An importer may write it in place: wiped on release. */
@@ -272,6 +275,7 @@ wddmseg_gem_prime_import_sg_table(struct drm_device *drm,
 	bo->flags = WDDMSEG_ALLOC_CPU_VISIBLE;
 	bo->cross_adapter = true;
 	bo->group = -1;
+	bo->tbo.priority = WDDMSEG_TTM_PRIO_DEFAULT;
 	drm_gem_private_object_init(drm, &bo->tbo.base, attach->dmabuf->size);
 	bo->tbo.base.funcs = &wddmseg_gem_funcs;
 	wddmseg_place(bo, &bo->places[0], WDDMSEG_SEGMENT_SYSTEM, 0);

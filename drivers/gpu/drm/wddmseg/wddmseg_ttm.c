@@ -37,6 +37,7 @@
 #include "wddmseg_desc.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_file.h"
 #include "wddmseg_parked.h"
 #include "wddmseg_mgr.h"
 #include "wddmseg_migrate.h"
@@ -289,8 +290,18 @@ static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
 		}
 	}
 	atomic64_add(tbo->base.size, &mgr->discard_bytes);
+	if (mv->discard && bo->owner)
+		atomic64_add(tbo->base.size, &bo->owner->discard_bytes);
 	if (mv->permanent)
 		bo->perm_cpu_dirty = false;
+	if (mv->discard && bo->offer_priority) {
+		/* Content that never existed: zeroes, not its old pages. */
+		bo->discarded = true;
+		bo->sealed = false;
+		wddmseg_bo_free_parked(bo);
+		if (mv->ttm)
+			ttm_tt_mark_for_clear(mv->ttm);
+	}
 	if (!fence) {
 		/* No engine: the segment's copy is dropped once idle. */
 		ret = ttm_bo_wait_ctx(tbo, ctx);
@@ -475,8 +486,16 @@ static void wddmseg_move_resolve(struct wddmseg_device *wdev,
 	new_tt = wddmseg_end_in_pages(&mv->dst);
 
 	mv->evict = evict || (req && req->evict);
-	mv->discard = req && req->discard && !old_tt &&
-		      mv->dst.kind == WDDMSEG_MEM_SYSTEM;
+	/*
+	 * An offered allocation is discarded when evicted (DOC: Offer and
+	 * reclaim), into pages nobody populated yet, which it marks for
+	 * clearing; populated ones (not expected out of a segment) are
+	 * copied out as for any eviction, the content kept.
+	 */
+	mv->discard = ((req && req->discard) ||
+		       (mv->evict && bo->offer_priority &&
+			(!ttm || !ttm_tt_is_populated(ttm)))) &&
+		      !old_tt && mv->dst.kind == WDDMSEG_MEM_SYSTEM;
 	mv->permanent = !mv->discard && wddmseg_bo_permanent(bo) && !old_tt &&
 			mv->dst.kind == WDDMSEG_MEM_SYSTEM;
 	mv->placement_only = old_tt && new_tt &&
@@ -521,7 +540,10 @@ static int wddmseg_bo_move_one(struct ttm_buffer_object *tbo, bool evict,
 
 	wddmseg_move_resolve(wdev, tbo, evict, ctx, new_mem, &mv);
 
-	/* GEM_EVICT with DISCARD: VRAM content is dropped, not copied. */
+	/*
+	 * GEM_EVICT with DISCARD, an offered allocation evicted: VRAM content
+	 * is dropped, not copied.
+	 */
 	if (mv.discard)
 		return wddmseg_bo_move_drop(wdev, &mv, ctx);
 
@@ -707,23 +729,33 @@ static void wddmseg_evict_flags(struct ttm_buffer_object *tbo,
 				struct ttm_placement *placement)
 {
 	struct wddmseg_device *wdev = bdev_to_wddmseg(tbo->bdev);
+	struct wddmseg_bo *bo;
 
 	/* No placement: TTM drops a ghost's stale content. */
 	if (!wddmseg_is_bo(tbo))
 		return;
-	wddmseg_bo_evict_placement(to_wddmseg_bo(tbo),
-				   wddmseg_res_segment(wdev, tbo->resource),
+	bo = to_wddmseg_bo(tbo);
+	/* Offered: to system memory, where its eviction is a discard. */
+	if (bo->offer_priority) {
+		wddmseg_place(bo, &bo->evict_places[0], WDDMSEG_SEGMENT_SYSTEM,
+			      0);
+		wddmseg_placement_init(placement, bo->evict_places, 1, 0);
+		return;
+	}
+	wddmseg_bo_evict_placement(bo, wddmseg_res_segment(wdev, tbo->resource),
 				   placement);
 }
 
 /*
  * Evicting some allocations would break their protection. A released one
- * waiting for its delayed destroy has no content left: TTM frees it.
+ * waiting for its delayed destroy has no content left: TTM frees it; an
+ * offered one is discarded, which reads nothing.
  */
 static bool wddmseg_eviction_valuable(struct ttm_buffer_object *tbo,
 				      const struct ttm_place *place)
 {
 	if (wddmseg_is_bo(tbo) && !tbo->deleted &&
+	    !to_wddmseg_bo(tbo)->offer_priority &&
 	    !wddmseg_protect_evictable(to_wddmseg_bo(tbo)))
 		return false;
 	return ttm_bo_eviction_valuable(tbo, place);
