@@ -869,6 +869,7 @@ struct drm_wddmseg_vm_destroy {
 	__u64 reserved[2];
 };
 
+/**
  * WDDMSEG_OFFER_MAX_HANDLES - most handles one OFFER or RECLAIM takes
  */
 #define WDDMSEG_OFFER_MAX_HANDLES	4096
