@@ -244,6 +244,15 @@ static int wddmseg_bo_move_engine(struct wddmseg_device *wdev,
 	return ret;
 }
 
+/* Zero every page of a populated ttm_tt through the kernel's mapping. */
+static void wddmseg_tt_clear_pages(struct ttm_tt *ttm)
+{
+	pgoff_t i;
+
+	for (i = 0; i < ttm->num_pages; i++)
+		clear_highpage(ttm->pages[i]);
+}
+
 /*
  * A move out of a memory segment into system memory that gives the
  * segment's copy up with a DiscardContent instead of a Transfer (sysfs
@@ -279,6 +288,18 @@ static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
 		if (ret)
 			return ret;
 	}
+	/*
+	 * An offered allocation's system pages from an earlier stay would
+	 * come back as its content: zeroed once idle, before anything else
+	 * of the discard is done.
+	 */
+	if (mv->discard && bo->offer_priority && mv->ttm &&
+	    ttm_tt_is_populated(mv->ttm)) {
+		ret = ttm_bo_wait_ctx(tbo, ctx);
+		if (ret)
+			return ret;
+		wddmseg_tt_clear_pages(mv->ttm);
+	}
 	if (mv->copier == WDDMSEG_COPY_ENGINE) {
 		fence = wddmseg_migrate_discard(wdev, &mv->src);
 		if (IS_ERR(fence) && PTR_ERR(fence) != -ENODEV)
@@ -299,7 +320,7 @@ static int wddmseg_bo_move_drop(struct wddmseg_device *wdev,
 		bo->discarded = true;
 		bo->sealed = false;
 		wddmseg_bo_free_parked(bo);
-		if (mv->ttm)
+		if (mv->ttm && !ttm_tt_is_populated(mv->ttm))
 			ttm_tt_mark_for_clear(mv->ttm);
 	}
 	if (!fence) {
@@ -488,13 +509,11 @@ static void wddmseg_move_resolve(struct wddmseg_device *wdev,
 	mv->evict = evict || (req && req->evict);
 	/*
 	 * An offered allocation is discarded when evicted (DOC: Offer and
-	 * reclaim), into pages nobody populated yet, which it marks for
-	 * clearing; populated ones (not expected out of a segment) are
-	 * copied out as for any eviction, the content kept.
+	 * reclaim): its system pages, if it kept any from an earlier stay,
+	 * are cleared (wddmseg_bo_move_drop()).
 	 */
 	mv->discard = ((req && req->discard) ||
-		       (mv->evict && bo->offer_priority &&
-			(!ttm || !ttm_tt_is_populated(ttm)))) &&
+		       (mv->evict && bo->offer_priority)) &&
 		      !old_tt && mv->dst.kind == WDDMSEG_MEM_SYSTEM;
 	mv->permanent = !mv->discard && wddmseg_bo_permanent(bo) && !old_tt &&
 			mv->dst.kind == WDDMSEG_MEM_SYSTEM;
