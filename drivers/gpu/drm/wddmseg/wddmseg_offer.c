@@ -18,8 +18,9 @@
  * memory only (wddmseg_evict_flags()), and its move gives the segment's
  * copy up with a DiscardContent and a Fill of zeroes instead of a
  * Transfer (wddmseg_bo_move_drop(), sysfs ``discard_bytes``). Its parked
- * pages are freed and its new system pages are marked for clearing, so
- * it reads as zeroes from then on, never as anybody else's data; it is
+ * pages are freed, system pages it kept from an earlier stay are zeroed
+ * once idle, and new ones are marked for clearing, so it reads as zeroes
+ * from then on, never as its old content or anybody else's data; it is
  * marked &wddmseg_bo.discarded. Protected content is never exposed: a
  * discard reads nothing, and the range it leaves is zero-filled on the
  * engine like any discard. As nothing is copied, an offered
