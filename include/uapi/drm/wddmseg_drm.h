@@ -34,8 +34,12 @@ extern "C" {
  * Version 8 added DRM_IOCTL_WDDMSEG_OFFER_ALLOCATIONS and
  * DRM_IOCTL_WDDMSEG_RECLAIM_ALLOCATIONS (&drm_wddmseg_offer_allocations,
  * &drm_wddmseg_reclaim_allocations).
+ * Version 9 added DRM_IOCTL_WDDMSEG_VM_BIND (&drm_wddmseg_vm_bind) and
+ * blits by GPU virtual address (WDDMSEG_BLIT_VIRTUAL, which gives the
+ * first reserved word of &drm_wddmseg_submit_blit its meaning: @vm_id
+ * and @vm_pad).
  */
-#define WDDMSEG_UAPI_VERSION		8
+#define WDDMSEG_UAPI_VERSION		9
 
 /**
  * WDDMSEG_MAX_SEGMENTS - largest segment count the driver accepts
@@ -63,6 +67,7 @@ extern "C" {
 #define DRM_WDDMSEG_QUERY_MMU		0x0a
 #define DRM_WDDMSEG_VM_CREATE		0x0b
 #define DRM_WDDMSEG_VM_DESTROY		0x0c
+#define DRM_WDDMSEG_VM_BIND		0x0d
 #define DRM_WDDMSEG_OFFER_ALLOCATIONS	0x15
 #define DRM_WDDMSEG_RECLAIM_ALLOCATIONS	0x16
 
@@ -105,6 +110,9 @@ extern "C" {
 #define DRM_IOCTL_WDDMSEG_VM_DESTROY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_VM_DESTROY, \
 		struct drm_wddmseg_vm_destroy)
+#define DRM_IOCTL_WDDMSEG_VM_BIND \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_VM_BIND, \
+		 struct drm_wddmseg_vm_bind)
 #define DRM_IOCTL_WDDMSEG_OFFER_ALLOCATIONS \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_OFFER_ALLOCATIONS, \
 		struct drm_wddmseg_offer_allocations)
@@ -778,6 +786,7 @@ struct drm_wddmseg_query_budget {
 #define WDDMSEG_BLIT_FENCE_OUT		(1u << 0)	/* return a sync_file */
 #define WDDMSEG_BLIT_SYNCOBJ_IN		(1u << 1)	/* wait for in_syncobj */
 #define WDDMSEG_BLIT_SYNCOBJ_OUT	(1u << 2)	/* signal out_syncobj */
+#define WDDMSEG_BLIT_VIRTUAL		(1u << 3)	/* offsets are GPU VAs */
 
 /**
  * struct drm_wddmseg_submit_blit - copy or fill with the copy engine
@@ -795,6 +804,18 @@ struct drm_wddmseg_query_budget {
  * point has no fence yet. With WDDMSEG_BLIT_SYNCOBJ_OUT the blit's fence
  * becomes the fence of @out_syncobj (binary, @out_point 0) or is added at
  * timeline point @out_point. Without the flag the fields must be zero.
+ *
+ * GPU virtual addresses (uapi version 9): with WDDMSEG_BLIT_VIRTUAL the
+ * blit is a TRANSFER_VIRTUAL (COPY) or FILL_VIRTUAL (FILL) in the address
+ * space @vm_id of this file: @src_offset and @dst_offset are GPU virtual
+ * addresses in it, translated by the device's MMU through the page tables
+ * DRM_IOCTL_WDDMSEG_VM_BIND wrote, and @src_handle and @dst_handle must
+ * be zero. What the addresses map need not be known to the caller; an
+ * address that is not mapped, or a write through a read-only mapping,
+ * is a GPU page fault: the blit's fence signals with -EFAULT (GEM_WAIT,
+ * the sync_file and the syncobj report it), the bytes before the
+ * faulting page are written, and the engine goes on with the work queued
+ * behind it. Without the flag @vm_id and @vm_pad must be zero.
  */
 struct drm_wddmseg_submit_blit {
 	/** @op: in: WDDMSEG_BLIT_COPY or WDDMSEG_BLIT_FILL. */
@@ -815,8 +836,16 @@ struct drm_wddmseg_submit_blit {
 	__u32 pattern;
 	/** @fence_fd: out: sync_file fd with WDDMSEG_BLIT_FENCE_OUT, else -1. */
 	__s32 fence_fd;
+	/**
+	 * @vm_id: in (version 9): with WDDMSEG_BLIT_VIRTUAL the address space
+	 * (DRM_IOCTL_WDDMSEG_VM_CREATE) the offsets are addresses of; else 0.
+	 * Up to version 8 this was part of @reserved.
+	 */
+	__u32 vm_id;
+	/** @vm_pad: must be zero. */
+	__u32 vm_pad;
 	/** @reserved: must be zero. */
-	__u64 reserved[2];
+	__u64 reserved;
 	/** @in_syncobj: in: syncobj to wait for (WDDMSEG_BLIT_SYNCOBJ_IN). */
 	__u32 in_syncobj;
 	/** @out_syncobj: in: syncobj to signal (WDDMSEG_BLIT_SYNCOBJ_OUT). */
@@ -867,6 +896,66 @@ struct drm_wddmseg_vm_destroy {
 	__u32 pad;
 	/** @reserved: must be zero. */
 	__u64 reserved[2];
+};
+
+/* Values of &drm_wddmseg_vm_bind.op */
+#define WDDMSEG_VM_BIND_OP_MAP		0	/* map an allocation's range */
+#define WDDMSEG_VM_BIND_OP_UNMAP	1	/* unmap a VA range */
+
+/* Bits of &drm_wddmseg_vm_bind.flags */
+#define WDDMSEG_VM_BIND_READ_ONLY	(1u << 0)	/* MAP: no GPU writes */
+
+/**
+ * struct drm_wddmseg_vm_bind - map or unmap GPU virtual addresses
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_VM_BIND (uapi version 9): the
+ * UpdatePageTable / FlushTlb half of WDDM's GpuMmu model, in the shape of
+ * a DRM VM_BIND (Documentation/gpu/drm-vm-bind-async.rst), synchronous:
+ * the ioctl returns once the page tables are written and the TLB flushed.
+ *
+ * WDDMSEG_VM_BIND_OP_MAP maps bytes [@bo_offset, @bo_offset + @range) of
+ * allocation @handle at GPU virtual addresses [@va, @va + @range) of
+ * address space @vm_id, read-only with WDDMSEG_VM_BIND_READ_ONLY.
+ * Whatever was mapped in the range before is unmapped first (a part of
+ * an older mapping outside the range stays mapped: the mapping is
+ * split). While mapped, an allocation stays where it is (pinned, as for
+ * scanout): it cannot be evicted, offered or moved, and it keeps
+ * a reference, so closing its handle does not free it.
+ *
+ * WDDMSEG_VM_BIND_OP_UNMAP unmaps [@va, @va + @range) (what is mapped in
+ * it; unmapping nothing succeeds); @handle, @bo_offset and @flags must be
+ * zero. An unmap needs no memory and does not fail for lack of it. When
+ * the ioctl returns, no GPU access through the range reaches the old
+ * pages any more (the TLB flush completed), and the allocations are no
+ * longer pinned by it.
+ *
+ * @va, @range and @bo_offset are multiples of 4096, @range not zero, the
+ * range inside the space (&drm_wddmseg_vm_create.va_start, va_end) and,
+ * for MAP, inside the allocation. Errors: -EINVAL (rules vm-bind-op,
+ * vm-bind-flags, vm-bind-reserved, vm-bind-align, vm-bind-range), -ENOENT
+ * (vm-id, or no such handle), -EOPNOTSUPP (vm-no-gpuvm, or an allocation
+ * the device must not reach by a GPU virtual address: HardwareProtected
+ * (rule vm-bind-protected), PermanentSysMem (vm-bind-permanent), imported
+ * through PRIME (vm-bind-import)), -EBUSY (an offered allocation), -ENOSPC
+ * (no room for a page table in the page-table segment), -ENOMEM.
+ */
+struct drm_wddmseg_vm_bind {
+	/** @vm_id: in: address space from DRM_IOCTL_WDDMSEG_VM_CREATE. */
+	__u32 vm_id;
+	/** @op: in: WDDMSEG_VM_BIND_OP_MAP or WDDMSEG_VM_BIND_OP_UNMAP. */
+	__u32 op;
+	/** @flags: in: WDDMSEG_VM_BIND_* bits (MAP only). */
+	__u32 flags;
+	/** @handle: in: MAP: the allocation; UNMAP: 0. */
+	__u32 handle;
+	/** @bo_offset: in: MAP: first byte of the allocation mapped; UNMAP: 0. */
+	__u64 bo_offset;
+	/** @va: in: first GPU virtual address. */
+	__u64 va;
+	/** @range: in: bytes. */
+	__u64 range;
+	/** @reserved: must be zero (in and out syncobjs of an async mode). */
+	__u64 reserved[4];
 };
 
 /**

@@ -628,6 +628,69 @@ int wddmseg_create_gpu_va_space(int fd, struct drm_wddmseg_vm_create *info);
  */
 int wddmseg_destroy_gpu_va_space(int fd, uint32_t vm_id);
 
+/**
+ * wddmseg_map_gpu_va() - map a range of an allocation at GPU virtual
+ *	addresses (D3DKMTMapGpuVirtualAddress with a fixed address),
+ *	UAPI version 9
+ * @fd: adapter
+ * @vm_id: address space of wddmseg_create_gpu_va_space()
+ * @va: first GPU virtual address, a multiple of 4096
+ * @handle: the allocation
+ * @bo_offset: first byte of it mapped, a multiple of 4096
+ * @size: bytes, a non-zero multiple of 4096
+ * @flags: WDDMSEG_VM_BIND_READ_ONLY or 0
+ *
+ * Whatever the range mapped before is unmapped first. Returns once the
+ * page tables are written and the TLB flushed.
+ *
+ * Return: 0 or a negative errno (DRM_IOCTL_WDDMSEG_VM_BIND's).
+ */
+int wddmseg_map_gpu_va(int fd, uint32_t vm_id, uint64_t va, uint32_t handle,
+		       uint64_t bo_offset, uint64_t size, uint32_t flags);
+
+/**
+ * wddmseg_unmap_gpu_va() - unmap a GPU virtual address range
+ *	(D3DKMTFreeGpuVirtualAddress of a range), UAPI version 9
+ * @fd: adapter
+ * @vm_id: address space
+ * @va: first address, a multiple of 4096
+ * @size: bytes, a non-zero multiple of 4096
+ *
+ * Return: 0 or a negative errno; never -ENOMEM or -ENOSPC.
+ */
+int wddmseg_unmap_gpu_va(int fd, uint32_t vm_id, uint64_t va, uint64_t size);
+
+/**
+ * wddmseg_copy_gpu_va() - copy between GPU virtual addresses of one
+ *	address space on the copy engine (TRANSFER_VIRTUAL), UAPI version 9
+ * @fd: adapter
+ * @vm_id: address space
+ * @src_va: source address, a multiple of 4
+ * @dst_va: destination address, a multiple of 4
+ * @size: bytes, a non-zero multiple of 4
+ * @fence_fd: NULL, or receives a sync_file fd that signals completion
+ *	(with -EFAULT after a GPU page fault), -1 on failure
+ *
+ * Return: as wddmseg_submit_blit().
+ */
+int wddmseg_copy_gpu_va(int fd, uint32_t vm_id, uint64_t src_va,
+			uint64_t dst_va, uint64_t size, int *fence_fd);
+
+/**
+ * wddmseg_fill_gpu_va() - fill GPU virtual addresses with a 32-bit
+ *	pattern (FILL_VIRTUAL), UAPI version 9
+ * @fd: adapter
+ * @vm_id: address space
+ * @dst_va: first address, a multiple of 4
+ * @size: bytes, a non-zero multiple of 4
+ * @pattern: the value repeated
+ * @fence_fd: as for wddmseg_copy_gpu_va()
+ *
+ * Return: as wddmseg_submit_blit().
+ */
+int wddmseg_fill_gpu_va(int fd, uint32_t vm_id, uint64_t dst_va,
+			uint64_t size, uint32_t pattern, int *fence_fd);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -18,6 +18,7 @@
 
 #include "wddmseg_blit.h"
 #include "wddmseg_bo.h"
+#include "wddmseg_compat.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
 #include "wddmseg_fdinfo.h"
@@ -220,6 +221,71 @@ static int wddmseg_blit_syncobjs(struct drm_device *drm, struct drm_file *file,
 	return 0;
 }
 
+/*
+ * Where a queued blit's fence goes besides the allocations: the
+ * out-syncobj, a sync_file. Return: the sync_file fd, -1, or an errno.
+ */
+static int wddmseg_blit_publish(const struct drm_wddmseg_submit_blit *a,
+				struct dma_fence *fence,
+				struct wddmseg_blit_out *out)
+{
+	if (out->syncobj) {
+		if (out->chain)
+			drm_syncobj_add_point(out->syncobj, out->chain, fence,
+					      a->out_point);
+		else
+			drm_syncobj_replace_fence(out->syncobj, fence);
+		out->chain = NULL;
+	}
+	if (a->flags & WDDMSEG_BLIT_FENCE_OUT)
+		return wddmseg_blit_fence_fd(fence);
+	return -1;
+}
+
+/*
+ * WDDMSEG_BLIT_VIRTUAL: addresses of an address space, translated by the
+ * device (wddmseg_vm.c); no allocation is named.
+ */
+static int wddmseg_blit_virtual(struct drm_device *drm, struct drm_file *file,
+				struct drm_wddmseg_submit_blit *a)
+{
+	struct wddmseg_blit_out out = {};
+	struct dma_fence *fence;
+	ktime_t start;
+	int ret, idx, fd = -1;
+
+	if (a->src_handle || a->dst_handle) {
+		drm_dbg(drm, "blit: rule blit-va-handles: a blit by GPU virtual address names no allocation\n");
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = wddmseg_blit_syncobjs(drm, file, a, &out);
+	if (ret)
+		goto out;
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	start = ktime_get();
+	fence = wddmseg_vm_submit_blit(drm, file, a);
+	if (IS_ERR(fence)) {
+		ret = PTR_ERR(fence);
+	} else {
+		wddmseg_fdinfo_account_blit(file->driver_priv, fence, start);
+		fd = wddmseg_blit_publish(a, fence, &out);
+		if (fd < -1)
+			ret = fd;
+		dma_fence_put(fence);
+	}
+	drm_dev_exit(idx);
+out:
+	dma_fence_chain_free(out.chain);
+	if (out.syncobj)
+		drm_syncobj_put(out.syncobj);
+	a->fence_fd = ret ? -1 : fd;
+	return ret;
+}
+
 int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 			      struct drm_file *file)
 {
@@ -235,18 +301,21 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 
 	if ((a->op != WDDMSEG_BLIT_COPY && a->op != WDDMSEG_BLIT_FILL) ||
 	    (a->flags & ~(WDDMSEG_BLIT_FENCE_OUT | WDDMSEG_BLIT_SYNCOBJ_IN |
-			  WDDMSEG_BLIT_SYNCOBJ_OUT)) ||
+			  WDDMSEG_BLIT_SYNCOBJ_OUT | WDDMSEG_BLIT_VIRTUAL)) ||
+	    (!(a->flags & WDDMSEG_BLIT_VIRTUAL) && a->vm_id) || a->vm_pad ||
 	    (!(a->flags & WDDMSEG_BLIT_SYNCOBJ_IN) &&
 	     (a->in_syncobj || a->in_point)) ||
 	    (!(a->flags & WDDMSEG_BLIT_SYNCOBJ_OUT) &&
 	     (a->out_syncobj || a->out_point)) ||
-	    memchr_inv(a->reserved, 0, sizeof(a->reserved)) ||
+	    a->reserved ||
 	    (a->op == WDDMSEG_BLIT_FILL && (a->src_handle || a->src_offset)) ||
 	    (a->op == WDDMSEG_BLIT_COPY && a->pattern)) {
 		drm_dbg(drm, "blit: bad op %u, flags 0x%x, or fields the op does not use are set\n",
 			a->op, a->flags);
 		return -EINVAL;
 	}
+	if (a->flags & WDDMSEG_BLIT_VIRTUAL)
+		return wddmseg_blit_virtual(drm, file, a);
 
 	objs[0] = drm_gem_object_lookup(file, a->dst_handle);
 	if (!objs[0])
@@ -330,19 +399,9 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	dma_resv_add_fence(objs[0]->resv, fence, DMA_RESV_USAGE_WRITE);
 	if (count == 2)
 		dma_resv_add_fence(objs[1]->resv, fence, DMA_RESV_USAGE_READ);
-	if (out.syncobj) {
-		if (out.chain)
-			drm_syncobj_add_point(out.syncobj, out.chain, fence,
-					      a->out_point);
-		else
-			drm_syncobj_replace_fence(out.syncobj, fence);
-		out.chain = NULL;
-	}
-	if (a->flags & WDDMSEG_BLIT_FENCE_OUT) {
-		fd = wddmseg_blit_fence_fd(fence);
-		if (fd < 0)
-			ret = fd;
-	}
+	fd = wddmseg_blit_publish(a, fence, &out);
+	if (fd < -1)
+		ret = fd;
 	dma_fence_put(fence);
 
 out_unlock:

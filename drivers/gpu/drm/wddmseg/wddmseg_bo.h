@@ -95,6 +95,9 @@ struct wddmseg_residency_event {
  *	0 otherwise (wddmseg_offer.c); changed under the reservation
  * @discarded: its content was dropped while offered; cleared by RECLAIM.
  *	Under the reservation
+ * @vm_unpin: GPU mappings of it removed by the bind under way, whose
+ *	pins go once that bind's TLB flush completed (wddmseg_vm.c). Under
+ *	the reservation, 0 outside a bind
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -130,6 +133,7 @@ struct wddmseg_bo {
 	bool shared;
 	u32 offer_priority;
 	bool discarded;
+	u32 vm_unpin;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)

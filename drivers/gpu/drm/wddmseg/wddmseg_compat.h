@@ -648,8 +648,10 @@ wddmseg_man_move_peek(struct ttm_resource_manager *man, u64 context)
  * and the address-space ioctls refuse here with rule vm-no-gpuvm: the
  * feature is compiled out, never rebuilt by hand.
  */
+struct dma_fence;
 struct drm_device;
 struct drm_file;
+struct drm_wddmseg_submit_blit;
 struct wddmseg_file;
 
 #if IS_REACHABLE(CONFIG_DRM_GPUVM) && IS_REACHABLE(CONFIG_DRM_EXEC)
@@ -658,7 +660,12 @@ int wddmseg_ioctl_vm_create(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 int wddmseg_ioctl_vm_destroy(struct drm_device *drm, void *data,
 			     struct drm_file *file);
+int wddmseg_ioctl_vm_bind(struct drm_device *drm, void *data,
+			  struct drm_file *file);
 void wddmseg_vm_file_fini(struct wddmseg_file *wfile);
+struct dma_fence *wddmseg_vm_submit_blit(struct drm_device *drm,
+					 struct drm_file *file,
+					 const struct drm_wddmseg_submit_blit *a);
 #else
 #define WDDMSEG_HAVE_GPUVM	0
 static inline int wddmseg_vm_absent(struct drm_device *drm, const char *what)
@@ -678,6 +685,19 @@ static inline int wddmseg_ioctl_vm_destroy(struct drm_device *drm,
 					   void *data, struct drm_file *file)
 {
 	return wddmseg_vm_absent(drm, "vm_destroy");
+}
+
+static inline int wddmseg_ioctl_vm_bind(struct drm_device *drm, void *data,
+					struct drm_file *file)
+{
+	return wddmseg_vm_absent(drm, "vm_bind");
+}
+
+static inline struct dma_fence *
+wddmseg_vm_submit_blit(struct drm_device *drm, struct drm_file *file,
+		       const struct drm_wddmseg_submit_blit *a)
+{
+	return ERR_PTR(wddmseg_vm_absent(drm, "blit"));
 }
 
 static inline void wddmseg_vm_file_fini(struct wddmseg_file *wfile)

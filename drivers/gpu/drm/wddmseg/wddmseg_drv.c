@@ -69,6 +69,8 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(WDDMSEG_VM_DESTROY, wddmseg_ioctl_vm_destroy,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_VM_BIND, wddmseg_ioctl_vm_bind,
+			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(WDDMSEG_OFFER_ALLOCATIONS,
 			  wddmseg_ioctl_offer_allocations, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(WDDMSEG_RECLAIM_ALLOCATIONS,

@@ -12,7 +12,10 @@
  *
  * A watchdog notices a fence older than the timeout or a faulted engine,
  * resets the engine and replays the jobs that had not completed, once; a
- * job that fails again is signalled with -EIO.
+ * job that fails again is signalled with -EIO. A GPU page fault in a job
+ * that addresses memory by GPU virtual address is that job's own: it
+ * alone is signalled with -EFAULT, and the jobs behind it run as if
+ * nothing happened (they were not run yet, so this is not their replay).
  */
 
 #include <linux/delay.h>
@@ -54,6 +57,7 @@
  * @arena_end: arena offset just past its page lists
  * @deadline: jiffies after which the job counts as hung
  * @replayed: the job was already replayed after a reset
+ * @gpu_va: &wddmseg_job.gpu_va
  * @zero_segment: &wddmseg_job.zero_segment
  * @zero_addr: &wddmseg_job.zero_addr
  * @zero_len: &wddmseg_job.zero_len
@@ -67,6 +71,7 @@ struct wddmseg_fence {
 	u32 arena_end;
 	unsigned long deadline;
 	bool replayed;
+	bool gpu_va;
 	u32 zero_segment;
 	u64 zero_addr;
 	u64 zero_len;
@@ -405,6 +410,7 @@ int wddmseg_engine_reserve(struct wddmseg_engine *eng, u32 qwords,
 	job->zero_segment = 0;
 	job->zero_addr = 0;
 	job->zero_len = 0;
+	job->gpu_va = false;
 	job->ring_start = eng->ring_tail;
 	job->ring_pos = eng->ring_tail;
 	job->ring_limit = eng->ring_tail + ring_bytes - WDDMSEG_FENCE_QWORDS * 8;
@@ -476,6 +482,7 @@ struct dma_fence *wddmseg_engine_commit(struct wddmseg_engine *eng,
 	f->zero_segment = job->zero_segment;
 	f->zero_addr = job->zero_addr;
 	f->zero_len = job->zero_len;
+	f->gpu_va = job->gpu_va;
 
 	spin_lock_irqsave(&eng->fence_lock, flags);
 	dma_fence_get(&f->base);
@@ -553,6 +560,14 @@ static void wddmseg_engine_fail_pending(struct wddmseg_engine *eng, int error,
 	wake_up_all(&eng->space_wq);
 }
 
+/* Whether ring offset @pos is inside the commands of job @f. */
+static bool wddmseg_ring_in_job(const struct wddmseg_fence *f, u32 pos)
+{
+	u32 len = (f->ring_end - f->ring_start) & (WDDMSEG_RING_BYTES - 1);
+
+	return ((pos - f->ring_start) & (WDDMSEG_RING_BYTES - 1)) < len;
+}
+
 /*
  * Reset the engine and replay the jobs that had not completed, from the
  * first one on, at the start of the ring. Their page lists stay where they
@@ -561,7 +576,7 @@ static void wddmseg_engine_fail_pending(struct wddmseg_engine *eng, int error,
 static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
 {
 	struct drm_device *drm = &eng->wdev->drm;
-	struct wddmseg_fence *f, *first;
+	struct wddmseg_fence *f, *first, *gpu_fault = NULL;
 	u32 code, head, start, len, shift, again;
 	unsigned long flags;
 	bool replay = true;
@@ -583,15 +598,45 @@ static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
 	spin_lock_irqsave(&eng->fence_lock, flags);
 	first = list_first_entry_or_null(&eng->pending, struct wddmseg_fence,
 					 link);
+	/*
+	 * A GPU page fault of a job by GPU virtual address: the jobs before
+	 * it completed, so it is the first pending one; it fails alone.
+	 */
+	if (code == WDDMSEG_FAULT_MMU && first && first->gpu_va &&
+	    wddmseg_ring_in_job(first, head)) {
+		gpu_fault = first;
+		list_del(&gpu_fault->link);
+		eng->ring_free = gpu_fault->ring_end;
+		first = list_first_entry_or_null(&eng->pending,
+						 struct wddmseg_fence, link);
+	}
 	list_for_each_entry(f, &eng->pending, link)
-		if (f->replayed)
+		if (f->replayed && !gpu_fault)
 			replay = false;
 	spin_unlock_irqrestore(&eng->fence_lock, flags);
 
-	drm_err(drm, "paging engine reset (%s; fault code %u at 0x%x): %s\n",
-		why, code, head,
-		!first ? "nothing pending" :
-		replay ? "replaying pending jobs" : "failing pending jobs");
+	if (gpu_fault) {
+		drm_dbg(drm, "GPU page fault at VA 0x%llx (MMU_FAULT_INFO 0x%x) in blit %llu: -EFAULT\n",
+			((u64)readl(eng->mmio + WDDMSEG_REG_MMU_FAULT_VA_HI) << 32) |
+			readl(eng->mmio + WDDMSEG_REG_MMU_FAULT_VA_LO),
+			readl(eng->mmio + WDDMSEG_REG_MMU_FAULT_INFO),
+			gpu_fault->base.seqno);
+		trace_wddmseg_fence_signal(gpu_fault->base.seqno, -EFAULT);
+		dma_fence_set_error(&gpu_fault->base, -EFAULT);
+		dma_fence_signal(&gpu_fault->base);
+		dma_fence_put(&gpu_fault->base);
+	}
+
+	/* The submitter's own fault is no error of the driver's. */
+	if (gpu_fault)
+		drm_dbg(drm, "paging engine restarted after a GPU page fault: %s\n",
+			first ? "running the jobs behind it" : "nothing behind it");
+	else
+		drm_err(drm, "paging engine reset (%s; fault code %u at 0x%x): %s\n",
+			why, code, head,
+			!first ? "nothing pending" :
+			replay ? "replaying pending jobs" :
+			"failing pending jobs");
 
 	if (!first) {
 		eng->ring_free = 0;
@@ -625,7 +670,9 @@ static void wddmseg_engine_recover(struct wddmseg_engine *eng, const char *why)
 					(WDDMSEG_RING_BYTES - 1))) &
 			      (WDDMSEG_RING_BYTES - 1);
 		f->ring_start = shift;
-		f->replayed = true;
+		/* Behind a GPU page fault nothing of them ran yet. */
+		if (!gpu_fault)
+			f->replayed = true;
 		f->deadline = jiffies + msecs_to_jiffies(wddmseg_fence_timeout_ms);
 	}
 	eng->ring_free = 0;

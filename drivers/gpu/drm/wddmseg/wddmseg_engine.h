@@ -27,6 +27,9 @@ struct wddmseg_engine;
  *	segment; 0 otherwise
  * @zero_addr: byte offset of the zeroed range in @zero_segment
  * @zero_len: its length in bytes
+ * @gpu_va: the job addresses memory by GPU virtual address (a blit of
+ *	WDDMSEG_BLIT_VIRTUAL): a GPU page fault in it is the submitter's,
+ *	and fails this job alone with -EFAULT
  *
  * VRAM a zeroing job was queued for counts as zero from then on (a new
  * placement there skips its Fill): if the engine fails the job, the CPU
@@ -42,6 +45,7 @@ struct wddmseg_job {
 	u32 zero_segment;
 	u64 zero_addr;
 	u64 zero_len;
+	bool gpu_va;
 };
 
 int wddmseg_engine_init(struct wddmseg_device *wdev, struct wddmseg_engine *eng);

@@ -173,3 +173,49 @@ u32 wddmseg_encode_flush_tlb(u64 *cmd, u64 root, u64 start, u64 end,
 	cmd[4] = flags;
 	return WDDMSEG_FLUSH_TLB_QWORDS;
 }
+
+/**
+ * wddmseg_encode_transfer_virtual - a TRANSFER_VIRTUAL command
+ * @cmd: receives WDDMSEG_TRANSFER_VIRTUAL_QWORDS words
+ * @size: bytes, a multiple of 4
+ * @src_root: root page table of the source's address space
+ * @src_va: source GPU virtual address
+ * @dst_root: root page table of the destination's address space
+ * @dst_va: destination GPU virtual address
+ *
+ * Return: the words written.
+ */
+u32 wddmseg_encode_transfer_virtual(u64 *cmd, u64 size, u64 src_root,
+				    u64 src_va, u64 dst_root, u64 dst_va)
+{
+	cmd[0] = WDDMSEG_CMD_HDR(WDDMSEG_OP_TRANSFER_VIRTUAL,
+				 WDDMSEG_TRANSFER_VIRTUAL_QWORDS);
+	cmd[1] = size;
+	cmd[2] = src_root;
+	cmd[3] = src_va;
+	cmd[4] = dst_root;
+	cmd[5] = dst_va;
+	return WDDMSEG_TRANSFER_VIRTUAL_QWORDS;
+}
+
+/**
+ * wddmseg_encode_fill_virtual - a FILL_VIRTUAL command
+ * @cmd: receives WDDMSEG_FILL_VIRTUAL_QWORDS words
+ * @size: bytes, a multiple of 4
+ * @pattern: the 32-bit value repeated
+ * @root: root page table of the address space
+ * @va: first GPU virtual address
+ *
+ * Return: the words written.
+ */
+u32 wddmseg_encode_fill_virtual(u64 *cmd, u64 size, u32 pattern, u64 root,
+				u64 va)
+{
+	cmd[0] = WDDMSEG_CMD_HDR(WDDMSEG_OP_FILL_VIRTUAL,
+				 WDDMSEG_FILL_VIRTUAL_QWORDS);
+	cmd[1] = size;
+	cmd[2] = pattern;
+	cmd[3] = root;
+	cmd[4] = va;
+	return WDDMSEG_FILL_VIRTUAL_QWORDS;
+}

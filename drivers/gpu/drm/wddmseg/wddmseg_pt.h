@@ -34,5 +34,9 @@ u32 wddmseg_encode_update_pt(u64 *cmd, u64 table, u32 first, u32 count,
 			     u32 flags, u64 entries);
 u32 wddmseg_encode_flush_tlb(u64 *cmd, u64 root, u64 start, u64 end,
 			     u32 flags);
+u32 wddmseg_encode_transfer_virtual(u64 *cmd, u64 size, u64 src_root,
+				    u64 src_va, u64 dst_root, u64 dst_va);
+u32 wddmseg_encode_fill_virtual(u64 *cmd, u64 size, u32 pattern, u64 root,
+				u64 va);
 
 #endif /* WDDMSEG_PT_H */

@@ -178,9 +178,13 @@ TEST_F(blit, refusals)
 
 	b = ok; b.op = 2;
 	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
-	b = ok; b.flags = 1u << 3;	/* the first flag bit not defined */
+	b = ok; b.flags = 1u << 4;	/* the first flag bit not defined */
 	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
-	b = ok; b.reserved[1] = 1;
+	b = ok; b.reserved = 1;
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
+	b = ok; b.vm_id = 1;	/* an address space without WDDMSEG_BLIT_VIRTUAL */
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
+	b = ok; b.vm_pad = 1;
 	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
 	b = ok; b.pattern = 1;
 	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &b));
