@@ -639,6 +639,7 @@ static int wddmseg_bo_new(struct wddmseg_device *wdev,
 		bo->creator = get_task_pid(current, PIDTYPE_TGID);
 
 	drm_gem_private_object_init(&wdev->drm, &bo->tbo.base, size);
+	wddmseg_gem_gpuva_init(&bo->tbo.base);
 	bo->tbo.base.funcs = &wddmseg_gem_funcs;
 
 	/*

@@ -656,6 +656,16 @@ struct wddmseg_file;
 
 #if IS_REACHABLE(CONFIG_DRM_GPUVM) && IS_REACHABLE(CONFIG_DRM_EXEC)
 #define WDDMSEG_HAVE_GPUVM	1
+/*
+ * A GEM object's list of its GPU mappings: up to 6.16 the driver
+ * initialises it, since then drm_gem_private_object_init() does (doing it
+ * again on an empty list is harmless). 6.18 renamed drm_gpuvm_bo_obtain()
+ * drm_gpuvm_bo_obtain_locked() (the Makefile looks for the new name).
+ */
+#define wddmseg_gem_gpuva_init(obj)	drm_gem_gpuva_init(obj)
+#ifndef WDDMSEG_HAVE_GPUVM_BO_OBTAIN_LOCKED
+#define drm_gpuvm_bo_obtain_locked(gpuvm, obj) drm_gpuvm_bo_obtain(gpuvm, obj)
+#endif
 int wddmseg_ioctl_vm_create(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 int wddmseg_ioctl_vm_destroy(struct drm_device *drm, void *data,
@@ -668,6 +678,7 @@ struct dma_fence *wddmseg_vm_submit_blit(struct drm_device *drm,
 					 const struct drm_wddmseg_submit_blit *a);
 #else
 #define WDDMSEG_HAVE_GPUVM	0
+#define wddmseg_gem_gpuva_init(obj)	do { } while (0)
 static inline int wddmseg_vm_absent(struct drm_device *drm, const char *what)
 {
 	drm_dbg(drm, "%s: rule vm-no-gpuvm: this kernel has no drm_gpuvm\n",

@@ -277,6 +277,7 @@ wddmseg_gem_prime_import_sg_table(struct drm_device *drm,
 	bo->group = -1;
 	bo->tbo.priority = WDDMSEG_TTM_PRIO_DEFAULT;
 	drm_gem_private_object_init(drm, &bo->tbo.base, attach->dmabuf->size);
+	wddmseg_gem_gpuva_init(&bo->tbo.base);
 	bo->tbo.base.funcs = &wddmseg_gem_funcs;
 	wddmseg_place(bo, &bo->places[0], WDDMSEG_SEGMENT_SYSTEM, 0);
 	wddmseg_placement_init(&bo->placement, bo->places, 1, 0);

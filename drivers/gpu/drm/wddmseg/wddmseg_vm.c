@@ -366,6 +366,10 @@ static int wddmseg_vm_map(struct wddmseg_vm_op *o, struct drm_gem_object *obj,
 {
 	struct wddmseg_vm *vm = o->vm;
 	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
+	struct drm_gpuva_op_map op = {
+		.va.addr = va, .va.range = range,
+		.gem.obj = obj, .gem.offset = bo_offset,
+	};
 	struct drm_gpuvm_bo *vm_bo;
 	struct drm_gpuva *gva;
 	int ret;
@@ -373,12 +377,12 @@ static int wddmseg_vm_map(struct wddmseg_vm_op *o, struct drm_gem_object *obj,
 	gva = kzalloc_obj(*gva, GFP_KERNEL);
 	if (!gva)
 		return -ENOMEM;
-	vm_bo = drm_gpuvm_bo_obtain(&vm->gpuvm, obj);
+	vm_bo = drm_gpuvm_bo_obtain_locked(&vm->gpuvm, obj);
 	if (IS_ERR(vm_bo)) {
 		kfree(gva);
 		return PTR_ERR(vm_bo);
 	}
-	drm_gpuva_init(gva, va, range, obj, bo_offset);
+	drm_gpuva_init_from_op(gva, &op);
 	if (read_only)
 		gva->flags |= WDDMSEG_GPUVA_READ_ONLY;
 	ret = drm_gpuva_insert(&vm->gpuvm, gva);
