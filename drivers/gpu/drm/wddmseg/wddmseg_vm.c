@@ -360,7 +360,11 @@ static int wddmseg_vm_bo_prepare(struct wddmseg_bo *bo)
 	return lret < 0 ? lret : 0;
 }
 
-/* Insert the mapping of an empty range and write its entries. */
+/*
+ * Insert the mapping of an empty range and write its entries. Return: 0
+ * once the mapping is in the tree (its entries counted, written unless the
+ * engine failed: @o->err), or an errno and nothing changed.
+ */
 static int wddmseg_vm_map(struct wddmseg_vm_op *o, struct drm_gem_object *obj,
 			  u64 va, u64 range, u64 bo_offset, bool read_only)
 {
@@ -396,8 +400,11 @@ static int wddmseg_vm_map(struct wddmseg_vm_op *o, struct drm_gem_object *obj,
 	drm_gpuva_link(gva, vm_bo);
 	drm_gpuvm_bo_put(vm_bo);
 	wddmseg_bo_pin_locked(bo);
-	return wddmseg_vm_pt_map(vm, va, range, bo, bo_offset, read_only,
-				 &o->last);
+	/* The mapping exists now: an engine error is the bind's, not the map's. */
+	if (!o->err)
+		o->err = wddmseg_vm_pt_map(vm, va, range, bo, bo_offset,
+					   read_only, &o->last);
+	return 0;
 }
 
 /*
@@ -418,7 +425,7 @@ static int wddmseg_vm_bind_locked(struct wddmseg_vm *vm,
 	lockdep_assert_held(&vm->lock);
 	INIT_LIST_HEAD(&o.freed);
 	if (obj) {
-		ret = wddmseg_vm_pt_prepare(vm, va, range, &o.last);
+		ret = wddmseg_vm_pt_prepare(vm, va, range, &o.freed, &o.last);
 		if (ret)
 			goto out_fence;
 	}
@@ -426,16 +433,19 @@ static int wddmseg_vm_bind_locked(struct wddmseg_vm *vm,
 	drm_exec_init(&exec, intr ? DRM_EXEC_INTERRUPTIBLE_WAIT : 0, 0);
 	ret = wddmseg_vm_lock(vm, &exec, obj, va, range, 0, 0);
 	if (ret)
-		goto out_exec;
+		goto out_unprepare;
 	if (obj) {
 		ret = wddmseg_vm_bo_prepare(gem_to_wddmseg_bo(obj));
 		if (ret)
-			goto out_exec;
+			goto out_unprepare;
 	}
 
 	ret = drm_gpuvm_sm_unmap(&vm->gpuvm, &o, va, range);
-	if (!ret && obj && !o.err)
+	if (!ret && obj && !o.err) {
 		ret = wddmseg_vm_map(&o, obj, va, range, bo_offset, read_only);
+		if (!ret)
+			obj = NULL;	/* the entries are the mapping's now */
+	}
 	if (!o.err)
 		o.err = wddmseg_vm_pt_flush(vm, va, range, &o.last);
 
@@ -451,16 +461,19 @@ static int wddmseg_vm_bind_locked(struct wddmseg_vm *vm,
 		for (; bo->vm_unpin; bo->vm_unpin--)
 			wddmseg_bo_unpin_locked(bo);
 	}
-	wddmseg_vm_pt_free(&o.freed);
 	if (!ret)
 		ret = o.err;
-out_exec:
+out_unprepare:
+	/* A map that did not happen: its range's tables count it no more. */
+	if (obj)
+		wddmseg_vm_pt_unprepare(vm, va, range, &o.freed, &o.last);
 	drm_exec_fini(&exec);
 out_fence:
 	if (o.last) {
 		dma_fence_wait(o.last, false);
 		dma_fence_put(o.last);
 	}
+	wddmseg_vm_pt_free(&o.freed);
 	return ret;
 }
 

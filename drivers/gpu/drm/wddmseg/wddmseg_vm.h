@@ -79,7 +79,9 @@ int wddmseg_vm_pt_map(struct wddmseg_vm *vm, u64 va, u64 range,
 		      struct wddmseg_bo *bo, u64 bo_offset, bool read_only,
 		      struct dma_fence **last);
 int wddmseg_vm_pt_prepare(struct wddmseg_vm *vm, u64 va, u64 range,
-			  struct dma_fence **last);
+			  struct list_head *freed, struct dma_fence **last);
+void wddmseg_vm_pt_unprepare(struct wddmseg_vm *vm, u64 va, u64 range,
+			     struct list_head *freed, struct dma_fence **last);
 int wddmseg_vm_pt_clear(struct wddmseg_vm *vm, u64 va, u64 range,
 			struct list_head *freed, struct dma_fence **last);
 int wddmseg_vm_pt_flush(struct wddmseg_vm *vm, u64 va, u64 range,

@@ -211,33 +211,100 @@ err_free:
 	return ERR_PTR(ret);
 }
 
-/**
- * wddmseg_vm_pt_prepare - create every page table a range needs
- * @vm: address space, its lock held
- * @va: first address of the range
- * @range: bytes
- * @last: in/out: the newest fence of the bind
- *
- * Done before anything of a bind changes, so that the only failure for
- * lack of memory of a map comes first (-ENOSPC, -ENOMEM). What it
- * created and the map does not use (a failure after it) is freed by the
- * next clear of the range or with the space.
- *
- * Return: 0 or a negative errno.
+/*
+ * Entries [first, first + count) of the table of @level translating @va
+ * no longer count (cleared, or never written): if the table has none left,
+ * unlink it from its parent (recursively) and queue it on @freed.
  */
-int wddmseg_vm_pt_prepare(struct wddmseg_vm *vm, u64 va, u64 range,
-			  struct dma_fence **last)
+static int wddmseg_vm_table_drop(struct wddmseg_vm *vm, u32 level, u64 va,
+				 u32 count, struct list_head *freed,
+				 struct dma_fence **last)
+{
+	const struct wddmseg_mmu_desc *m = &vm->wdev->desc.mmu;
+	struct wddmseg_vm_table *t, *parent;
+	int ret;
+
+	t = wddmseg_vm_table_find(vm, level, va);
+	if (WARN_ON_ONCE(!t || t->used < count))
+		return -EINVAL;
+	t->used -= count;
+	if (t->used || level == m->levels - 1)
+		return 0;
+
+	parent = wddmseg_vm_table_find(vm, level + 1, va);
+	if (WARN_ON_ONCE(!parent))
+		return -EINVAL;
+	ret = wddmseg_vm_pt_write(vm, parent->addr,
+				  wddmseg_pt_index(m, level + 1, va), 1, 0,
+				  NULL, NULL, last);
+	if (ret)
+		return ret;
+	xa_erase(&vm->tables, wddmseg_vm_table_key(m, level, va));
+	/* Its memory goes back once the flush completed. */
+	list_add_tail(&t->link, freed);
+	return wddmseg_vm_table_drop(vm, level + 1, va, 1, freed, last);
+}
+
+/* Next leaf-table run of [va, end) after @run. */
+#define wddmseg_vm_for_each_leaf_run(m, va, end, run)			\
+	for (; wddmseg_pt_run(m, 0, va, end, run);			\
+	     va = (run)->va + ((u64)(run)->count << wddmseg_pt_shift(m, 0)))
+
+/**
+ * wddmseg_vm_pt_unprepare - undo wddmseg_vm_pt_prepare() of a map that
+ *	did not happen
+ * @vm: address space, its lock held
+ * @va: first address of the range prepared
+ * @range: bytes
+ * @freed: receives the tables left empty (wddmseg_vm_pt_free())
+ * @last: in/out: the newest fence of the bind
+ */
+void wddmseg_vm_pt_unprepare(struct wddmseg_vm *vm, u64 va, u64 range,
+			     struct list_head *freed, struct dma_fence **last)
 {
 	const struct wddmseg_mmu_desc *m = &vm->wdev->desc.mmu;
 	struct wddmseg_pt_run run;
 	u64 end = va + range;
 
-	for (; wddmseg_pt_run(m, 0, va, end, &run);
-	     va = run.va + ((u64)run.count << wddmseg_pt_shift(m, 0))) {
+	wddmseg_vm_for_each_leaf_run(m, va, end, &run)
+		if (wddmseg_vm_table_drop(vm, 0, va, run.count, freed, last))
+			return;
+}
+
+/**
+ * wddmseg_vm_pt_prepare - create every page table a map needs
+ * @vm: address space, its lock held
+ * @va: first address of the range
+ * @range: bytes
+ * @freed: where wddmseg_vm_pt_unprepare() puts tables on a failure
+ * @last: in/out: the newest fence of the bind
+ *
+ * Done before anything of a bind changes, so that the only failure for
+ * lack of memory of a map comes first (-ENOSPC, -ENOMEM). The entries of
+ * the range count in their tables from here on, so that the unmap of
+ * what the range mapped before never frees a table the map is about to
+ * fill; a map that then does not happen undoes it with
+ * wddmseg_vm_pt_unprepare(). On a failure here nothing stays counted.
+ *
+ * Return: 0 or a negative errno.
+ */
+int wddmseg_vm_pt_prepare(struct wddmseg_vm *vm, u64 va, u64 range,
+			  struct list_head *freed, struct dma_fence **last)
+{
+	const struct wddmseg_mmu_desc *m = &vm->wdev->desc.mmu;
+	struct wddmseg_pt_run run;
+	u64 start = va, end = va + range;
+
+	wddmseg_vm_for_each_leaf_run(m, va, end, &run) {
 		struct wddmseg_vm_table *t = wddmseg_vm_table_get(vm, 0, va, last);
 
-		if (IS_ERR(t))
+		if (IS_ERR(t)) {
+			if (va > start)
+				wddmseg_vm_pt_unprepare(vm, start, va - start,
+							freed, last);
 			return PTR_ERR(t);
+		}
+		t->used += run.count;
 	}
 	return 0;
 }
@@ -292,7 +359,8 @@ static void wddmseg_vm_pte_fill(void *ctx, __le64 *out, u32 n)
 
 /**
  * wddmseg_vm_pt_map - write the leaf entries of a mapping
- * @vm: address space, its lock held, the tables prepared
+ * @vm: address space, its lock held, the range prepared
+ *	(wddmseg_vm_pt_prepare(): its entries already count)
  * @va: first address
  * @range: bytes
  * @bo: the allocation, reserved, pinned and with its pages populated
@@ -325,43 +393,8 @@ int wddmseg_vm_pt_map(struct wddmseg_vm *vm, u64 va, u64 range,
 					  wddmseg_vm_pte_fill, &src, last);
 		if (ret)
 			return ret;
-		t->used += run.count;
 	}
 	return 0;
-}
-
-/*
- * Entries [first, first + count) of the table of @level translating @va
- * became invalid: if the table has none valid left, unlink it from its
- * parent (recursively) and queue it on @freed.
- */
-static int wddmseg_vm_table_drop(struct wddmseg_vm *vm, u32 level, u64 va,
-				 u32 count, struct list_head *freed,
-				 struct dma_fence **last)
-{
-	const struct wddmseg_mmu_desc *m = &vm->wdev->desc.mmu;
-	struct wddmseg_vm_table *t, *parent;
-	int ret;
-
-	t = wddmseg_vm_table_find(vm, level, va);
-	if (WARN_ON_ONCE(!t || t->used < count))
-		return -EINVAL;
-	t->used -= count;
-	if (t->used || level == m->levels - 1)
-		return 0;
-
-	parent = wddmseg_vm_table_find(vm, level + 1, va);
-	if (WARN_ON_ONCE(!parent))
-		return -EINVAL;
-	ret = wddmseg_vm_pt_write(vm, parent->addr,
-				  wddmseg_pt_index(m, level + 1, va), 1, 0,
-				  NULL, NULL, last);
-	if (ret)
-		return ret;
-	xa_erase(&vm->tables, wddmseg_vm_table_key(m, level, va));
-	/* Its memory goes back once the flush completed. */
-	list_add_tail(&t->link, freed);
-	return wddmseg_vm_table_drop(vm, level + 1, va, 1, freed, last);
 }
 
 /**
