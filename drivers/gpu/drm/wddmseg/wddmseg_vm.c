@@ -300,7 +300,10 @@ static int wddmseg_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 	return 0;
 }
 
-/* Lock @obj (if any) and every allocation mapped in [va, va + range). */
+/*
+ * Lock @obj (if any) and every allocation mapped in [va, va + range) and
+ * [va2, va2 + range2): an allocation mapped twice is locked once.
+ */
 static int wddmseg_vm_lock(struct wddmseg_vm *vm, struct drm_exec *exec,
 			   struct drm_gem_object *obj, u64 va, u64 range,
 			   u64 va2, u64 range2)
@@ -430,7 +433,8 @@ static int wddmseg_vm_bind_locked(struct wddmseg_vm *vm,
 			goto out_fence;
 	}
 
-	drm_exec_init(&exec, intr ? DRM_EXEC_INTERRUPTIBLE_WAIT : 0, 0);
+	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES |
+		      (intr ? DRM_EXEC_INTERRUPTIBLE_WAIT : 0), 0);
 	ret = wddmseg_vm_lock(vm, &exec, obj, va, range, 0, 0);
 	if (ret)
 		goto out_unprepare;
@@ -728,7 +732,8 @@ struct dma_fence *wddmseg_vm_blit(struct wddmseg_vm *vm,
 	ret = mutex_lock_interruptible(&vm->lock);
 	if (ret)
 		return ERR_PTR(ret);
-	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
+		      DRM_EXEC_IGNORE_DUPLICATES, 0);
 	ret = wddmseg_vm_lock(vm, &exec, NULL, a->dst_offset, a->size,
 			      copy ? a->src_offset : 0, copy ? a->size : 0);
 	if (!ret)
