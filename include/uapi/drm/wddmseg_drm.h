@@ -924,8 +924,7 @@ struct drm_wddmseg_vm_destroy {
  *
  * WDDMSEG_VM_BIND_OP_UNMAP unmaps [@va, @va + @range) (what is mapped in
  * it; unmapping nothing succeeds); @handle, @bo_offset and @flags must be
- * zero. An unmap needs no memory and does not fail for lack of it. When
- * the ioctl returns, no GPU access through the range reaches the old
+ * zero. When the ioctl returns, no GPU access through the range reaches the old
  * pages any more (the TLB flush completed), and the allocations are no
  * longer pinned by it.
  *
@@ -936,8 +935,12 @@ struct drm_wddmseg_vm_destroy {
  * (vm-id, or no such handle), -EOPNOTSUPP (vm-no-gpuvm, or an allocation
  * the device must not reach by a GPU virtual address: HardwareProtected
  * (rule vm-bind-protected), PermanentSysMem (vm-bind-permanent), imported
- * through PRIME (vm-bind-import)), -EBUSY (an offered allocation), -ENOSPC
- * (no room for a page table in the page-table segment), -ENOMEM.
+ * through PRIME (vm-bind-import)), -EINVAL for an offered allocation (rule
+ * offered-no-access), -ENOSPC (no room for a page table in the page-table
+ * segment), -ENOMEM; on any of them nothing changed. An UNMAP allocates
+ * memory only to split a mapping it cuts through (two small structures).
+ * An offered allocation cannot be mapped; a mapped one cannot be offered
+ * (-EBUSY, as other pinned allocations).
  */
 struct drm_wddmseg_vm_bind {
 	/** @vm_id: in: address space from DRM_IOCTL_WDDMSEG_VM_CREATE. */

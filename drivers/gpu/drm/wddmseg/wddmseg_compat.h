@@ -678,7 +678,11 @@ struct dma_fence *wddmseg_vm_submit_blit(struct drm_device *drm,
 					 const struct drm_wddmseg_submit_blit *a);
 #else
 #define WDDMSEG_HAVE_GPUVM	0
-#define wddmseg_gem_gpuva_init(obj)	do { } while (0)
+struct drm_gem_object;
+static inline void wddmseg_gem_gpuva_init(struct drm_gem_object *obj)
+{
+}
+
 static inline int wddmseg_vm_absent(struct drm_device *drm, const char *what)
 {
 	drm_dbg(drm, "%s: rule vm-no-gpuvm: this kernel has no drm_gpuvm\n",

@@ -61,7 +61,7 @@ struct wddmseg_vm {
 	struct drm_gpuvm gpuvm;
 	struct wddmseg_device *wdev;
 	struct wddmseg_file *wfile;
-	struct mutex lock;
+	struct mutex lock;	/* binds and blits by VA; see @lock above */
 	struct wddmseg_vm_table root;
 	u64 root_addr;
 	struct xarray tables;

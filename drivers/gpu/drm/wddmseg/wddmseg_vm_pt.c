@@ -245,10 +245,12 @@ static int wddmseg_vm_table_drop(struct wddmseg_vm *vm, u32 level, u64 va,
 	return wddmseg_vm_table_drop(vm, level + 1, va, 1, freed, last);
 }
 
-/* Next leaf-table run of [va, end) after @run. */
-#define wddmseg_vm_for_each_leaf_run(m, va, end, run)			\
-	for (; wddmseg_pt_run(m, 0, va, end, run);			\
-	     va = (run)->va + ((u64)(run)->count << wddmseg_pt_shift(m, 0)))
+/* The address after a run of leaf entries. */
+static u64 wddmseg_vm_run_end(const struct wddmseg_mmu_desc *m,
+			      const struct wddmseg_pt_run *run)
+{
+	return run->va + ((u64)run->count << wddmseg_pt_shift(m, 0));
+}
 
 /**
  * wddmseg_vm_pt_unprepare - undo wddmseg_vm_pt_prepare() of a map that
@@ -266,7 +268,8 @@ void wddmseg_vm_pt_unprepare(struct wddmseg_vm *vm, u64 va, u64 range,
 	struct wddmseg_pt_run run;
 	u64 end = va + range;
 
-	wddmseg_vm_for_each_leaf_run(m, va, end, &run)
+	for (; wddmseg_pt_run(m, 0, va, end, &run);
+	     va = wddmseg_vm_run_end(m, &run))
 		if (wddmseg_vm_table_drop(vm, 0, va, run.count, freed, last))
 			return;
 }
@@ -295,7 +298,8 @@ int wddmseg_vm_pt_prepare(struct wddmseg_vm *vm, u64 va, u64 range,
 	struct wddmseg_pt_run run;
 	u64 start = va, end = va + range;
 
-	wddmseg_vm_for_each_leaf_run(m, va, end, &run) {
+	for (; wddmseg_pt_run(m, 0, va, end, &run);
+	     va = wddmseg_vm_run_end(m, &run)) {
 		struct wddmseg_vm_table *t = wddmseg_vm_table_get(vm, 0, va, last);
 
 		if (IS_ERR(t)) {
@@ -384,7 +388,7 @@ int wddmseg_vm_pt_map(struct wddmseg_vm *vm, u64 va, u64 range,
 	int ret;
 
 	for (; wddmseg_pt_run(m, 0, va, end, &run);
-	     va = run.va + ((u64)run.count << wddmseg_pt_shift(m, 0))) {
+	     va = wddmseg_vm_run_end(m, &run)) {
 		struct wddmseg_vm_table *t = wddmseg_vm_table_find(vm, 0, va);
 
 		if (WARN_ON_ONCE(!t))
@@ -420,7 +424,7 @@ int wddmseg_vm_pt_clear(struct wddmseg_vm *vm, u64 va, u64 range,
 	int ret;
 
 	for (; wddmseg_pt_run(m, 0, va, end, &run);
-	     va = run.va + ((u64)run.count << wddmseg_pt_shift(m, 0))) {
+	     va = wddmseg_vm_run_end(m, &run)) {
 		struct wddmseg_vm_table *t = wddmseg_vm_table_find(vm, 0, va);
 
 		if (WARN_ON_ONCE(!t))
