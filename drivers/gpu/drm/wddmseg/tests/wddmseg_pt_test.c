@@ -213,6 +213,46 @@ static void pt_encode_flush(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, cmd[i], SENTINEL);
 }
 
+/* The word layout of docs-wddmseg.rst, "Ring commands": opcode 0x0d. */
+static void pt_encode_transfer_virtual(struct kunit *test)
+{
+	u64 cmd[BUF_QWORDS];
+	u32 i, n;
+
+	fill_sentinel(cmd);
+	n = wddmseg_encode_transfer_virtual(cmd, SZ_8M, 0x40001000ULL,
+					    0x1000004ULL, 0x40002000ULL,
+					    0x7fff000008ULL);
+	KUNIT_EXPECT_EQ(test, n, 6U);
+	KUNIT_EXPECT_EQ(test, cmd[0], 0x0dULL | (6ULL << 16));
+	KUNIT_EXPECT_EQ(test, cmd[1], (u64)SZ_8M);
+	KUNIT_EXPECT_EQ(test, cmd[2], 0x40001000ULL);
+	KUNIT_EXPECT_EQ(test, cmd[3], 0x1000004ULL);
+	KUNIT_EXPECT_EQ(test, cmd[4], 0x40002000ULL);
+	KUNIT_EXPECT_EQ(test, cmd[5], 0x7fff000008ULL);
+	for (i = n; i < BUF_QWORDS; i++)
+		KUNIT_EXPECT_EQ(test, cmd[i], SENTINEL);
+}
+
+/* Opcode 0x0e: the pattern in its own word, bits 32..63 zero. */
+static void pt_encode_fill_virtual(struct kunit *test)
+{
+	u64 cmd[BUF_QWORDS];
+	u32 i, n;
+
+	fill_sentinel(cmd);
+	n = wddmseg_encode_fill_virtual(cmd, 4096, 0xdeadbeef, 0x40001000ULL,
+					0x1000000ULL);
+	KUNIT_EXPECT_EQ(test, n, 5U);
+	KUNIT_EXPECT_EQ(test, cmd[0], 0x0eULL | (5ULL << 16));
+	KUNIT_EXPECT_EQ(test, cmd[1], 4096ULL);
+	KUNIT_EXPECT_EQ(test, cmd[2], 0xdeadbeefULL);
+	KUNIT_EXPECT_EQ(test, cmd[3], 0x40001000ULL);
+	KUNIT_EXPECT_EQ(test, cmd[4], 0x1000000ULL);
+	for (i = n; i < BUF_QWORDS; i++)
+		KUNIT_EXPECT_EQ(test, cmd[i], SENTINEL);
+}
+
 static struct kunit_case pt_test_cases[] = {
 	KUNIT_CASE(pt_pte_leaf),
 	KUNIT_CASE(pt_pte_table),
@@ -223,6 +263,8 @@ static struct kunit_case pt_test_cases[] = {
 	KUNIT_CASE(pt_run_tiles),
 	KUNIT_CASE(pt_encode_update),
 	KUNIT_CASE(pt_encode_flush),
+	KUNIT_CASE(pt_encode_transfer_virtual),
+	KUNIT_CASE(pt_encode_fill_virtual),
 	{}
 };
 
