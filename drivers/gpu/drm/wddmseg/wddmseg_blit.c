@@ -69,7 +69,6 @@ static int wddmseg_blit_prepare(struct wddmseg_device *wdev,
 				struct drm_gem_object *obj)
 {
 	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
-	struct ttm_buffer_object *tbo = &bo->tbo;
 	struct ttm_operation_ctx ctx = { .interruptible = true };
 	int ret;
 
@@ -86,14 +85,9 @@ static int wddmseg_blit_prepare(struct wddmseg_device *wdev,
 		if (ret)
 			return ret;
 	}
-	if (ttm_manager_type(tbo->bdev, tbo->resource->mem_type)->use_tt) {
-		/* TTM gives every allocation in pages a ttm_tt. */
-		if (WARN_ON_ONCE(!tbo->ttm))
-			return -EINVAL;
-		ret = wddmseg_bo_populate(tbo, &ctx);
-		if (ret)
-			return ret;
-	}
+	ret = wddmseg_bo_populate_engine(bo, &ctx);
+	if (ret)
+		return ret;
 	return dma_resv_reserve_fences(obj->resv, 2);
 }
 

@@ -187,6 +187,29 @@ int wddmseg_bo_validate_as(struct wddmseg_bo *bo,
 }
 
 /**
+ * wddmseg_bo_populate_engine - the pages of an allocation that lives in
+ *	pages, for the engine to reach by DMA
+ * @bo: reserved allocation with a resource
+ * @ctx: TTM operation context
+ *
+ * In system memory or an aperture TTM gives every allocation a ttm_tt;
+ * this populates it. In VRAM there is nothing to do.
+ *
+ * Return: 0 or a negative errno.
+ */
+int wddmseg_bo_populate_engine(struct wddmseg_bo *bo,
+			       struct ttm_operation_ctx *ctx)
+{
+	struct ttm_buffer_object *tbo = &bo->tbo;
+
+	if (!ttm_manager_type(tbo->bdev, tbo->resource->mem_type)->use_tt)
+		return 0;
+	if (WARN_ON_ONCE(!tbo->ttm))
+		return -EINVAL;
+	return wddmseg_bo_populate(tbo, ctx);
+}
+
+/**
  * wddmseg_bo_ensure_resource - a placement for an allocation that has none
  * @bo: reserved allocation
  * @ctx: TTM operation context

@@ -204,6 +204,8 @@ int wddmseg_bo_move_system_locked(struct wddmseg_bo *bo,
 				  struct ttm_operation_ctx *ctx);
 int wddmseg_bo_make_resident_locked(struct wddmseg_bo *bo,
 				    struct ttm_operation_ctx *ctx);
+int wddmseg_bo_populate_engine(struct wddmseg_bo *bo,
+			       struct ttm_operation_ctx *ctx);
 int wddmseg_bo_ensure_resource(struct wddmseg_bo *bo,
 			       struct ttm_operation_ctx *ctx);
 int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard);

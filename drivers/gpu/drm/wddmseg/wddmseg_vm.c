@@ -349,15 +349,10 @@ static int wddmseg_vm_bo_prepare(struct wddmseg_bo *bo)
 	if (ret)
 		return ret;
 	ret = wddmseg_bo_ensure_resource(bo, &ctx);
+	if (!ret)
+		ret = wddmseg_bo_populate_engine(bo, &ctx);
 	if (ret)
 		return ret;
-	if (ttm_manager_type(tbo->bdev, tbo->resource->mem_type)->use_tt) {
-		if (WARN_ON_ONCE(!tbo->ttm))
-			return -EINVAL;
-		ret = wddmseg_bo_populate(tbo, &ctx);
-		if (ret)
-			return ret;
-	}
 	lret = dma_resv_wait_timeout(tbo->base.resv, DMA_RESV_USAGE_KERNEL,
 				     true, MAX_SCHEDULE_TIMEOUT);
 	return lret < 0 ? lret : 0;
