@@ -356,7 +356,8 @@ TEST_F(vm, bind_copy_every_placement)
 		uint32_t src_seg = segs[i], dst_seg = segs[(i + 1) % 4];
 		uint32_t src = vm_make(_metadata, self->fd, src_seg, 2 * BIND_SIZE);
 		uint32_t dst = vm_make(_metadata, self->fd, dst_seg, 2 * BIND_SIZE);
-		uint8_t *got = malloc(BIND_SIZE);
+		uint32_t *got = malloc(BIND_SIZE), *s = malloc(2 * BIND_SIZE);
+		uint64_t w, bad;
 
 		ASSERT_EQ(0, gem_write_pattern(self->fd, src, 2 * BIND_SIZE, i + 1));
 		/* src's second half at VA_A, dst's first half at VA_B. */
@@ -370,20 +371,16 @@ TEST_F(vm, bind_copy_every_placement)
 		ASSERT_EQ(0, wddmseg_unmap_gpu_va(self->fd, vm, VA_A, BIND_SIZE));
 		ASSERT_EQ(0, wddmseg_unmap_gpu_va(self->fd, vm, VA_B, BIND_SIZE));
 
-		{
-			uint32_t *s = malloc(2 * BIND_SIZE), *d = (uint32_t *)got;
-			uint64_t w, bad = 0;
-
-			ASSERT_EQ(0, gem_read_back(self->fd, src, 2 * BIND_SIZE, s));
-			ASSERT_EQ(0, gem_read_back(self->fd, dst, BIND_SIZE, got));
-			for (w = 1; w < BIND_SIZE / 4 - 1; w++)
-				bad += d[w] != s[BIND_SIZE / 4 + 2 + (w - 1)];
-			EXPECT_EQ(0u, bad) TH_LOG("%s -> %s: %llu words wrong",
-						  seg_name(src_seg), seg_name(dst_seg),
-						  (unsigned long long)bad);
-			EXPECT_EQ(0u, d[0]);
-			free(s);
-		}
+		ASSERT_EQ(0, gem_read_back(self->fd, src, 2 * BIND_SIZE, s));
+		ASSERT_EQ(0, gem_read_back(self->fd, dst, BIND_SIZE, got));
+		bad = 0;
+		for (w = 1; w < BIND_SIZE / 4 - 1; w++)
+			bad += got[w] != s[BIND_SIZE / 4 + 2 + (w - 1)];
+		EXPECT_EQ(0u, bad) TH_LOG("%s -> %s: %llu words wrong",
+					  seg_name(src_seg), seg_name(dst_seg),
+					  (unsigned long long)bad);
+		EXPECT_EQ(0u, got[0]);
+		free(s);
 		free(got);
 		wddmseg_destroy_allocation(self->fd, src);
 		wddmseg_destroy_allocation(self->fd, dst);
@@ -594,6 +591,7 @@ TEST_F(vm, close_with_mappings)
 /* Malformed binds: -EINVAL or -ENOENT by rule, nothing mapped. */
 TEST_F(vm, bind_refusals)
 {
+	struct drm_wddmseg_submit_blit f, g;
 	struct drm_wddmseg_vm_bind ok, b;
 	uint32_t vm, bo;
 	unsigned int i;
@@ -621,8 +619,9 @@ TEST_F(vm, bind_refusals)
 	BIND_REFUSED(-EINVAL, "vm-bind-flags", b.flags = 2);
 	BIND_REFUSED(-EINVAL, "vm-bind-flags", b.op = WDDMSEG_VM_BIND_OP_UNMAP;
 		     b.handle = 0; b.flags = WDDMSEG_VM_BIND_READ_ONLY);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 4; i++) {
 		BIND_REFUSED(-EINVAL, "vm-bind-reserved", b.reserved[i] = 1);
+	}
 	BIND_REFUSED(-EINVAL, "vm-bind-reserved", b.op = WDDMSEG_VM_BIND_OP_UNMAP);
 	BIND_REFUSED(-EINVAL, "vm-bind-align", b.va = VA_A + 8);
 	BIND_REFUSED(-EINVAL, "vm-bind-align", b.range = 100);
@@ -640,28 +639,27 @@ TEST_F(vm, bind_refusals)
 	EXPECT_EQ(-EFAULT, gva_fill(self->fd, vm, VA_A, SZ_4K, 0));
 
 	/* Blits by VA: no handles, a known space, inside it. */
-	{
-		struct drm_wddmseg_submit_blit f = {
-			.op = WDDMSEG_BLIT_FILL, .flags = WDDMSEG_BLIT_VIRTUAL,
-			.vm_id = vm, .dst_offset = VA_A, .size = SZ_4K,
-		}, g;
-
-		g = f; g.dst_handle = bo;
-		EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &g));
-		EXPECT_KMSG_RULE(self->kmsg, "blit-va-handles");
-		g = f; g.vm_id = vm + 1000;
-		EXPECT_EQ(-ENOENT, wddmseg_submit_blit(self->fd, &g));
-		EXPECT_KMSG_RULE(self->kmsg, "vm-id");
-		g = f; g.dst_offset = 0;
-		EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &g));
-		EXPECT_KMSG_RULE(self->kmsg, "blit-va-range");
-		g = f; g.size = 256ULL * SZ_1M + 4;
-		EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &g));
-		EXPECT_KMSG_RULE(self->kmsg, "blit-va-size");
-		g = f; g.size = 6;
-		EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &g));
-		EXPECT_KMSG_RULE(self->kmsg, "blit-va-size");
-	}
+	memset(&f, 0, sizeof(f));
+	f.op = WDDMSEG_BLIT_FILL;
+	f.flags = WDDMSEG_BLIT_VIRTUAL;
+	f.vm_id = vm;
+	f.dst_offset = VA_A;
+	f.size = SZ_4K;
+	g = f; g.dst_handle = bo;
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &g));
+	EXPECT_KMSG_RULE(self->kmsg, "blit-va-handles");
+	g = f; g.vm_id = vm + 1000;
+	EXPECT_EQ(-ENOENT, wddmseg_submit_blit(self->fd, &g));
+	EXPECT_KMSG_RULE(self->kmsg, "vm-id");
+	g = f; g.dst_offset = 0;
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &g));
+	EXPECT_KMSG_RULE(self->kmsg, "blit-va-range");
+	g = f; g.size = 256ULL * SZ_1M + 4;
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &g));
+	EXPECT_KMSG_RULE(self->kmsg, "blit-va-size");
+	g = f; g.size = 6;
+	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &g));
+	EXPECT_KMSG_RULE(self->kmsg, "blit-va-size");
 	EXPECT_EQ(0, wddmseg_destroy_gpu_va_space(self->fd, vm));
 }
 
