@@ -933,8 +933,8 @@ struct drm_wddmseg_vm_destroy {
  * for MAP, inside the allocation. Errors: -EINVAL (rules vm-bind-op,
  * vm-bind-flags, vm-bind-reserved, vm-bind-align, vm-bind-range), -ENOENT
  * (vm-id, or no such handle), -EOPNOTSUPP (vm-no-gpuvm, or an allocation
- * the device must not reach by a GPU virtual address: HardwareProtected
- * (rule vm-bind-protected), PermanentSysMem (vm-bind-permanent), imported
+ * the device must not reach by a GPU virtual address: Protected or
+ * HardwareProtected (rule vm-bind-protected), PermanentSysMem (vm-bind-permanent), imported
  * through PRIME (vm-bind-import)), -EINVAL for an offered allocation (rule
  * offered-no-access), -ENOSPC (no room for a page table in the page-table
  * segment), -ENOMEM; on any of them nothing changed. An UNMAP allocates

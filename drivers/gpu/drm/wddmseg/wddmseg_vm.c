@@ -203,9 +203,9 @@ int wddmseg_ioctl_vm_create(struct drm_device *drm, void *data,
  * closing the file) unmaps everything first.
  *
  * Refused: allocations the device must not reach by a GPU virtual
- * address. HardwareProtected ones (rule vm-bind-protected: a blit by VA
- * would copy protected content wherever the other address points,
- * around the rules of DOC: Protected content), PermanentSysMem ones
+ * address. Protected and HardwareProtected ones (rule vm-bind-protected:
+ * a blit by VA would copy protected content wherever the other address
+ * points, around the rule protected-copy of the blits of allocations), PermanentSysMem ones
  * (rule vm-bind-permanent: writes by VA would not reach the permanent
  * copy, which only the blit path keeps in step), and allocations
  * imported through PRIME (rule vm-bind-import: another device's pages,
@@ -527,8 +527,8 @@ static int wddmseg_vm_bind_allowed(struct drm_device *drm,
 {
 	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
 
-	if (wddmseg_bo_hw_protected(bo)) {
-		drm_dbg(drm, "vm_bind: rule vm-bind-protected: a HardwareProtected allocation is never reached by a GPU virtual address\n");
+	if (wddmseg_bo_protected(bo)) {
+		drm_dbg(drm, "vm_bind: rule vm-bind-protected: a Protected or HardwareProtected allocation is never reached by a GPU virtual address\n");
 		return -EOPNOTSUPP;
 	}
 	if (wddmseg_bo_permanent(bo)) {

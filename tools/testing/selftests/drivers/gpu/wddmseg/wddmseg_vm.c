@@ -593,7 +593,7 @@ TEST_F(vm, bind_refusals)
 {
 	struct drm_wddmseg_submit_blit f, g;
 	struct drm_wddmseg_vm_bind ok, b;
-	uint32_t vm, bo;
+	uint32_t vm, bo, prot;
 	unsigned int i;
 
 	if (SETUP_SKIPPED())
@@ -634,6 +634,14 @@ TEST_F(vm, bind_refusals)
 	BIND_REFUSED(-EINVAL, "vm-bind-range", b.range = BIND_SIZE + SZ_4K);
 	BIND_REFUSED(-ENOENT, "vm-id", b.vm_id = vm + 1000);
 	BIND_REFUSED(-ENOENT, NULL, b.handle = 0xdead);
+	/*
+	 * A Protected allocation: a copy by VA would take its content into
+	 * any other mapping, around the blits' rule protected-copy.
+	 */
+	ASSERT_EQ(0, wddmseg_create_allocation_in(self->fd, BIND_SIZE,
+						  WDDMSEG_ALLOC_PROTECTED, 1,
+						  &prot));
+	BIND_REFUSED(-EOPNOTSUPP, "vm-bind-protected", b.handle = prot);
 #undef BIND_REFUSED
 	/* Nothing got mapped. */
 	EXPECT_EQ(-EFAULT, gva_fill(self->fd, vm, VA_A, SZ_4K, 0));
