@@ -38,8 +38,12 @@ extern "C" {
  * blits by GPU virtual address (WDDMSEG_BLIT_VIRTUAL, which gives the
  * first reserved word of &drm_wddmseg_submit_blit its meaning: @vm_id
  * and @vm_pad).
+ * Version 10 added DRM_IOCTL_WDDMSEG_SET_ALLOCATION_PRIORITY
+ * (&drm_wddmseg_set_allocation_priority, WDDMSEG_ALLOCATION_PRIORITY_*) and
+ * gave meaning to the first of the reserved words of &drm_wddmseg_gem_info
+ * (priority and offer_priority).
  */
-#define WDDMSEG_UAPI_VERSION		9
+#define WDDMSEG_UAPI_VERSION		10
 
 /**
  * WDDMSEG_MAX_SEGMENTS - largest segment count the driver accepts
@@ -70,6 +74,7 @@ extern "C" {
 #define DRM_WDDMSEG_VM_BIND		0x0d
 #define DRM_WDDMSEG_OFFER_ALLOCATIONS	0x15
 #define DRM_WDDMSEG_RECLAIM_ALLOCATIONS	0x16
+#define DRM_WDDMSEG_SET_ALLOCATION_PRIORITY	0x17
 
 #define DRM_IOCTL_WDDMSEG_QUERY_ADAPTER \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_ADAPTER, \
@@ -119,6 +124,9 @@ extern "C" {
 #define DRM_IOCTL_WDDMSEG_RECLAIM_ALLOCATIONS \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_RECLAIM_ALLOCATIONS, \
 		struct drm_wddmseg_reclaim_allocations)
+#define DRM_IOCTL_WDDMSEG_SET_ALLOCATION_PRIORITY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_SET_ALLOCATION_PRIORITY, \
+		struct drm_wddmseg_set_allocation_priority)
 
 /**
  * struct drm_wddmseg_query_adapter - adapter-wide properties
@@ -657,8 +665,20 @@ struct drm_wddmseg_gem_info {
 	__u64 eviction_count;
 	/** @move_count: out: times its content moved between segments. */
 	__u64 move_count;
+	/**
+	 * @priority: out (version 10): the allocation's eviction priority,
+	 * WDDMSEG_ALLOCATION_PRIORITY_* (NORMAL unless
+	 * DRM_IOCTL_WDDMSEG_SET_ALLOCATION_PRIORITY changed it). Up to
+	 * version 9 this was part of @reserved.
+	 */
+	__u32 priority;
+	/**
+	 * @offer_priority: out (version 10): WDDMSEG_OFFER_PRIORITY_* while
+	 * the allocation is offered, 0 otherwise.
+	 */
+	__u32 offer_priority;
 	/** @reserved: must be zero. */
-	__u64 reserved[4];
+	__u64 reserved[3];
 };
 
 /**
@@ -839,7 +859,7 @@ struct drm_wddmseg_submit_blit {
 	/**
 	 * @vm_id: in (version 9): with WDDMSEG_BLIT_VIRTUAL the address space
 	 * (DRM_IOCTL_WDDMSEG_VM_CREATE) the offsets are addresses of; else 0.
-	 * Up to version 8 this was part of @reserved.
+	 * Up to version 9 this was part of @reserved.
 	 */
 	__u32 vm_id;
 	/** @vm_pad: must be zero. */
@@ -962,7 +982,8 @@ struct drm_wddmseg_vm_bind {
 };
 
 /**
- * WDDMSEG_OFFER_MAX_HANDLES - most handles one OFFER or RECLAIM takes
+ * WDDMSEG_OFFER_MAX_HANDLES - most handles one OFFER, RECLAIM or
+ * SET_ALLOCATION_PRIORITY takes
  */
 #define WDDMSEG_OFFER_MAX_HANDLES	4096
 
@@ -978,7 +999,9 @@ struct drm_wddmseg_vm_bind {
  * modelled on D3DKMTOfferAllocations. Each allocation is offered: when
  * the driver needs its memory it gives the place up without copying the
  * content out (a DiscardContent, counted in sysfs ``discard_bytes``),
- * offered allocations before any other, in @priority order (LOW first).
+ * offered allocations before any other; of one segment, in @priority
+ * order (LOW first, whatever the order of the offers; of one priority,
+ * the one offered first).
  * An eviction of an offered allocation (GEM_EVICT too) is such a discard.
  * Until DRM_IOCTL_WDDMSEG_RECLAIM_ALLOCATIONS, an offered allocation
  * cannot be CPU-faulted (SIGBUS), blitted or made resident (-EINVAL).
@@ -1037,6 +1060,62 @@ struct drm_wddmseg_reclaim_allocations {
 	__u32 count;
 	/** @flags: in: WDDMSEG_RECLAIM_* bits. */
 	__u32 flags;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
+};
+
+/*
+ * Values of &drm_wddmseg_set_allocation_priority.priority and
+ * &drm_wddmseg_gem_info.priority: the five D3DDDI_ALLOCATIONPRIORITY
+ * values, with WDDM's numbers. Under memory pressure MINIMUM is evicted
+ * first and MAXIMUM last; see "Allocation priority" in
+ * Documentation/gpu/wddmseg.rst for how finely the driver tells them
+ * apart.
+ */
+/** WDDMSEG_ALLOCATION_PRIORITY_MINIMUM - D3DDDI_ALLOCATIONPRIORITY_MINIMUM */
+#define WDDMSEG_ALLOCATION_PRIORITY_MINIMUM	0x28000000u
+/** WDDMSEG_ALLOCATION_PRIORITY_LOW - D3DDDI_ALLOCATIONPRIORITY_LOW */
+#define WDDMSEG_ALLOCATION_PRIORITY_LOW		0x50000000u
+/**
+ * WDDMSEG_ALLOCATION_PRIORITY_NORMAL - D3DDDI_ALLOCATIONPRIORITY_NORMAL,
+ * every allocation's priority at creation
+ */
+#define WDDMSEG_ALLOCATION_PRIORITY_NORMAL	0x78000000u
+/** WDDMSEG_ALLOCATION_PRIORITY_HIGH - D3DDDI_ALLOCATIONPRIORITY_HIGH */
+#define WDDMSEG_ALLOCATION_PRIORITY_HIGH	0xa0000000u
+/** WDDMSEG_ALLOCATION_PRIORITY_MAXIMUM - D3DDDI_ALLOCATIONPRIORITY_MAXIMUM */
+#define WDDMSEG_ALLOCATION_PRIORITY_MAXIMUM	0xc8000000u
+
+/**
+ * struct drm_wddmseg_set_allocation_priority - order evictions
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_SET_ALLOCATION_PRIORITY (uapi version 10),
+ * modelled on D3DKMTSetAllocationPriority with one priority for every
+ * allocation of the call. When the driver needs room in a segment it
+ * evicts allocations of a lower priority before those of a higher one,
+ * whichever process they belong to; offered allocations
+ * (DRM_IOCTL_WDDMSEG_OFFER_ALLOCATIONS) go before any of them whatever
+ * their priority. An offered allocation keeps the priority set (also
+ * while offered) and returns to it when reclaimed.
+ *
+ * All or nothing: on any error no priority of the call changes. Refused
+ * (-EINVAL): a @priority that is not one of WDDMSEG_ALLOCATION_PRIORITY_*,
+ * a non-zero @flags, @pad or @reserved, a @count outside 1 to
+ * WDDMSEG_OFFER_MAX_HANDLES, an allocation given twice, an allocation
+ * imported through PRIME (it lives in system memory only, so has nothing
+ * to be evicted from); -ENOENT for an unknown handle.
+ */
+struct drm_wddmseg_set_allocation_priority {
+	/** @handles: in: user pointer to @count __u32 GEM handles. */
+	__u64 handles;
+	/** @count: in: 1 to WDDMSEG_OFFER_MAX_HANDLES. */
+	__u32 count;
+	/** @priority: in: WDDMSEG_ALLOCATION_PRIORITY_*. */
+	__u32 priority;
+	/** @flags: in: must be zero. */
+	__u32 flags;
+	/** @pad: must be zero. */
+	__u32 pad;
 	/** @reserved: must be zero. */
 	__u64 reserved[2];
 };

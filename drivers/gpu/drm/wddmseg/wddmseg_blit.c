@@ -292,6 +292,7 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	struct dma_fence *fence;
 	ktime_t start;
 	int ret, idx, count = 1, fd = -1;
+	bool offered;
 
 	if ((a->op != WDDMSEG_BLIT_COPY && a->op != WDDMSEG_BLIT_FILL) ||
 	    (a->flags & ~(WDDMSEG_BLIT_FENCE_OUT | WDDMSEG_BLIT_SYNCOBJ_IN |
@@ -399,7 +400,12 @@ int wddmseg_ioctl_submit_blit(struct drm_device *drm, void *data,
 	dma_fence_put(fence);
 
 out_unlock:
+	/* Refused for an offered one, skipped by any sort meanwhile. */
+	offered = gem_to_wddmseg_bo(objs[0])->offer_priority ||
+		  (count == 2 && gem_to_wddmseg_bo(objs[1])->offer_priority);
 	drm_gem_unlock_reservations(objs, count, &ticket);
+	if (offered)
+		wddmseg_offer_sort(wdev);
 out_exit:
 	drm_dev_exit(idx);
 out_put:

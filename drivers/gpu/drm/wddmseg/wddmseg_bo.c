@@ -38,6 +38,7 @@
 #include "wddmseg_parked.h"
 #include "wddmseg_mgr.h"
 #include "wddmseg_migrate.h"
+#include "wddmseg_offer.h"
 #include "wddmseg_prime.h"
 #include "wddmseg_protect.h"
 #include "wddmseg_hw.h"
@@ -356,6 +357,7 @@ static void wddmseg_gem_free(struct drm_gem_object *obj)
 	struct wddmseg_bo *bo = gem_to_wddmseg_bo(obj);
 	struct wddmseg_device *wdev = wddmseg_bo_wdev(bo);
 
+	wddmseg_offer_forget(bo);
 	if (bo->tbo.pin_count) {
 		u32 id;
 
@@ -479,7 +481,7 @@ int wddmseg_bo_pin_scanout(struct wddmseg_bo *bo)
 	}
 	wddmseg_bo_pin_locked(bo);
 out:
-	ttm_bo_unreserve(&bo->tbo);
+	wddmseg_bo_unreserve(bo);
 	return ret;
 }
 
@@ -494,7 +496,7 @@ void wddmseg_bo_unpin(struct wddmseg_bo *bo)
 	if (ttm_bo_reserve(&bo->tbo, false, false, NULL))
 		return;
 	wddmseg_bo_unpin_locked(bo);
-	ttm_bo_unreserve(&bo->tbo);
+	wddmseg_bo_unreserve(bo);
 }
 
 /**
@@ -547,7 +549,7 @@ int wddmseg_bo_pin_shared(struct wddmseg_bo *bo)
 	}
 	wddmseg_bo_pin_locked(bo);
 out:
-	ttm_bo_unreserve(tbo);
+	wddmseg_bo_unreserve(bo);
 	return ret;
 }
 
@@ -646,6 +648,8 @@ static int wddmseg_bo_new(struct wddmseg_device *wdev,
 	bo->group = -1;
 	/* The device reads a kernel allocation as one range of its segment. */
 	bo->contiguous = kernel;
+	bo->alloc_priority = WDDMSEG_ALLOCATION_PRIORITY_NORMAL;
+	INIT_LIST_HEAD(&bo->offer_link);
 	bo->tbo.priority = WDDMSEG_TTM_PRIO_DEFAULT;
 	for (i = 0; i < WDDMSEG_MAX_PREFERRED && args->preferred[i]; i++)
 		bo->preferred[n++] = args->preferred[i];
@@ -827,7 +831,7 @@ int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard)
 		if (!ret && discard)
 			ret = wddmseg_bo_discard_pages(bo, &ctx);
 	}
-	ttm_bo_unreserve(&bo->tbo);
+	wddmseg_bo_unreserve(bo);
 	return ret == -ENOMEM && id ? -ENOSPC : ret;
 }
 

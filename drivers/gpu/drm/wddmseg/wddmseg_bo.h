@@ -98,6 +98,11 @@ struct wddmseg_residency_event {
  * @vm_unpin: GPU mappings of it removed by the bind under way, whose
  *	pins go once that bind's TLB flush completed (wddmseg_vm.c). Under
  *	the reservation, 0 outside a bind
+ * @alloc_priority: WDDMSEG_ALLOCATION_PRIORITY_* (SET_ALLOCATION_PRIORITY),
+ *	NORMAL from creation; kept while offered. Changed under the
+ *	reservation (DOC: Allocation priority)
+ * @offer_link: on &wddmseg_device.offered while offered, in the order of
+ *	the offers; under &wddmseg_device.offer_lock (DOC: Offer and reclaim)
  */
 struct wddmseg_bo {
 	struct ttm_buffer_object tbo;
@@ -134,6 +139,8 @@ struct wddmseg_bo {
 	u32 offer_priority;
 	bool discarded;
 	u32 vm_unpin;
+	u32 alloc_priority;
+	struct list_head offer_link;
 };
 
 static inline struct wddmseg_bo *to_wddmseg_bo(struct ttm_buffer_object *tbo)
@@ -147,13 +154,33 @@ static inline struct wddmseg_bo *gem_to_wddmseg_bo(struct drm_gem_object *obj)
 }
 
 /*
- * TTM LRU priority of an allocation that is not offered: the last list TTM
- * walks for evictions; offered ones use 0 to 2 (DOC: Offer and reclaim).
+ * The TTM LRU lists (&ttm_buffer_object.priority) allocations live on;
+ * TTM walks them from 0 up when it looks for something to evict (DOC:
+ * Allocation priority): every offered allocation, then MINIMUM and LOW,
+ * then NORMAL (the default), then HIGH and MAXIMUM.
  */
-#define WDDMSEG_TTM_PRIO_DEFAULT	3
+#define WDDMSEG_TTM_PRIO_OFFERED	0
+#define WDDMSEG_TTM_PRIO_LOW		1
+#define WDDMSEG_TTM_PRIO_DEFAULT	2
+#define WDDMSEG_TTM_PRIO_HIGH		3
 
 #define WDDMSEG_ALLOC_ANY_PROTECTED	(WDDMSEG_ALLOC_PROTECTED | \
 					 WDDMSEG_ALLOC_HARDWARE_PROTECTED)
+
+/*
+ * wddmseg_bo_ttm_priority - the TTM LRU list @bo belongs on (DOC:
+ * Allocation priority): offered ones first, then by allocation priority.
+ */
+static inline unsigned int wddmseg_bo_ttm_priority(const struct wddmseg_bo *bo)
+{
+	if (bo->offer_priority)
+		return WDDMSEG_TTM_PRIO_OFFERED;
+	if (bo->alloc_priority < WDDMSEG_ALLOCATION_PRIORITY_NORMAL)
+		return WDDMSEG_TTM_PRIO_LOW;
+	if (bo->alloc_priority > WDDMSEG_ALLOCATION_PRIORITY_NORMAL)
+		return WDDMSEG_TTM_PRIO_HIGH;
+	return WDDMSEG_TTM_PRIO_DEFAULT;
+}
 
 /* PermanentSysMem: a system-memory copy for life (wddmseg_parked.c). */
 static inline bool wddmseg_bo_permanent(const struct wddmseg_bo *bo)

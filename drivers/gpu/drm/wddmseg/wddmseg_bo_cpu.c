@@ -206,6 +206,7 @@ static vm_fault_t wddmseg_gem_fault_map(struct vm_fault *vmf)
 	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
 	struct drm_device *drm = tbo->base.dev;
 	vm_fault_t ret;
+	bool offered;
 	int idx;
 
 	ret = ttm_bo_vm_reserve(tbo, vmf);
@@ -232,7 +233,10 @@ static vm_fault_t wddmseg_gem_fault_map(struct vm_fault *vmf)
 	if (ret == VM_FAULT_RETRY && !(vmf->flags & FAULT_FLAG_RETRY_NOWAIT))
 		return ret;
 
+	offered = to_wddmseg_bo(tbo)->offer_priority;
 	dma_resv_unlock(tbo->base.resv);
+	if (offered)
+		wddmseg_offer_sort(bdev_to_wddmseg(tbo->bdev));
 	return ret;
 }
 
@@ -288,7 +292,7 @@ static int wddmseg_gem_vm_access(struct vm_area_struct *vma,
 		if (ret)
 			return ret;
 		ret = wddmseg_bo_ensure_resource(to_wddmseg_bo(tbo), &ctx);
-		ttm_bo_unreserve(tbo);
+		wddmseg_bo_unreserve(to_wddmseg_bo(tbo));
 		if (ret)
 			return ret;
 	}

@@ -20,6 +20,7 @@
 #include "wddmseg_file.h"
 #include "wddmseg_mgr.h"
 #include "wddmseg_migrate.h"
+#include "wddmseg_offer.h"
 #include "wddmseg_trace.h"
 
 static struct wddmseg_residency_event *
@@ -230,7 +231,7 @@ int wddmseg_bo_arm_residency(struct wddmseg_bo *bo,
 		wddmseg_bo_residency_note(bo, bo->tbo.resource);
 		wddmseg_bo_residency_commit(bo);
 	}
-	ttm_bo_unreserve(&bo->tbo);
+	wddmseg_bo_unreserve(bo);
 	if (ret)
 		drm_gem_handle_delete(file, handle);
 	return ret;

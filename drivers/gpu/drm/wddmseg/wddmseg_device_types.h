@@ -486,6 +486,8 @@ struct wddmseg_device {
 	struct list_head parked_list;
 	unsigned long parked_pages;
 	struct shrinker *parked_shrinker;
+	struct mutex offer_lock;	/* offered, bo->offer_link */
+	struct list_head offered;
 	struct mutex access_lock;	/* access_bounce, access_fence */
 	void *access_bounce;
 	dma_addr_t access_bounce_dma;

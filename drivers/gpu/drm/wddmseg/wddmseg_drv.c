@@ -75,6 +75,9 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 			  wddmseg_ioctl_offer_allocations, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(WDDMSEG_RECLAIM_ALLOCATIONS,
 			  wddmseg_ioctl_reclaim_allocations, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_SET_ALLOCATION_PRIORITY,
+			  wddmseg_ioctl_set_allocation_priority,
+			  DRM_RENDER_ALLOW),
 };
 
 /*

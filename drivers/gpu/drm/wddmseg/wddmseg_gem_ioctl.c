@@ -197,7 +197,9 @@ int wddmseg_ioctl_gem_info(struct drm_device *drm, void *data,
 			args->state |= WDDMSEG_STATE_CROSS_ADAPTER;
 		args->eviction_count = atomic64_read(&bo->evictions);
 		args->move_count = atomic64_read(&bo->moves);
-		ttm_bo_unreserve(&bo->tbo);
+		args->priority = bo->alloc_priority;
+		args->offer_priority = bo->offer_priority;
+		wddmseg_bo_unreserve(bo);
 	}
 	drm_gem_object_put(&bo->tbo.base);
 	return ret;
@@ -246,7 +248,7 @@ int wddmseg_ioctl_gem_make_resident(struct drm_device *drm, void *data,
 		if (!ret) {
 			ret = bo->tbo.pin_count ? -EBUSY :
 			      wddmseg_bo_validate(bo, &ctx);
-			ttm_bo_unreserve(&bo->tbo);
+			wddmseg_bo_unreserve(bo);
 		}
 	}
 	drm_dev_exit(idx);

@@ -275,6 +275,8 @@ wddmseg_gem_prime_import_sg_table(struct drm_device *drm,
 	bo->flags = WDDMSEG_ALLOC_CPU_VISIBLE;
 	bo->cross_adapter = true;
 	bo->group = -1;
+	bo->alloc_priority = WDDMSEG_ALLOCATION_PRIORITY_NORMAL;
+	INIT_LIST_HEAD(&bo->offer_link);
 	bo->tbo.priority = WDDMSEG_TTM_PRIO_DEFAULT;
 	drm_gem_private_object_init(drm, &bo->tbo.base, attach->dmabuf->size);
 	wddmseg_gem_gpuva_init(&bo->tbo.base);

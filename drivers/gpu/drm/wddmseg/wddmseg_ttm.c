@@ -1142,6 +1142,8 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 	wddmseg_assign_mem_types(wdev);
 	wddmseg_protect_init(wdev);
 	mutex_init(&wdev->access_lock);
+	mutex_init(&wdev->offer_lock);
+	INIT_LIST_HEAD(&wdev->offered);
 	wdev->access_fence = NULL;
 	/* Without it, access_memory uses the CPU path. */
 	wdev->access_bounce = dmam_alloc_coherent(drm->dev, WDDMSEG_ACCESS_BOUNCE,
