@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -51,6 +52,65 @@ int wddmseg_reclaim_allocations(int fd, const uint32_t *handles,
 	};
 
 	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_RECLAIM_ALLOCATIONS, &r);
+}
+
+static bool priority_known(uint32_t p)
+{
+	return p == WDDMSEG_ALLOCATION_PRIORITY_MINIMUM ||
+	       p == WDDMSEG_ALLOCATION_PRIORITY_LOW ||
+	       p == WDDMSEG_ALLOCATION_PRIORITY_NORMAL ||
+	       p == WDDMSEG_ALLOCATION_PRIORITY_HIGH ||
+	       p == WDDMSEG_ALLOCATION_PRIORITY_MAXIMUM;
+}
+
+static int set_priority(int fd, const uint32_t *handles, uint32_t count,
+			uint32_t priority)
+{
+	struct drm_wddmseg_set_allocation_priority s = {
+		.handles = (uintptr_t)handles, .count = count,
+		.priority = priority,
+	};
+
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_SET_ALLOCATION_PRIORITY, &s);
+}
+
+int wddmseg_set_allocation_priority(int fd, const uint32_t *handles,
+				    uint32_t count,
+				    const uint32_t *priorities)
+{
+	struct drm_wddmseg_gem_info info;
+	uint32_t i, j, n, *group;
+	int ret = 0;
+
+	if (!count || count > WDDMSEG_OFFER_MAX_HANDLES)
+		return -EINVAL;
+	for (i = 1; i < count && priorities[i] == priorities[0]; i++)
+		;
+	if (i == count)		/* one value: one call, all or nothing */
+		return set_priority(fd, handles, count, priorities[0]);
+	for (i = 0; i < count; i++) {
+		if (!priority_known(priorities[i]))
+			return -EINVAL;
+		ret = wddmseg_query_allocation(fd, handles[i], &info);
+		if (ret)
+			return ret;
+	}
+	group = malloc(count * sizeof(*group));
+	if (!group)
+		return -ENOMEM;
+	for (i = 0; i < count && !ret; i++) {
+		/* Each value once, where it first appears. */
+		for (j = 0; j < i && priorities[j] != priorities[i]; j++)
+			;
+		if (j < i)
+			continue;
+		for (n = 0, j = i; j < count; j++)
+			if (priorities[j] == priorities[i])
+				group[n++] = handles[j];
+		ret = set_priority(fd, group, n, priorities[i]);
+	}
+	free(group);
+	return ret;
 }
 
 int wddmseg_move(int fd, uint32_t handle, uint32_t segment_id)

@@ -488,6 +488,33 @@ int wddmseg_reclaim_allocations(int fd, const uint32_t *handles,
 				uint32_t *results);
 
 /**
+ * wddmseg_set_allocation_priority() - order evictions
+ *	(D3DKMTSetAllocationPriority; uapi version 10)
+ * @fd: adapter
+ * @handles: GEM handles (phAllocationList)
+ * @count: 1 to WDDMSEG_OFFER_MAX_HANDLES (AllocationCount)
+ * @priorities: @count WDDMSEG_ALLOCATION_PRIORITY_* values, one per handle
+ *	(pPriorities)
+ *
+ * Under memory pressure allocations of a lower priority are evicted
+ * before those of a higher one, offered ones before all; every allocation
+ * starts WDDMSEG_ALLOCATION_PRIORITY_NORMAL, and
+ * wddmseg_query_allocation() reads it back (&drm_wddmseg_gem_info.priority).
+ * The driver takes one priority per call: this issues one ioctl per
+ * distinct value of @priorities, after checking every value and handle,
+ * so that an error leaves nothing changed unless a handle is closed or
+ * memory runs out meanwhile. A handle given twice with one priority is
+ * refused; given twice with two, it ends with one of them.
+ *
+ * Return: 0 or a negative errno: -EINVAL for a priority that is not one
+ * of the five, a bad count or a handle given twice; -ENOENT for an
+ * unknown handle; -ENOMEM; -ENOTTY from a driver before version 10.
+ */
+int wddmseg_set_allocation_priority(int fd, const uint32_t *handles,
+				    uint32_t count,
+				    const uint32_t *priorities);
+
+/**
  * wddmseg_move() - make resident in a segment, or evict
  * @fd: adapter
  * @handle: GEM handle
