@@ -17,7 +17,8 @@
  * (rule cross-adapter-attach). Each tier an adapter lacks is refused with
  * its rule: prime-import (importer without CrossAdapterResource),
  * prime-attach (exporter without it), cross-adapter-texture (a blit of an
- * imported allocation on an adapter without Texture). Every test runs on
+ * imported allocation on an adapter without Texture), and an imported
+ * allocation gets no eviction priority (prio-import). Every test runs on
  * the primary and the render nodes.
  */
 #include <errno.h>
@@ -192,6 +193,14 @@ static int64_t mapped_words(int fd, uint32_t h, uint32_t word)
 		n += p[i] == word;
 	munmap(p, SHARE_SIZE);
 	return n;
+}
+
+/* @h's allocation priority (GEM_INFO), or 0. */
+static uint32_t priority_of(int fd, uint32_t h)
+{
+	struct drm_wddmseg_gem_info info;
+
+	return wddmseg_query_allocation(fd, h, &info) ? 0 : info.priority;
 }
 
 /* Export @h of @from, import it into @to. */
@@ -394,6 +403,40 @@ TEST_F(prime, no_texture_no_engine)
 	wddmseg_destroy_allocation(self->rfd, b);
 	wddmseg_destroy_allocation(self->rfd, ia);
 	wddmseg_destroy_allocation(self->tfd, a);
+}
+
+/*
+ * An imported allocation lives in system memory only: no eviction to
+ * order, so SET_ALLOCATION_PRIORITY refuses it (rule prio-import), all or
+ * nothing with one of the importer's own allocations in the call; the
+ * exporter's own allocation takes one.
+ */
+TEST_F(prime, no_priority_for_imports)
+{
+	uint32_t a, ia, b, h2[2];
+	uint32_t hi = WDDMSEG_ALLOCATION_PRIORITY_HIGH;
+	uint32_t pr2[2] = { hi, hi };
+
+	if (SETUP_SKIPPED())
+		return;
+	a = create_shared(_metadata, self->res, self->rfd);
+	ASSERT_EQ(0, share(self->rfd, a, self->tfd, &ia));
+	b = create_visible(_metadata, self->tfd);
+	kmsg_drain_rules(self->kmsg);
+	EXPECT_EQ(-EINVAL, wddmseg_set_allocation_priority(self->tfd, &ia, 1, &hi));
+	EXPECT_RULE("prio-import");
+	h2[0] = b;
+	h2[1] = ia;
+	EXPECT_EQ(-EINVAL, wddmseg_set_allocation_priority(self->tfd, h2, 2, pr2));
+	EXPECT_RULE("prio-import");
+	EXPECT_EQ(WDDMSEG_ALLOCATION_PRIORITY_NORMAL, priority_of(self->tfd, b))
+		TH_LOG("a refused call changed another allocation's priority");
+	EXPECT_EQ(0, wddmseg_set_allocation_priority(self->rfd, &a, 1, &hi));
+	EXPECT_EQ(hi, priority_of(self->rfd, a));
+
+	wddmseg_destroy_allocation(self->tfd, b);
+	wddmseg_destroy_allocation(self->tfd, ia);
+	wddmseg_destroy_allocation(self->rfd, a);
 }
 
 /* An adapter without CrossAdapterResource neither imports nor exports. */

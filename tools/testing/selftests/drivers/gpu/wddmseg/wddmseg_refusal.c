@@ -655,7 +655,7 @@ TEST_F(alloc, residency_refusals)
 	EXPECT_EQ(-EINVAL, wddmseg_ioctl(self->fd, DRM_IOCTL_WDDMSEG_GEM_EVICT, &r))
 		TH_LOG("EVICT with segment_id 1");
 	EXPECT_EQ(SEG_VIS, seg_of(_metadata, self->fd, h));
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < ARRAY_SIZE(info.reserved); i++) {
 		memset(&info, 0, sizeof(info));
 		info.handle = h;
 		info.reserved[i] = 1;

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wddmseg allocation priority (DOC: Allocation priority, wddmseg_offer.c):
+ *
+ * - priority_orders_eviction: in a full invisible VRAM segment whose
+ *   allocations were given priorities in the order that makes the LRU
+ *   pick the wrong ones (HIGH and MAXIMUM least recently used, MINIMUM and
+ *   LOW most recently), room is made by evicting MINIMUM and LOW first,
+ *   then NORMAL, while HIGH and MAXIMUM stay.
+ * - priority_across_files: the same between two processes: a child's LOW
+ *   allocations are evicted for the parent's new ones before the parent's
+ *   older NORMAL ones, and the child's HIGH ones stay.
+ * - priority_offered_first: an offered allocation goes before a MINIMUM
+ *   one; once reclaimed it is back at the priority it was given (HIGH,
+ *   also read back by GEM_INFO) and outlives a NORMAL one.
+ * - priority_offer_order: offered HIGH, NORMAL, then LOW, the LOW one is
+ *   discarded first and the HIGH one last (the offer priority orders
+ *   discards within the offered list), a GEM_INFO in between or not.
+ * - priority_bad_input: every refusal with its errno and rule name, all
+ *   or nothing, the default (NORMAL), GEM_INFO's read-back and the
+ *   library's one-priority-per-handle call.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "wddmseg_alloc_fixture.h"
+
+#define PRIO_MAX_BOS	64
+
+#define P_MIN	WDDMSEG_ALLOCATION_PRIORITY_MINIMUM
+#define P_LOW	WDDMSEG_ALLOCATION_PRIORITY_LOW
+#define P_NORM	WDDMSEG_ALLOCATION_PRIORITY_NORMAL
+#define P_HIGH	WDDMSEG_ALLOCATION_PRIORITY_HIGH
+#define P_MAX	WDDMSEG_ALLOCATION_PRIORITY_MAXIMUM
+
+static int set_prio(int fd, uint32_t h, uint32_t prio)
+{
+	return wddmseg_set_allocation_priority(fd, &h, 1, &prio);
+}
+
+/*
+ * The chunk size and how many chunks fill what is free of the invisible
+ * VRAM segment: 0 when there is not room for at least @need of them.
+ */
+static unsigned int prio_chunks(struct __test_metadata *_metadata, int fd,
+				unsigned int need, uint64_t *chunk)
+{
+	struct drm_wddmseg_query_segment qs;
+	uint64_t room, n;
+
+	qseg(_metadata, fd, SEG_INV, &qs);
+	room = qs.size - qs.usage_bytes;
+	*chunk = (qs.size / 16) & ~(uint64_t)(SZ_64K - 1);
+	if (!*chunk)
+		return 0;
+	n = room / *chunk;
+	return n >= need && n <= PRIO_MAX_BOS ? n : 0;
+}
+
+/* A new allocation of @size in the invisible segment, at @prio. */
+static int prio_place(int fd, uint64_t size, uint32_t prio, uint32_t *h)
+{
+	int ret = gem_create_any(fd, size, SEG_VIS, h);
+
+	if (!ret && prio != P_NORM)
+		ret = set_prio(fd, *h, prio);
+	if (!ret)
+		ret = gem_move_wait(fd, *h, SEG_INV);
+	return ret;
+}
+
+/*
+ * Where @h is and whether it was evicted: 0 for "in the invisible
+ * segment, never evicted", 1 for "evicted to system memory once", -1
+ * otherwise. Reading GEM_INFO makes @h the most recently used of its
+ * list: only call it once no eviction is to come.
+ */
+static int prio_state(struct __test_metadata *_metadata, int fd, uint32_t h)
+{
+	struct drm_wddmseg_gem_info info;
+
+	info_of(_metadata, fd, h, &info);
+	if (info.segment_id == SEG_INV && !info.eviction_count)
+		return 0;
+	if (info.segment_id == 0 && info.eviction_count == 1)
+		return 1;
+	return -1;
+}
+
+static const char *prio_name(uint32_t p)
+{
+	switch (p) {
+	case P_MIN: return "MINIMUM";
+	case P_LOW: return "LOW";
+	case P_NORM: return "NORMAL";
+	case P_HIGH: return "HIGH";
+	case P_MAX: return "MAXIMUM";
+	}
+	return "?";
+}
+
+TEST_F_TIMEOUT(alloc, priority_orders_eviction, 300)
+{
+	uint32_t h[PRIO_MAX_BOS], prio[PRIO_MAX_BOS], p[PRIO_MAX_BOS];
+	/* Set in this order: the LRU would evict the first ones first. */
+	static const uint32_t order[] = { P_HIGH, P_MAX, P_NORM, P_LOW, P_MIN };
+	unsigned int n, i, k, np = 0, low = 0, normal = 0;
+	uint64_t chunk;
+
+	NEED_DEF();
+	n = prio_chunks(_metadata, self->fd, 7, &chunk);
+	if (!n)
+		WSKIP(return, "segment 2: not room for 7 allocations");
+
+	/* 1 MINIMUM, 2 LOW, 2 HIGH, 1 MAXIMUM, the rest NORMAL */
+	for (i = 0; i < n; i++) {
+		prio[i] = i == 0 ? P_MIN : i < 3 ? P_LOW : i < 5 ? P_HIGH :
+			  i == 5 ? P_MAX : P_NORM;
+		low += prio[i] < P_NORM;
+		normal += prio[i] == P_NORM;
+		ASSERT_EQ(0, gem_create_any(self->fd, chunk, SEG_VIS, &h[i]));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h[i], SEG_INV));
+	}
+	/* the segment is full; HIGH first ... MINIMUM last in the LRU */
+	for (k = 0; k < ARRAY_SIZE(order); k++) {
+		for (i = 0; i < n; i++) {
+			if (prio[i] == order[k])
+				ASSERT_EQ(0, set_prio(self->fd, h[i], prio[i]));
+		}
+	}
+
+	/* room for as many as are MINIMUM or LOW: exactly they go */
+	for (i = 0; i < low; i++)
+		ASSERT_EQ(0, prio_place(self->fd, chunk, P_MAX, &p[np++]));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(prio[i] < P_NORM ? 1 : 0,
+			  prio_state(_metadata, self->fd, h[i]))
+			TH_LOG("allocation %u (%s) after %u new ones", i,
+			       prio_name(prio[i]), low);
+	}
+
+	/*
+	 * GEM_INFO touched them in index order: the NORMAL ones last, so
+	 * after the new ones and the HIGH and MAXIMUM ones in the LRU
+	 */
+	for (i = 0; i < normal; i++)
+		ASSERT_EQ(0, prio_place(self->fd, chunk, P_MAX, &p[np++]));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(prio[i] <= P_NORM ? 1 : 0,
+			  prio_state(_metadata, self->fd, h[i]))
+			TH_LOG("allocation %u (%s) after %u more", i,
+			       prio_name(prio[i]), normal);
+	}
+
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[i]));
+	for (i = 0; i < np; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, p[i]));
+}
+
+/* Pipe messages between the parent and the child of priority_across_files. */
+static int msg_put(int fd, char c)
+{
+	return write(fd, &c, 1) == 1 ? 0 : -1;
+}
+
+static int msg_get(int fd, char want)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1 && c == want ? 0 : -1;
+}
+
+#define CHILD_LOW	2
+#define CHILD_HIGH	2
+
+/*
+ * The child of priority_across_files: its own DRM file on @node, CHILD_LOW
+ * + CHILD_HIGH allocations of @chunk in the invisible segment. Exit 0 if
+ * after the parent's pressure its LOW ones were evicted and its HIGH ones
+ * were not; 10 + step on a failure.
+ */
+static int prio_child(const char *node, uint64_t chunk, int in, int out)
+{
+	uint32_t h[CHILD_LOW + CHILD_HIGH];
+	struct drm_wddmseg_gem_info info;
+	unsigned int i;
+	int fd;
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 10;
+	for (i = 0; i < ARRAY_SIZE(h); i++) {
+		if (gem_create_any(fd, chunk, SEG_VIS, &h[i]) ||
+		    gem_move_wait(fd, h[i], SEG_INV))
+			return 11;
+	}
+	if (msg_put(out, 'a') || msg_get(in, 'f'))	/* parent filled */
+		return 12;
+	/* the parent's NORMAL ones are now older than all of ours */
+	for (i = 0; i < ARRAY_SIZE(h); i++)
+		if (set_prio(fd, h[i], i < CHILD_LOW ? P_LOW : P_HIGH))
+			return 13;
+	if (msg_put(out, 'b') || msg_get(in, 'p'))	/* parent pressed */
+		return 14;
+	for (i = 0; i < ARRAY_SIZE(h); i++) {
+		if (wddmseg_query_allocation(fd, h[i], &info))
+			return 15;
+		if (i < CHILD_LOW ? info.segment_id != 0 || !info.eviction_count :
+				    info.segment_id != SEG_INV ||
+				    info.eviction_count)
+			return 20 + i;
+	}
+	close(fd);
+	return 0;
+}
+
+TEST_F_TIMEOUT(alloc, priority_across_files, 300)
+{
+	uint32_t h[PRIO_MAX_BOS], p[CHILD_LOW];
+	int to_child[2], from_child[2], status;
+	unsigned int n, i;
+	uint64_t chunk;
+	pid_t pid;
+
+	NEED_DEF();
+	n = prio_chunks(_metadata, self->fd, CHILD_LOW + CHILD_HIGH + 2,
+			&chunk);
+	if (!n)
+		WSKIP(return, "segment 2: not room for %u allocations",
+		      CHILD_LOW + CHILD_HIGH + 2);
+	n -= CHILD_LOW + CHILD_HIGH;
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(to_child[1]);
+		close(from_child[0]);
+		_exit(prio_child(self->def->render, chunk, to_child[0],
+				 from_child[1]));
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+
+	/* the child's first, then the parent's: the segment is full */
+	ASSERT_EQ(0, msg_get(from_child[0], 'a'));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, gem_create_any(self->fd, chunk, SEG_VIS, &h[i]));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h[i], SEG_INV));
+	}
+	ASSERT_EQ(0, msg_put(to_child[1], 'f'));
+	ASSERT_EQ(0, msg_get(from_child[0], 'b'));
+	/* room for as many as the child has LOW ones */
+	for (i = 0; i < CHILD_LOW; i++)
+		ASSERT_EQ(0, prio_place(self->fd, chunk, P_MAX, &p[i]));
+	ASSERT_EQ(0, msg_put(to_child[1], 'p'));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status 0x%x (exit 2x: its allocation x was misplaced)",
+		       status);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, prio_state(_metadata, self->fd, h[i]))
+			TH_LOG("the parent's NORMAL allocation %u", i);
+	}
+	close(to_child[1]);
+	close(from_child[0]);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[i]));
+	for (i = 0; i < CHILD_LOW; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, p[i]));
+}
+
+TEST_F_TIMEOUT(alloc, priority_offered_first, 300)
+{
+	uint32_t h[PRIO_MAX_BOS], o, m, nrm, p[2], res;
+	struct drm_wddmseg_gem_info info;
+	unsigned int n, i, nf;
+	uint64_t chunk;
+
+	NEED_DEF();
+	n = prio_chunks(_metadata, self->fd, 4, &chunk);
+	if (!n)
+		WSKIP(return, "segment 2: not room for 4 allocations");
+	nf = n - 3;
+	ASSERT_EQ(0, prio_place(self->fd, chunk, P_HIGH, &o));
+	ASSERT_EQ(0, prio_place(self->fd, chunk, P_NORM, &nrm));
+	ASSERT_EQ(0, prio_place(self->fd, chunk, P_NORM, &m));
+	for (i = 0; i < nf; i++)
+		ASSERT_EQ(0, prio_place(self->fd, chunk, P_MAX, &h[i]));
+	/* offered first, the MINIMUM one most recently used */
+	ASSERT_EQ(0, wddmseg_offer_allocations(self->fd, &o, 1,
+					       WDDMSEG_OFFER_PRIORITY_HIGH));
+	ASSERT_EQ(0, set_prio(self->fd, m, P_MIN));
+	ASSERT_EQ(0, set_prio(self->fd, nrm, P_NORM));
+
+	/* one more: the offered one goes, not the MINIMUM one */
+	ASSERT_EQ(0, prio_place(self->fd, chunk, P_MAX, &p[0]));
+	EXPECT_EQ(1, prio_state(_metadata, self->fd, o)) TH_LOG("offered");
+	EXPECT_EQ(0, prio_state(_metadata, self->fd, m)) TH_LOG("MINIMUM");
+	EXPECT_EQ(0, prio_state(_metadata, self->fd, nrm)) TH_LOG("NORMAL");
+	for (i = 0; i < nf; i++) {
+		EXPECT_EQ(0, prio_state(_metadata, self->fd, h[i]))
+			TH_LOG("MAXIMUM allocation %u", i);
+	}
+
+	/* offered, its priority is kept; reclaimed, it is HIGH again */
+	info_of(_metadata, self->fd, o, &info);
+	EXPECT_EQ(P_HIGH, info.priority);
+	EXPECT_EQ(WDDMSEG_OFFER_PRIORITY_HIGH, info.offer_priority);
+	ASSERT_EQ(0, wddmseg_reclaim_allocations(self->fd, &o, 1, 0, &res));
+	EXPECT_EQ(WDDMSEG_RECLAIM_DISCARDED, res);
+	info_of(_metadata, self->fd, o, &info);
+	EXPECT_EQ(P_HIGH, info.priority);
+	EXPECT_EQ(0, info.offer_priority);
+	/* making it resident again evicts the MINIMUM one */
+	ASSERT_EQ(0, gem_move_wait(self->fd, o, SEG_INV));
+	EXPECT_EQ(1, prio_state(_metadata, self->fd, m))
+		TH_LOG("MINIMUM, made room for the reclaimed one");
+	/* the NORMAL one used after it: were o NORMAL, o would go now */
+	ASSERT_EQ(0, set_prio(self->fd, nrm, P_NORM));
+	ASSERT_EQ(0, prio_place(self->fd, chunk, P_MAX, &p[1]));
+	EXPECT_EQ(1, prio_state(_metadata, self->fd, nrm))
+		TH_LOG("NORMAL, used after the reclaimed HIGH one");
+	info_of(_metadata, self->fd, o, &info);
+	EXPECT_EQ(SEG_INV, info.segment_id) TH_LOG("reclaimed HIGH allocation");
+	for (i = 0; i < nf; i++) {
+		EXPECT_EQ(0, prio_state(_metadata, self->fd, h[i]))
+			TH_LOG("MAXIMUM allocation %u", i);
+	}
+
+	for (i = 0; i < nf; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[i]));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, o));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, m));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, nrm));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, p[0]));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, p[1]));
+}
+
+/*
+ * Offered HIGH, then NORMAL, then LOW, each by its own OFFER: least
+ * recently used first would discard the HIGH one first. The offer
+ * priority orders the discards within the offered list: LOW, NORMAL,
+ * HIGH, one per new allocation, whatever the order of the offers; and a
+ * GEM_INFO of the LOW one in between (TTM's unreserve makes an allocation
+ * the most recently used of its list) does not change that.
+ */
+TEST_F_TIMEOUT(alloc, priority_offer_order, 300)
+{
+	static const uint32_t op[3] = { WDDMSEG_OFFER_PRIORITY_HIGH,
+					WDDMSEG_OFFER_PRIORITY_NORMAL,
+					WDDMSEG_OFFER_PRIORITY_LOW };
+	static const char * const on[3] = { "HIGH", "NORMAL", "LOW" };
+	uint32_t h[PRIO_MAX_BOS], o[3], p[3], res[3];
+	struct drm_wddmseg_gem_info info;
+	unsigned int n, i, k, nf;
+	uint64_t chunk;
+
+	NEED_DEF();
+	n = prio_chunks(_metadata, self->fd, 4, &chunk);
+	if (!n)
+		WSKIP(return, "segment 2: not room for 4 allocations");
+	nf = n - 3;
+	for (k = 0; k < 3; k++)
+		ASSERT_EQ(0, prio_place(self->fd, chunk, P_NORM, &o[k]));
+	for (i = 0; i < nf; i++)
+		ASSERT_EQ(0, prio_place(self->fd, chunk, P_MAX, &h[i]));
+	/* the segment is full; offered HIGH first, LOW last */
+	for (k = 0; k < 3; k++)
+		ASSERT_EQ(0, wddmseg_offer_allocations(self->fd, &o[k], 1,
+						       op[k]));
+	info_of(_metadata, self->fd, o[2], &info);
+	EXPECT_EQ(WDDMSEG_OFFER_PRIORITY_LOW, info.offer_priority);
+
+	/* each new allocation discards one: LOW, then NORMAL, then HIGH */
+	for (k = 0; k < 3; k++) {
+		ASSERT_EQ(0, prio_place(self->fd, chunk, P_MAX, &p[k]));
+		for (i = 0; i < 3; i++) {
+			/* o[2 - k] is the one to go now */
+			EXPECT_EQ(i >= 2 - k ? 1 : 0,
+				  prio_state(_metadata, self->fd, o[i]))
+				TH_LOG("offered %s after %u new allocations",
+				       on[i], k + 1);
+		}
+		for (i = 0; i < nf; i++) {
+			EXPECT_EQ(0, prio_state(_metadata, self->fd, h[i]))
+				TH_LOG("MAXIMUM allocation %u", i);
+		}
+	}
+	ASSERT_EQ(0, wddmseg_reclaim_allocations(self->fd, o, 3, 0, res));
+	for (k = 0; k < 3; k++) {
+		EXPECT_EQ(WDDMSEG_RECLAIM_DISCARDED, res[k])
+			TH_LOG("offered %s", on[k]);
+	}
+
+	for (i = 0; i < nf; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[i]));
+	for (k = 0; k < 3; k++) {
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, o[k]));
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, p[k]));
+	}
+}
+
+static int set_raw(int fd, struct drm_wddmseg_set_allocation_priority *s)
+{
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_SET_ALLOCATION_PRIORITY, s);
+}
+
+static uint32_t prio_of(struct __test_metadata *_metadata, int fd, uint32_t h)
+{
+	struct drm_wddmseg_gem_info info;
+
+	info_of(_metadata, fd, h, &info);
+	return info.priority;
+}
+
+TEST_F_TIMEOUT(alloc, priority_bad_input, 120)
+{
+	static const uint32_t bad[] = {
+		0, 1, P_NORM - 1, P_NORM + 1, 0xffffffffu,
+	};
+	static const uint32_t good[] = { P_MIN, P_LOW, P_NORM, P_HIGH, P_MAX };
+	struct drm_wddmseg_set_allocation_priority s;
+	uint32_t h, g, h2[2], pr2[2], none = 0xfffffff0u;
+	struct drm_wddmseg_gem_info info;
+	int kmsg = -1, fd2;
+	unsigned int i;
+
+	NEED_DEF();
+	if (!drm_debug_raise(DRM_UT_DRIVER, self->debug_saved,
+			     sizeof(self->debug_saved)))
+		kmsg = kmsg_open_end();
+	ASSERT_EQ(0, gem_create_any(self->fd, SZ_64K, SEG_VIS, &h));
+	ASSERT_EQ(0, gem_create_any(self->fd, SZ_64K, SEG_VIS, &g));
+	EXPECT_EQ(P_NORM, prio_of(_metadata, self->fd, h)) TH_LOG("default");
+
+	/* every value, read back */
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		ASSERT_EQ(0, set_prio(self->fd, h, good[i]));
+		EXPECT_EQ(good[i], prio_of(_metadata, self->fd, h));
+	}
+
+	memset(&s, 0, sizeof(s));
+	s.handles = (uintptr_t)&h;
+	s.count = 1;
+	kmsg_drain_rules(kmsg);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		s.priority = bad[i];
+		EXPECT_EQ(-EINVAL, set_raw(self->fd, &s))
+			TH_LOG("priority 0x%x", bad[i]);
+		EXPECT_KMSG_RULE(kmsg, "prio-value");
+	}
+	s.priority = P_LOW;
+	s.flags = 1;
+	EXPECT_EQ(-EINVAL, set_raw(self->fd, &s));
+	EXPECT_KMSG_RULE(kmsg, "prio-flags");
+	s.flags = 0x80000000u;
+	EXPECT_EQ(-EINVAL, set_raw(self->fd, &s));
+	EXPECT_KMSG_RULE(kmsg, "prio-flags");
+	s.flags = 0;
+	s.pad = 1;
+	EXPECT_EQ(-EINVAL, set_raw(self->fd, &s));
+	EXPECT_KMSG_RULE(kmsg, "prio-reserved");
+	s.pad = 0;
+	for (i = 0; i < ARRAY_SIZE(s.reserved); i++) {
+		s.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, set_raw(self->fd, &s))
+			TH_LOG("reserved[%u]", i);
+		EXPECT_KMSG_RULE(kmsg, "prio-reserved");
+		s.reserved[i] = 0;
+	}
+	s.count = 0;
+	EXPECT_EQ(-EINVAL, set_raw(self->fd, &s));
+	EXPECT_KMSG_RULE(kmsg, "prio-count");
+	s.count = WDDMSEG_OFFER_MAX_HANDLES + 1;
+	EXPECT_EQ(-EINVAL, set_raw(self->fd, &s));
+	EXPECT_KMSG_RULE(kmsg, "prio-count");
+	s.count = 1;
+	s.handles = 8;	/* not user memory */
+	EXPECT_EQ(-EFAULT, set_raw(self->fd, &s));
+	/* none of these changed it */
+	EXPECT_EQ(P_MAX, prio_of(_metadata, self->fd, h));
+
+	/* unknown handles, another file's */
+	EXPECT_EQ(-ENOENT, set_prio(self->fd, none, P_LOW));
+	fd2 = open_extra(_metadata, self, self->def->render);
+	EXPECT_EQ(-ENOENT, set_prio(fd2, h, P_LOW));
+
+	/* all or nothing: a bad handle or a handle twice changes nothing */
+	h2[0] = h;
+	pr2[0] = P_LOW;
+	pr2[1] = P_LOW;
+	s.handles = (uintptr_t)h2;
+	s.count = 2;
+	s.priority = P_LOW;
+	h2[1] = none;
+	EXPECT_EQ(-ENOENT, set_raw(self->fd, &s));
+	EXPECT_EQ(P_MAX, prio_of(_metadata, self->fd, h));
+	h2[1] = h;
+	kmsg_drain_rules(kmsg);
+	EXPECT_EQ(-EINVAL, wddmseg_set_allocation_priority(self->fd, h2, 2, pr2));
+	EXPECT_KMSG_RULE(kmsg, "prio-duplicate");
+	EXPECT_EQ(P_MAX, prio_of(_metadata, self->fd, h));
+
+	/* the library: one priority per handle */
+	h2[1] = g;
+	pr2[0] = P_MIN;
+	pr2[1] = P_HIGH;
+	EXPECT_EQ(0, wddmseg_set_allocation_priority(self->fd, h2, 2, pr2));
+	EXPECT_EQ(P_MIN, prio_of(_metadata, self->fd, h2[0]));
+	EXPECT_EQ(P_HIGH, prio_of(_metadata, self->fd, h2[1]));
+	/* ...checked before any call: nothing changes */
+	pr2[0] = P_LOW;
+	pr2[1] = 7;
+	EXPECT_EQ(-EINVAL, wddmseg_set_allocation_priority(self->fd, h2, 2, pr2));
+	EXPECT_EQ(P_MIN, prio_of(_metadata, self->fd, h2[0]));
+
+	/* set while offered: kept, and the allocation stays offered */
+	ASSERT_EQ(0, wddmseg_offer_allocations(self->fd, &h, 1,
+					       WDDMSEG_OFFER_PRIORITY_LOW));
+	ASSERT_EQ(0, set_prio(self->fd, h, P_LOW));
+	info_of(_metadata, self->fd, h, &info);
+	EXPECT_EQ(P_LOW, info.priority);
+	EXPECT_EQ(WDDMSEG_OFFER_PRIORITY_LOW, info.offer_priority);
+	EXPECT_EQ(-EINVAL, wddmseg_make_resident(self->fd, h, SEG_VIS))
+		TH_LOG("still offered");
+
+	if (kmsg >= 0)
+		close(kmsg);
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, g));
+}
+
+TEST_HARNESS_MAIN
