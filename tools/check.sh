@@ -6,7 +6,7 @@
 #
 # Usage: tools/check.sh [KERNEL...]
 #   KERNEL: a series (6.12, 6.1) or a Debian ABI; default every supported
-#   kernel, primary first (tools/vm/kabi.sh --all). `make check KABI=6.1`
+#   kernel (tools/vm/kabi.sh --all). `make check KABI=6.1`
 #   passes one.
 #
 # Once: the Debian packages, QEMU with the device, the libdrm tools, the
@@ -16,7 +16,10 @@
 # expansion), make install/uninstall
 # with a program built through pkg-config (tools/install/check.sh) and the
 # module built and installed by dkms for the Debian headers of 6.12 and 6.1
-# (tools/dkms/check.sh). Then for each kernel, in build/ABI/
+# (tools/dkms/check.sh); the QEMU patch series, make install and dkms in
+# the background. Then for each
+# kernel, packaged ones first (a kernel built from source builds in the
+# background until its turn), in build/ABI/
 # (see tools/vm/kenv.sh): the module, the guest kernel and initramfs, the
 # lint (that kernel's checkpatch and kernel-doc, W=1), the
 # VM boots (valid layouts + kselftests, invalid layouts, the vIOMMU boot,
@@ -27,6 +30,7 @@
 # ", N boot retries": every boot run-vm.sh booted again after a failed
 # one of the same name (tools/vm/boots.sh), each also named in a
 # "# boot retried: ..." line.
+# Each "check:" line starts with the seconds since the start.
 # Exit status is non-zero on any failure. Logs and TAP files are in
 # build/check/ (shared stages) and build/ABI/check/ (each kernel's).
 set -uo pipefail
@@ -49,7 +53,8 @@ FAILED=()
 # Every retried boot, "[TAG/boots] # boot retried: ...", also repeated.
 RETRIED=()
 
-log() { echo "check: $*"; }
+# every line with the time since the start: the log is the timeline
+log() { echo "check: [+$(( $(date +%s) - t0 ))s] $*"; }
 
 # count FILE [TAG]: add the TAP results of FILE to the totals and echo them,
 # each prefixed with [TAG/name] (TAG: the kernel series, if any).
@@ -137,9 +142,6 @@ summary() {
 # --- once ---------------------------------------------------------------------
 stage "$OUT" "" deps bash tools/vm/deps.sh
 grep -q '^ok' "$OUT/deps.tap" || summary
-stage "$OUT" "" build-qemu bash tools/qemu/build.sh "$BUILD"
-stage "$OUT" "" build-tools make -s tools
-stage "$OUT" "" build-selftests make -s tests
 
 KERNELS=()
 if [ $# -gt 0 ]; then
@@ -151,7 +153,43 @@ else
 	mapfile -t KERNELS < <(bash tools/vm/kabi.sh --all)
 fi
 [ ${#KERNELS[@]} -gt 0 ] || { echo "check: no kernel to check (tools/vm/kabi.sh --all)"; exit 2; }
-log "kernels: ${KERNELS[*]}"
+
+# from_source ABI: the kernel is built from Debian's linux-source (7.3).
+from_source() {
+	bash tools/vm/kabi.sh --source-pkg "$(bash tools/vm/kabi.sh --series "$1")" >/dev/null 2>&1
+}
+
+# The kernels are checked packaged ones first, those built from source
+# last: their build (7.3: about 10 minutes of both CPUs) runs in the
+# background meanwhile, at the lowest CPU priority (nice 19), through the
+# QEMU build, the host stages and the boots of the packaged kernels. A
+# boot keeps one CPU busy, not two, and waits through its S3 and
+# hibernation cycles, so the build takes what they leave and rarely
+# delays them. That kernel's build-kernel stage below then finds it built
+# (tools/vm/kernel-src.sh: its lock and stamp) or finishes it; it is the
+# stage that reports. Its log: build/check/prebuild-ABI.log.
+ORDER=()
+PREBUILD=()
+for k in "${KERNELS[@]}"; do
+	from_source "$k" || ORDER+=("$k")
+done
+for k in "${KERNELS[@]}"; do
+	if from_source "$k"; then
+		ORDER+=("$k")
+		(
+			export KABI=$k WDDMSEG_KABI=$k
+			unset WDDMSEG_KBUILD WDDMSEG_KSERIES
+			exec nice -n 19 bash tools/vm/kernel.sh
+		) >"$OUT/prebuild-$k.log" 2>&1 &
+		PREBUILD+=($!)
+	fi
+done
+KERNELS=("${ORDER[@]}")
+log "kernels: ${KERNELS[*]}${PREBUILD[*]:+ (the last built in the background)}"
+
+stage "$OUT" "" build-qemu bash tools/qemu/build.sh "$BUILD"
+stage "$OUT" "" build-tools make -s tools
+stage "$OUT" "" build-selftests make -s tests
 
 # The selftests' layout-string parser, on the host.
 log "host-check"
@@ -235,15 +273,6 @@ for t in "${qtests[@]}"; do
 done
 count "$OUT/qtest.tap"
 
-# The device model as a patch series for QEMU 10.0 (make qemu-patch):
-# applied with git am to a fresh tree of the source package, its files
-# those of the tree built above, the device and qtests compiled there.
-log "qemu-patch"
-bash tools/qemu/patch.sh --verify "$BUILD" >"$OUT/qemu-patch.tap" 2>"$OUT/qemu-patch.log" ||
-	grep -q '^not ok' "$OUT/qemu-patch.tap" ||
-	echo "not ok 1 - qemu-patch: tools/qemu/patch.sh failed (see $OUT/qemu-patch.log)" >>"$OUT/qemu-patch.tap"
-count "$OUT/qemu-patch.tap"
-
 # The RGB565 expansion screendump.py expects (QEMU's screendump converts
 # an r5g6b5 display surface with pixman) against pixman itself.
 log "host: RGB565 screendump expansion"
@@ -258,20 +287,30 @@ else
 fi >"$OUT/rgb565.tap"
 count "$OUT/rgb565.tap"
 
-# make install into a DESTDIR and a PREFIX, every installed file, a
-# program built with pkg-config's flags, make uninstall
-# (tools/install/check.sh).
-log "install: make install, pkg-config, make uninstall"
-bash tools/install/check.sh "$OUT/install" >"$OUT/install.tap" 2>&1
-count "$OUT/install.tap"
-
-# The module through Debian's dkms (dkms.conf of make dkms-source) for the
-# installed Debian headers of 6.12 and 6.1, in dkms trees of its own under
-# build/check/dkms: each build the same driver as make module's, vermagic
-# of its kernel, installed and removed again (tools/dkms/check.sh).
-log "dkms: build and install for the Debian headers of 6.12 and 6.1"
-bash tools/dkms/check.sh -o "$OUT/dkms" 6.12 6.1 >"$OUT/dkms.tap" 2>&1
-count "$OUT/dkms.tap"
+# Three host stages that no boot needs run in the background, at the
+# lowest CPU priority, beside the boots (see the kernels built from
+# source above); their results are counted after the last kernel's.
+# - The device model as a patch series for QEMU 10.0 (make qemu-patch):
+#   applied with git am to a fresh tree of the source package, its files
+#   those of the tree built above, the device and qtests compiled there.
+# - make install into a DESTDIR and a PREFIX, every installed file, a
+#   program built with pkg-config's flags, make uninstall
+#   (tools/install/check.sh).
+# - The module through Debian's dkms (dkms.conf of make dkms-source) for
+#   the installed Debian headers of 6.12 and 6.1, in dkms trees of its own
+#   under build/check/dkms: each build the same driver as make module's,
+#   vermagic of its kernel, installed and removed again
+#   (tools/dkms/check.sh).
+log "in the background: qemu-patch; install: make install, pkg-config, make uninstall; dkms: build and install for the Debian headers of 6.12 and 6.1"
+(
+	renice -n 19 -p $BASHPID >/dev/null
+	bash tools/qemu/patch.sh --verify "$BUILD" >"$OUT/qemu-patch.tap" 2>"$OUT/qemu-patch.log" ||
+		grep -q '^not ok' "$OUT/qemu-patch.tap" ||
+		echo "not ok 1 - qemu-patch: tools/qemu/patch.sh failed (see $OUT/qemu-patch.log)" >>"$OUT/qemu-patch.tap"
+	bash tools/install/check.sh "$OUT/install" >"$OUT/install.tap" 2>&1
+	bash tools/dkms/check.sh -o "$OUT/dkms" 6.12 6.1 >"$OUT/dkms.tap" 2>&1
+) &
+HOST_BG=$!
 
 # --- per kernel ---------------------------------------------------------------
 # check_kernel ABI: everything that depends on the kernel, in build/ABI/.
@@ -413,6 +452,16 @@ for k in "${KERNELS[@]}"; do
 	KERNEL_LINES+=("Linux $k: $(totals $((pass - p0)) $((fail - f0)) $((skip - s0)) $((retries - r0))) in $(( $(date +%s) - kt ))s")
 done
 unset KABI WDDMSEG_KABI WDDMSEG_KBUILD WDDMSEG_KSERIES
+
+log "the background host stages: qemu-patch, install, dkms"
+wait "$HOST_BG"
+# the kernels' own build-kernel stages waited for these already
+[ ${#PREBUILD[@]} -eq 0 ] || wait "${PREBUILD[@]}"
+for t in qemu-patch install dkms; do
+	[ -s "$OUT/$t.tap" ] ||
+		echo "not ok 1 - $t: no result (see $OUT/$t.log)" >"$OUT/$t.tap"
+	count "$OUT/$t.tap"
+done
 
 # The WDDM fidelity table of the rst, once, after every test of every
 # kernel: each item of the five WDDM pages (tools/lint/wddm-items.txt)

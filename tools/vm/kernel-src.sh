@@ -56,6 +56,12 @@ OUT=$WDDMSEG_KBUILD/kernel
 
 t0=$(date +%s)
 mkdir -p "$REPO/build" "$WDDMSEG_KBUILD"
+# Two locks: the source tree's (fd 9, held for the fetch only) and the
+# build's (fd 8, "$OBJ.lock": configuration, build, install). A --fetch
+# (kenv.sh, the lint's checkpatch, the in-tree kselftests) then never
+# waits for a build, which make check runs in the background
+# (tools/check.sh). An unpack replaces the tree a build reads, so it
+# takes the build's lock too.
 exec 9>"$REPO/build/.$PKG.lock"
 flock 9
 
@@ -64,6 +70,8 @@ VER=$(bash "$REPO/tools/vm/debsuite.sh" "$SUITE" version "$PKG" 2>/dev/null) ||
 	VER=$(cat "$SRC/.wddmseg-deb-version" 2>/dev/null) ||
 	die "$SUITE has no $PKG and none is unpacked in $SRC"
 if [ "$(cat "$SRC/.wddmseg-deb-version" 2>/dev/null)" != "$VER" ]; then
+	exec 8>"$OBJ.lock"
+	flock 8
 	log "fetching $PKG $VER from $SUITE"
 	DL=$REPO/build/$PKG.dl
 	rm -rf "$DL" "$SRC"
@@ -77,6 +85,11 @@ if [ "$(cat "$SRC/.wddmseg-deb-version" 2>/dev/null)" != "$VER" ]; then
 	echo "$VER" >"$SRC/.wddmseg-deb-version"
 fi
 [ $FETCH = 0 ] || exit 0
+exec 9>&-
+exec 8>"$OBJ.lock"
+flock 8
+# what a fetch between the two locks unpacked
+VER=$(cat "$SRC/.wddmseg-deb-version")
 
 # an empty LOCALVERSION on the command line: no "+" from
 # scripts/setlocalversion (the release is 7.3.N + CONFIG_LOCALVERSION)
