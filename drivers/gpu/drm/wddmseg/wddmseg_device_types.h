@@ -447,6 +447,11 @@ struct wddmseg_knobs {
  * @parked_pages: how many pages @parked_list holds
  * @parked_shrinker: gives them back under memory pressure (allocated:
  *	wddmseg_shrinker_create())
+ * @offer_lock: protects @offered and every &wddmseg_bo.offer_link
+ * @offered: the offered allocations, in the order of their offers (DOC:
+ *	Offer and reclaim)
+ * @offer_shrinker: drops the system pages of offered allocations under
+ *	memory pressure (wddmseg_offer.c)
  * @access_lock: serializes users of @access_bounce and @access_fence
  * @access_bounce: DMA-coherent bounce buffer of WDDMSEG_ACCESS_BOUNCE bytes
  *	for ReadPhysical/WritePhysical (TTM's access_memory), or NULL
@@ -488,6 +493,7 @@ struct wddmseg_device {
 	struct shrinker *parked_shrinker;
 	struct mutex offer_lock;	/* offered, bo->offer_link */
 	struct list_head offered;
+	struct shrinker *offer_shrinker;
 	struct mutex access_lock;	/* access_bounce, access_fence */
 	void *access_bounce;
 	dma_addr_t access_bounce_dma;

@@ -92,8 +92,17 @@
  * after its offer (a framebuffer being scanned out) is not evicted while
  * pinned, so keeps its content, and RECLAIM says so.
  *
- * Not yet: offered allocations in system memory are not purged under
- * system memory pressure (a shrinker), and submissions do not exist yet.
+ * Offered allocations in system memory give their pages back under
+ * system memory pressure: a shrinker (wddmseg_offer_scan()) drops the
+ * pages of idle, unpinned offered allocations placed in system memory,
+ * LOW offer priority first (the order of &wddmseg_device.offered once
+ * sorted, see above), as the segments' evictions would. Such a purge is a
+ * discard like the others: RECLAIM reports it, the allocation reads as
+ * zeroes afterwards, and its file's ``wddmseg-discard-bytes`` (fdinfo)
+ * counts it. Reclaim never waits: an allocation whose reservation is held
+ * or whose last use by the engine has not finished is skipped, and so is
+ * one in an aperture segment (its pages are bound there; the aperture's
+ * own evictions discard it) or whose pages TTM swapped out already.
  */
 
 /**
@@ -168,9 +177,13 @@
 #include <drm/drm_print.h>
 
 #include "wddmseg_bo.h"
+#include "wddmseg_compat.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
+#include "wddmseg_file.h"
+#include "wddmseg_mgr.h"
 #include "wddmseg_offer.h"
+#include "wddmseg_parked.h"
 
 /**
  * wddmseg_offer_check - refuse to use an offered allocation
@@ -263,6 +276,121 @@ void wddmseg_bo_unreserve(struct wddmseg_bo *bo)
 	ttm_bo_unreserve(&bo->tbo);
 	if (offered)
 		wddmseg_offer_sort(wddmseg_bo_wdev(bo));
+}
+
+/*
+ * Pages of an offered allocation the shrinker may drop now: placed in
+ * system memory, populated, not pinned, not in use by the engine. Under
+ * the reservation.
+ */
+static unsigned long wddmseg_offer_purgeable(struct wddmseg_bo *bo)
+{
+	struct ttm_buffer_object *tbo = &bo->tbo;
+
+	dma_resv_assert_held(tbo->base.resv);
+	if (!bo->offer_priority || tbo->pin_count || !tbo->resource ||
+	    wddmseg_res_mem_type(tbo->resource) != TTM_PL_SYSTEM ||
+	    !tbo->ttm || !ttm_tt_is_populated(tbo->ttm) ||
+	    !dma_resv_test_signaled(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
+		return 0;
+	return tbo->ttm->num_pages;
+}
+
+/*
+ * Drop the pages of @bo if it is purgeable (DOC: Offer and reclaim);
+ * returns how many. Nothing here waits or allocates: an idle allocation's
+ * validation to no placement frees its resource and unpopulates its
+ * ttm_tt (TTM's pipeline gutting), which it marks for clearing.
+ */
+static unsigned long wddmseg_offer_purge(struct wddmseg_bo *bo)
+{
+	struct ttm_operation_ctx ctx = { .no_wait_gpu = true };
+	struct ttm_buffer_object *tbo = &bo->tbo;
+	struct ttm_placement none = {};
+	unsigned long pages;
+
+	if (!dma_resv_trylock(tbo->base.resv))
+		return 0;
+	pages = wddmseg_offer_purgeable(bo);
+	if (pages && ttm_bo_validate(tbo, &none, &ctx))
+		pages = 0;
+	if (pages) {
+		wddmseg_bo_free_parked(bo);
+		bo->sealed = false;
+		bo->discarded = true;
+		if (bo->owner)
+			atomic64_add(tbo->base.size, &bo->owner->discard_bytes);
+	}
+	dma_resv_unlock(tbo->base.resv);
+	return pages;
+}
+
+static unsigned long wddmseg_offer_count(struct shrinker *shrink,
+					 struct shrink_control *sc)
+{
+	struct wddmseg_device *wdev = wddmseg_shrinker_data(shrink);
+	unsigned long n = 0;
+	struct wddmseg_bo *bo;
+
+	if (!mutex_trylock(&wdev->offer_lock))
+		return 0;
+	list_for_each_entry(bo, &wdev->offered, offer_link) {
+		if (!dma_resv_trylock(bo->tbo.base.resv))
+			continue;
+		n += wddmseg_offer_purgeable(bo);
+		dma_resv_unlock(bo->tbo.base.resv);
+	}
+	mutex_unlock(&wdev->offer_lock);
+	return n ? n : SHRINK_EMPTY;
+}
+
+/* System memory pressure: drop offered allocations' pages, LOW first. */
+static unsigned long wddmseg_offer_scan(struct shrinker *shrink,
+					struct shrink_control *sc)
+{
+	struct wddmseg_device *wdev = wddmseg_shrinker_data(shrink);
+	unsigned long freed = 0;
+	struct wddmseg_bo *bo;
+	u32 prio;
+
+	if (!mutex_trylock(&wdev->offer_lock))
+		return SHRINK_STOP;
+	for (prio = WDDMSEG_OFFER_PRIORITY_LOW;
+	     prio <= WDDMSEG_OFFER_PRIORITY_HIGH && freed < sc->nr_to_scan;
+	     prio++) {
+		list_for_each_entry(bo, &wdev->offered, offer_link) {
+			if (freed >= sc->nr_to_scan)
+				break;
+			if (bo->offer_priority == prio)
+				freed += wddmseg_offer_purge(bo);
+		}
+	}
+	mutex_unlock(&wdev->offer_lock);
+	return freed ? freed : SHRINK_STOP;
+}
+
+/**
+ * wddmseg_offer_init - the offered list and its shrinker
+ * @wdev: device whose TTM device is initialized
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int wddmseg_offer_init(struct wddmseg_device *wdev)
+{
+	wdev->offer_shrinker = wddmseg_shrinker_create(wddmseg_offer_count,
+						       wddmseg_offer_scan, wdev,
+						       wdev->drm.unique);
+	return wdev->offer_shrinker ? 0 : -ENOMEM;
+}
+
+/**
+ * wddmseg_offer_fini - stop the shrinker of offered allocations
+ * @wdev: device
+ */
+void wddmseg_offer_fini(struct wddmseg_device *wdev)
+{
+	wddmseg_shrinker_destroy(wdev->offer_shrinker);
+	wdev->offer_shrinker = NULL;
 }
 
 static void wddmseg_offer_put(struct drm_gem_object **objs, u32 count)

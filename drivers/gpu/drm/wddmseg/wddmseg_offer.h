@@ -10,6 +10,8 @@ struct drm_file;
 struct wddmseg_bo;
 struct wddmseg_device;
 
+int wddmseg_offer_init(struct wddmseg_device *wdev);
+void wddmseg_offer_fini(struct wddmseg_device *wdev);
 int wddmseg_offer_check(struct wddmseg_bo *bo, const char *what);
 void wddmseg_offer_sort(struct wddmseg_device *wdev);
 void wddmseg_offer_forget(struct wddmseg_bo *bo);

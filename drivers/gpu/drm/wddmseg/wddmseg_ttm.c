@@ -38,6 +38,7 @@
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
 #include "wddmseg_file.h"
+#include "wddmseg_offer.h"
 #include "wddmseg_parked.h"
 #include "wddmseg_mgr.h"
 #include "wddmseg_migrate.h"
@@ -1167,6 +1168,11 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 	ret = wddmseg_parked_init(wdev);
 	if (ret)
 		goto err_fini;
+	ret = wddmseg_offer_init(wdev);
+	if (ret) {
+		wddmseg_parked_fini(wdev);
+		goto err_fini;
+	}
 	wddmseg_ttm_clear_vram(wdev);
 	wdev->ttm_ready = true;
 	return 0;
@@ -1188,6 +1194,7 @@ void wddmseg_ttm_fini(struct wddmseg_device *wdev)
 
 	if (!wdev->ttm_ready)
 		return;
+	wddmseg_offer_fini(wdev);
 	for (id = wdev->desc.segment_count; id >= 1; id--)
 		wddmseg_mgr_fini(wdev, id);
 	/* Normally allocations are gone by now and took their pages along. */
