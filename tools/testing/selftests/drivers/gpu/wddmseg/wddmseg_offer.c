@@ -10,6 +10,10 @@
  * - offer_reclaim_reports: RECLAIM says DISCARDED for an offered allocation
  *   whose content was dropped (it reads as zeroes) and OK for one that
  *   kept it (it reads as written); MAKE_RESIDENT places it again.
+ * - offer_sysmem_purged: under system memory pressure (drop_caches=2,
+ *   every shrinker) an offered allocation in system memory gives its
+ *   pages up: RECLAIM says DISCARDED, it reads as zeroes, fdinfo counts
+ *   it; one not offered keeps its content.
  * - offer_refuses_use: an offered allocation refuses MAKE_RESIDENT, blits and
  *   PRIME export (-EINVAL) and a CPU access (SIGBUS), until reclaimed.
  * - offer_bad_input: every refusal of OFFER and RECLAIM with its errno and, when
@@ -164,6 +168,49 @@ TEST_F_TIMEOUT(alloc, offer_reclaim_reports, 120)
 	/* reclaimed: not offered any more, usable again */
 	EXPECT_EQ(-EINVAL, wddmseg_reclaim_allocations(self->fd, h, 1, 0, res));
 	EXPECT_EQ(0, gem_move_wait(self->fd, h[0], SEG_INV));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[0]));
+	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[1]));
+}
+
+/*
+ * System memory pressure (drop_caches=2 runs every shrinker) drops the
+ * pages of an offered allocation in system memory: RECLAIM says
+ * DISCARDED, it reads as zeroes, fdinfo counts the discard; one that is
+ * not offered keeps its content.
+ */
+TEST_F_TIMEOUT(alloc, offer_sysmem_purged, 120)
+{
+	static uint8_t got[OFFER_BO];
+	uint32_t h[2], res[2] = { 7, 7 };
+	uint64_t first = 0, f0, f1;
+
+	NEED_DEF();
+	ASSERT_EQ(0, gem_create_any(self->fd, OFFER_BO, SEG_VIS, &h[0]));
+	ASSERT_EQ(0, gem_create_any(self->fd, OFFER_BO, SEG_VIS, &h[1]));
+	ASSERT_EQ(0, gem_write_pattern(self->fd, h[0], OFFER_BO, 0xb0));
+	ASSERT_EQ(0, gem_write_pattern(self->fd, h[1], OFFER_BO, 0xb1));
+	ASSERT_EQ(0, gem_move_wait(self->fd, h[0], 0));
+	ASSERT_EQ(0, gem_move_wait(self->fd, h[1], 0));
+	ASSERT_EQ(0, wddmseg_offer_allocations(self->fd, h, 1,
+					       WDDMSEG_OFFER_PRIORITY_LOW));
+	ASSERT_EQ(0, wddmseg_fdinfo(self->fd, "wddmseg-discard-bytes", &f0,
+				    NULL, 0));
+	if (file_write("/proc/sys/vm/drop_caches", "2"))
+		WSKIP(return, "cannot write /proc/sys/vm/drop_caches (root?)");
+	ASSERT_EQ(0, wddmseg_fdinfo(self->fd, "wddmseg-discard-bytes", &f1,
+				    NULL, 0));
+	EXPECT_EQ(f0 + OFFER_BO, f1)
+		TH_LOG("fdinfo wddmseg-discard-bytes %" PRIu64 " -> %" PRIu64,
+		       f0, f1);
+
+	ASSERT_EQ(0, wddmseg_reclaim_allocations(self->fd, h, 1, 0, res));
+	EXPECT_EQ(WDDMSEG_RECLAIM_DISCARDED, res[0]);
+	EXPECT_EQ(0, seg_of(_metadata, self->fd, h[0]));
+	ASSERT_EQ(0, gem_read_back(self->fd, h[0], OFFER_BO, got));
+	EXPECT_EQ(0, count_nonzero(got, OFFER_BO));
+	ASSERT_EQ(0, gem_read_back(self->fd, h[1], OFFER_BO, got));
+	EXPECT_EQ(0, pattern_check(got, OFFER_BO, 0xb1, &first))
+		TH_LOG("an allocation that was not offered lost its content");
 	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[0]));
 	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[1]));
 }
