@@ -780,19 +780,28 @@ struct drm_wddmseg_event_residency {
  * D3DKMTQueryVideoMemoryInfo. A segment belongs to the local group if its
  * flags have LocalBudgetGroup, to the non-local group if they have
  * NonLocalBudgetGroup; without either, memory segments are local and
- * apertures non-local. Usage counts the allocations of this DRM file that
- * are resident in the group's segments.
+ * apertures non-local. When segments of the group have ApplicationTarget
+ * ("this segment should be targeted by the application budget"), only
+ * those make @budget and @available; otherwise all of the group's do.
+ * Usage counts the allocations of this DRM file that are resident in the
+ * group's segments, all of them.
  */
 struct drm_wddmseg_query_budget {
 	/** @group: in: WDDMSEG_BUDGET_LOCAL or WDDMSEG_BUDGET_NON_LOCAL. */
 	__u32 group;
 	/** @pad: must be zero. */
 	__u32 pad;
-	/** @budget: out: bytes the process may use (the group's capacity). */
+	/**
+	 * @budget: out: bytes the process may use: the CommitLimit of the
+	 * group's (ApplicationTarget) segments.
+	 */
 	__u64 budget;
 	/** @current_usage: out: bytes of this file resident in the group. */
 	__u64 current_usage;
-	/** @available: out: bytes still free in the group's segments. */
+	/**
+	 * @available: out: bytes still free in the group's (ApplicationTarget)
+	 * segments.
+	 */
 	__u64 available;
 	/** @reserved: must be zero. */
 	__u64 reserved[4];

@@ -174,6 +174,34 @@ int wddmseg_segment_budget_group(const struct wddmseg_segment_desc *seg)
 }
 
 /**
+ * wddmseg_segment_budget_target - does a segment make its budget group's
+ *	application budget
+ * @desc: the adapter
+ * @seg: one of its segments
+ *
+ * ApplicationTarget: "this segment should be targeted by the application
+ * budget". When a segment of @seg's budget group has the flag, only the
+ * segments that have it make the group's budget (QUERY_BUDGET's budget
+ * and available); when none has it, every segment of the group does.
+ *
+ * Return: whether @seg counts toward its group's budget.
+ */
+bool wddmseg_segment_budget_target(const struct wddmseg_adapter_desc *desc,
+				   const struct wddmseg_segment_desc *seg)
+{
+	int group = wddmseg_segment_budget_group(seg);
+	u32 i;
+
+	if (seg->flags & DXGK_SEGFLAG_APPLICATION_TARGET)
+		return true;
+	for (i = 0; i < desc->segment_count; i++)
+		if ((desc->seg[i].flags & DXGK_SEGFLAG_APPLICATION_TARGET) &&
+		    wddmseg_segment_budget_group(&desc->seg[i]) == group)
+			return false;
+	return true;
+}
+
+/**
  * wddmseg_segment_seals - can the device page protected content of a
  *	segment through system memory encrypted
  * @wdev: device

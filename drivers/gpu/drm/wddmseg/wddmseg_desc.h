@@ -30,6 +30,8 @@ bool wddmseg_segment_is_aperture(const struct wddmseg_segment_desc *seg);
 u32 wddmseg_segflags_effective(u32 flags);
 bool wddmseg_segment_cpu_visible(struct wddmseg_device *wdev, u32 segment_id);
 int wddmseg_segment_budget_group(const struct wddmseg_segment_desc *seg);
+bool wddmseg_segment_budget_target(const struct wddmseg_adapter_desc *desc,
+				   const struct wddmseg_segment_desc *seg);
 bool wddmseg_segment_seals(struct wddmseg_device *wdev, u32 segment_id);
 u64 wddmseg_bank_end(const struct wddmseg_segment_desc *seg, u32 j);
 u32 wddmseg_caps_honoured(u32 caps, bool isolated);

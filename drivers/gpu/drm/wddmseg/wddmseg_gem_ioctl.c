@@ -372,7 +372,8 @@ int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
 		const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
 		struct wddmseg_mgr *mgr = wdev->mgr[id - 1];
 
-		if (wddmseg_segment_budget_group(seg) != group)
+		if (wddmseg_segment_budget_group(seg) != group ||
+		    !wddmseg_segment_budget_target(&wdev->desc, seg))
 			continue;
 		args->budget += seg->commit_limit;
 		spin_lock(&mgr->lock);
