@@ -163,42 +163,73 @@ TEST_F(alloc, segment_counters)
 		wddmseg_destroy_allocation(self->fd, ha[i]);
 }
 
-/* Expected budget of @group: the CommitLimits of its segments. */
+/*
+ * Does segment @i make @group's budget: in the group, and ApplicationTarget
+ * if any segment of the group is.
+ */
+static bool budget_target(const struct layout *l, uint32_t group,
+			  unsigned int i)
+{
+	bool targets = false;
+	unsigned int j;
+
+	if (wddmseg_segment_budget_group(l->seg[i].flags) != group)
+		return false;
+	for (j = 0; j < l->nr_segs; j++)
+		targets |= wddmseg_segment_budget_group(l->seg[j].flags) == group &&
+			   (l->seg[j].flags & WDDMSEG_SEGMENT_FLAG_APPLICATION_TARGET);
+	return !targets ||
+	       (l->seg[i].flags & WDDMSEG_SEGMENT_FLAG_APPLICATION_TARGET);
+}
+
+/* Expected budget of @group: the CommitLimits of its target segments. */
 static uint64_t layout_budget(const struct layout *l, uint32_t group)
 {
 	uint64_t sum = 0;
 	unsigned int i;
 
 	for (i = 0; i < l->nr_segs; i++)
-		if (wddmseg_segment_budget_group(l->seg[i].flags) == group)
+		if (budget_target(l, group, i))
 			sum += l->seg[i].commit;
 	return sum;
 }
 
-/* First segment of @group (not AGP) the tests can allocate in, or 0. */
-static uint32_t group_segment(const struct layout *l, uint32_t group)
+/*
+ * First target segment of @group (not AGP) the tests can allocate in, or
+ * 0; @other: the first segment of the group that is not a target, or 0.
+ */
+static uint32_t group_segment(const struct layout *l, uint32_t group,
+			      uint32_t *other)
 {
 	unsigned int i;
+	uint32_t id = 0;
 
-	for (i = 0; i < l->nr_segs; i++)
-		if (wddmseg_segment_budget_group(l->seg[i].flags) == group &&
-		    !(l->seg[i].flags & WDDMSEG_SEGMENT_FLAG_AGP))
-			return i + 1;
-	return 0;
+	*other = 0;
+	for (i = 0; i < l->nr_segs; i++) {
+		if (wddmseg_segment_budget_group(l->seg[i].flags) != group ||
+		    (l->seg[i].flags & WDDMSEG_SEGMENT_FLAG_AGP))
+			continue;
+		if (!budget_target(l, group, i))
+			*other = *other ? *other : i + 1;
+		else
+			id = id ? id : i + 1;
+	}
+	return id;
 }
 
 /*
  * QUERY_BUDGET: the budget of each group is the CommitLimit sum of its
- * segments; current_usage counts what this file has resident in the group
+ * segments, of its ApplicationTarget ones if it has any; current_usage
+ * counts what this file has resident in the group, in any of its segments
  * (rises by an allocation, drops on EVICT), invisible to another file;
- * available is what the group still has free. Bad groups and non-zero
- * output/reserved fields are refused.
+ * available is what the budget's segments still have free. Bad groups and
+ * non-zero output/reserved fields are refused.
  */
 TEST_F(alloc, budget)
 {
 	struct drm_wddmseg_query_budget b0, b1, b2, other;
 	unsigned int i, g, f;
-	uint32_t id, h;
+	uint32_t id, oid, h;
 	int fd, fd2, ret;
 
 	if (SETUP_SKIPPED())
@@ -220,7 +251,7 @@ TEST_F(alloc, budget)
 				       d->exp.bdf, g);
 			EXPECT_EQ(0u, b0.current_usage);
 
-			id = group_segment(l, g);
+			id = group_segment(l, g, &oid);
 			if (!id)
 				continue;
 			size = l->seg[id - 1].commit / 4;
@@ -259,6 +290,27 @@ TEST_F(alloc, budget)
 			EXPECT_EQ(b0.current_usage, b2.current_usage)
 				TH_LOG("%s group %u: usage after the close",
 				       d->exp.bdf, g);
+
+			/*
+			 * A segment of the group that is no ApplicationTarget
+			 * while another is: the file's usage, not the
+			 * budget's memory.
+			 */
+			if (!oid)
+				continue;
+			size = l->seg[oid - 1].commit / 4;
+			size = size > SZ_1M ? SZ_1M : size;
+			ASSERT_EQ(0, wddmseg_create_allocation_in(fd, size, 0, oid, &h));
+			ASSERT_EQ(oid, seg_of(_metadata, fd, h));
+			ASSERT_EQ(0, wddmseg_query_budget(fd, g, &b1));
+			EXPECT_EQ(b0.current_usage + size, b1.current_usage)
+				TH_LOG("%s group %u: usage after 0x%" PRIx64 " bytes in segment %u",
+				       d->exp.bdf, g, size, oid);
+			EXPECT_EQ(b0.available, b1.available)
+				TH_LOG("%s group %u: an allocation in segment %u (not an ApplicationTarget) is taken from the budget",
+				       d->exp.bdf, g, oid);
+			EXPECT_EQ(b0.budget, b1.budget);
+			ASSERT_EQ(0, wddmseg_destroy_allocation(fd, h));
 		}
 
 		/* refusals */
