@@ -11,6 +11,7 @@
 
 #include <linux/io.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sizes.h>
@@ -246,6 +247,31 @@ static bool wddmseg_range_inside(u64 start, u64 size, u64 win, u64 win_size)
 	return start >= win && end <= win_end;
 }
 
+/**
+ * wddmseg_mmu_usable - whether the device has a GPU MMU the driver drives
+ * @d: the adapter as read from the device
+ *
+ * The MMU is present (MMU_CAPS, device 1.9 on), its geometry is one the
+ * page-table code handles (a VA of more than one page and below 64 bits,
+ * page tables of whole 4 KiB pages aligned to a power of two) and its
+ * page tables live in a memory segment of the layout. GpuMmuSupported
+ * needs it (rule caps-gpu-mmu-absent), and so does VM_CREATE.
+ *
+ * Return: true if GPU virtual address spaces can be built on the device.
+ */
+bool wddmseg_mmu_usable(const struct wddmseg_adapter_desc *d)
+{
+	const struct wddmseg_mmu_desc *m = &d->mmu;
+	u32 nseg = min_t(u32, d->segment_count, WDDMSEG_MAX_SEGMENTS);
+
+	return (m->caps & WDDMSEG_MMU_CAPS_PRESENT) &&
+	       m->va_bits > WDDMSEG_HW_PAGE_SHIFT && m->va_bits < 64 &&
+	       m->pt_size && IS_ALIGNED(m->pt_size, SZ_4K) &&
+	       m->pt_align && is_power_of_2(m->pt_align) &&
+	       m->pt_segment >= 1 && m->pt_segment <= nseg &&
+	       !wddmseg_segment_is_aperture(&d->seg[m->pt_segment - 1]);
+}
+
 static int wddmseg_validate_caps(const struct wddmseg_adapter_desc *d,
 				 struct wddmseg_violation *v)
 {
@@ -288,20 +314,23 @@ static int wddmseg_validate_caps(const struct wddmseg_adapter_desc *d,
 				       "IoMmuSecureModeRequired without IoMmuSecureModeSupported (caps 0x%08x)",
 				       caps);
 	/*
-	 * GpuMmuSupported promises a GPU MMU: the device must have one (MMU
-	 * registers from 1.9 on, with a memory segment for its page tables).
+	 * GpuMmuSupported promises GPU virtual address spaces (wddmseg_vm.c):
+	 * the device must have a GPU MMU the driver can drive (MMU registers
+	 * from 1.9 on, with a memory segment for its page tables).
 	 */
-	if ((caps & DXGK_VIDMMCAP_GPU_MMU_SUPPORTED) &&
-	    !(d->mmu.caps & WDDMSEG_MMU_CAPS_PRESENT))
+	if ((caps & DXGK_VIDMMCAP_GPU_MMU_SUPPORTED) && !wddmseg_mmu_usable(d))
 		return wddmseg_violate(v, 0, "caps-gpu-mmu-absent",
-				       "GpuMmuSupported, but the device has no GPU MMU (version 0x%08x, MMU_CAPS 0x%08x, caps 0x%08x)",
-				       d->hw_version, d->mmu.caps, caps);
-	/* WDDM allows these; this driver does not implement them (yet). */
-	if (caps & (DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
-		    DXGK_VIDMMCAP_GPU_MMU_SUPPORTED |
-		    DXGK_VIDMMCAP_IO_MMU_SUPPORTED))
-		return wddmseg_violate(v, 0, "caps-gpu-va",
-				       "VirtualAddressingSupported, GpuMmuSupported and IoMmuSupported describe GPU virtual addressing, which this driver does not implement (caps 0x%08x)",
+				       "GpuMmuSupported, but no usable GPU MMU (version 0x%08x, MMU_CAPS 0x%08x, VA bits %u, page tables %u/%u in segment %u)",
+				       d->hw_version, d->mmu.caps, d->mmu.va_bits,
+				       d->mmu.pt_size, d->mmu.pt_align,
+				       d->mmu.pt_segment);
+	/*
+	 * WDDM's IoMmu model (the GPU uses CPU virtual addresses, translated
+	 * by an IOMMU bound to the process) is not implemented.
+	 */
+	if (caps & DXGK_VIDMMCAP_IO_MMU_SUPPORTED)
+		return wddmseg_violate(v, 0, "caps-io-mmu-model",
+				       "IoMmuSupported: the IoMmu model (GPU VA = CPU VA through an IOMMU) is not implemented (caps 0x%08x)",
 				       caps);
 	if ((caps & DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED) && !d->isolated)
 		return wddmseg_violate(v, 0, "caps-iommu-required",
@@ -516,6 +545,7 @@ static int wddmseg_validate_table(const struct wddmseg_adapter_desc *d,
  * wddmseg_caps_honoured - the DXGK_VIDMMCAPS bits the driver acts on
  * @caps: DXGK_VIDMMCAPS.Value of a validated adapter
  * @isolated: a translating IOMMU isolates the device's DMA
+ * @gpuvm: the kernel has drm_gpuvm (WDDMSEG_HAVE_GPUVM)
  *
  * What QUERY_ADAPTER reports: a capability is only reported when the
  * driver keeps its promise. IoMmuSecureModeSupported and -Required hold
@@ -523,13 +553,16 @@ static int wddmseg_validate_table(const struct wddmseg_adapter_desc *d,
  * confines it to what the driver mapped). CrossAdapterResource and
  * CrossAdapterResourceTexture are PRIME (wddmseg_prime.c).
  * DisableSelfRefreshVRAMInS3 and AlwaysPoweredVRAM decide what a suspend
- * evicts (wddmseg_pm.c). Every other bit has no behaviour here yet and is
- * masked; Documentation/gpu/wddmseg.rst says
- * why for each.
+ * evicts (wddmseg_pm.c). VirtualAddressingSupported and GpuMmuSupported
+ * (validation has checked the GPU MMU) are the address spaces of
+ * wddmseg_vm.c, which only exist where the kernel has drm_gpuvm
+ * (@gpuvm; without it the VM ioctls refuse with rule vm-no-gpuvm).
+ * Every other bit has no behaviour here yet and is masked;
+ * Documentation/gpu/wddmseg.rst says why for each.
  *
  * Return: the honoured subset of @caps.
  */
-u32 wddmseg_caps_honoured(u32 caps, bool isolated)
+u32 wddmseg_caps_honoured(u32 caps, bool isolated, bool gpuvm)
 {
 	/*
 	 * DOC: PRIME (scanout of imported allocations is not done);
@@ -543,6 +576,9 @@ u32 wddmseg_caps_honoured(u32 caps, bool isolated)
 	if (isolated)
 		honoured |= DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED |
 			    DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED;
+	if (gpuvm)
+		honoured |= DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
+			    DXGK_VIDMMCAP_GPU_MMU_SUPPORTED;
 	return caps & honoured;
 }
 

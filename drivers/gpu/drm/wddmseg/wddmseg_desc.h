@@ -34,6 +34,7 @@ bool wddmseg_segment_budget_target(const struct wddmseg_adapter_desc *desc,
 				   const struct wddmseg_segment_desc *seg);
 bool wddmseg_segment_seals(struct wddmseg_device *wdev, u32 segment_id);
 u64 wddmseg_bank_end(const struct wddmseg_segment_desc *seg, u32 j);
-u32 wddmseg_caps_honoured(u32 caps, bool isolated);
+bool wddmseg_mmu_usable(const struct wddmseg_adapter_desc *d);
+u32 wddmseg_caps_honoured(u32 caps, bool isolated, bool gpuvm);
 
 #endif /* WDDMSEG_DESC_H */

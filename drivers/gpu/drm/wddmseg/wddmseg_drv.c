@@ -247,7 +247,8 @@ static int wddmseg_load_segments(struct wddmseg_device *wdev)
 			drm_info(&wdev->drm, "segment %u: CpuVisible ignored: it has no meaning on an aperture segment (DXGK_SEGMENTFLAGS)\n",
 				 id);
 
-	d->caps = wddmseg_caps_honoured(d->vidmm_caps, d->isolated);
+	d->caps = wddmseg_caps_honoured(d->vidmm_caps, d->isolated,
+					WDDMSEG_HAVE_GPUVM);
 
 	drm_dbg_driver(&wdev->drm, "%u segments, caps 0x%08x (honoured 0x%08x), paging node %u\n",
 		       d->segment_count, d->vidmm_caps, d->caps, d->paging_node);

@@ -108,26 +108,88 @@ static void caps_out_of_order_lock(struct wddmseg_adapter_desc *d)
 	d->vidmm_caps = DXGK_VIDMMCAP_OUT_OF_ORDER_LOCK;
 }
 
-/* A device 1.9 with its GPU MMU: the caps are still refused (caps-gpu-va). */
-static void caps_va_gpummu(struct wddmseg_adapter_desc *d)
+/*
+ * The GPU MMU of the device (QEMU's geometry, docs-wddmseg.rst): 39-bit
+ * VA, 4 KiB page tables aligned to 4 KiB in the invisible VRAM segment 2.
+ */
+static void set_mmu(struct wddmseg_adapter_desc *d)
+{
+	d->mmu.caps = WDDMSEG_MMU_CAPS_PRESENT;
+	d->mmu.va_bits = 39;
+	d->mmu.levels = 3;
+	d->mmu.pt_segment = 2;
+	d->mmu.pt_size = SZ_4K;
+	d->mmu.pt_align = SZ_4K;
+	d->mmu.contexts = 4;
+	d->mmu.tlb_entries = 64;
+}
+
+static void caps_gpu_va(struct wddmseg_adapter_desc *d)
 {
 	d->vidmm_caps = DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
 			DXGK_VIDMMCAP_GPU_MMU_SUPPORTED;
-	d->mmu.caps = WDDMSEG_MMU_CAPS_PRESENT;
+}
+
+/* A device with its GPU MMU: VirtualAddressing and GpuMmu are honoured. */
+static void caps_va_gpummu(struct wddmseg_adapter_desc *d)
+{
+	caps_gpu_va(d);
+	set_mmu(d);
 }
 
 /* The same caps on a device that has no GPU MMU at all. */
 static void caps_gpummu_no_mmu(struct wddmseg_adapter_desc *d)
 {
-	d->vidmm_caps = DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
-			DXGK_VIDMMCAP_GPU_MMU_SUPPORTED;
+	caps_gpu_va(d);
 	d->mmu.caps = 0;
 }
 
+/* An MMU whose page tables would live in the aperture (segment 3). */
+static void caps_gpummu_pt_aperture(struct wddmseg_adapter_desc *d)
+{
+	caps_va_gpummu(d);
+	d->mmu.pt_segment = 3;
+}
+
+/* An MMU whose page-table segment is not in the table. */
+static void caps_gpummu_pt_missing(struct wddmseg_adapter_desc *d)
+{
+	caps_va_gpummu(d);
+	d->mmu.pt_segment = 4;
+}
+
+/* An MMU of one page of VA: nothing to hand out. */
+static void caps_gpummu_va_page(struct wddmseg_adapter_desc *d)
+{
+	caps_va_gpummu(d);
+	d->mmu.va_bits = 12;
+}
+
+/* Page tables of a size and an alignment the driver cannot allocate. */
+static void caps_gpummu_pt_size(struct wddmseg_adapter_desc *d)
+{
+	caps_va_gpummu(d);
+	d->mmu.pt_size = 3000;
+}
+
+static void caps_gpummu_pt_align(struct wddmseg_adapter_desc *d)
+{
+	caps_va_gpummu(d);
+	d->mmu.pt_align = 0x3000;
+}
+
+/* The IoMmu model, with VirtualAddressing and alone, on a device with an MMU. */
 static void caps_va_iommu(struct wddmseg_adapter_desc *d)
 {
 	d->vidmm_caps = DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
 			DXGK_VIDMMCAP_IO_MMU_SUPPORTED;
+	set_mmu(d);
+}
+
+static void caps_iommu_alone(struct wddmseg_adapter_desc *d)
+{
+	d->vidmm_caps = DXGK_VIDMMCAP_IO_MMU_SUPPORTED;
+	set_mmu(d);
 }
 
 static void caps_cross_adapter_tiers(struct wddmseg_adapter_desc *d)
@@ -150,16 +212,15 @@ static void caps_iommu_required_unisolated(struct wddmseg_adapter_desc *d)
 			DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_REQUIRED;
 }
 
-/* every capability a consistent adapter may have at once, but GPU VA */
+/* every capability a consistent adapter may have at once, but IoMmu */
 static void caps_all_consistent(struct wddmseg_adapter_desc *d)
 {
 	d->vidmm_caps = DXGK_VIDMMCAP_KNOWN_MASK &
 			~(DXGK_VIDMMCAP_DEDICATED_PAGING_ENGINE |
 			  DXGK_VIDMMCAP_PAGING_ENGINE_CAN_SWIZZLE |
-			  DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
-			  DXGK_VIDMMCAP_GPU_MMU_SUPPORTED |
 			  DXGK_VIDMMCAP_IO_MMU_SUPPORTED);
 	d->isolated = true;
+	set_mmu(d);
 }
 
 static void caps_last_paging_node(struct wddmseg_adapter_desc *d)
@@ -243,6 +304,8 @@ static const struct desc_case caps_cases[] = {
 	  caps_all_consistent },
 	{ "valid: PagingNode is the last of 4 engines", NULL, 0,
 	  caps_last_paging_node },
+	{ "valid: VirtualAddressing and GpuMmu with a usable GPU MMU", NULL,
+	  0, caps_va_gpummu },
 	{ "caps-reserved: bit 18", "caps-reserved", 0, caps_reserved_low },
 	{ "caps-reserved: bit 31", "caps-reserved", 0, caps_reserved_high },
 	{ "caps-paging-reserved: DedicatedPagingEngine",
@@ -261,12 +324,22 @@ static const struct desc_case caps_cases[] = {
 	  "caps-cross-adapter-tier", 0, caps_scanout_no_tier1 },
 	{ "caps-iommu-secure: Required without Supported",
 	  "caps-iommu-secure", 0, caps_secure_required_alone },
-	{ "caps-gpu-va: VirtualAddressing with GpuMmu", "caps-gpu-va", 0,
-	  caps_va_gpummu },
-	{ "caps-gpu-va: VirtualAddressing with IoMmu", "caps-gpu-va", 0,
-	  caps_va_iommu },
+	{ "caps-io-mmu-model: VirtualAddressing with IoMmu",
+	  "caps-io-mmu-model", 0, caps_va_iommu },
+	{ "caps-io-mmu-model: IoMmu alone", "caps-io-mmu-model", 0,
+	  caps_iommu_alone },
 	{ "caps-gpu-mmu-absent: GpuMmu on a device without an MMU",
 	  "caps-gpu-mmu-absent", 0, caps_gpummu_no_mmu },
+	{ "caps-gpu-mmu-absent: page tables in an aperture",
+	  "caps-gpu-mmu-absent", 0, caps_gpummu_pt_aperture },
+	{ "caps-gpu-mmu-absent: page tables in no segment",
+	  "caps-gpu-mmu-absent", 0, caps_gpummu_pt_missing },
+	{ "caps-gpu-mmu-absent: VA of one page", "caps-gpu-mmu-absent", 0,
+	  caps_gpummu_va_page },
+	{ "caps-gpu-mmu-absent: page tables not of whole pages",
+	  "caps-gpu-mmu-absent", 0, caps_gpummu_pt_size },
+	{ "caps-gpu-mmu-absent: page-table alignment not a power of two",
+	  "caps-gpu-mmu-absent", 0, caps_gpummu_pt_align },
 	{ "caps-iommu-required: secure mode required, no IOMMU",
 	  "caps-iommu-required", 0, caps_iommu_required_unisolated },
 	{ "caps-paging-node: node 1 of 1 engine", "caps-paging-node", 0,
@@ -307,22 +380,33 @@ static void caps_honoured(struct kunit *test)
 			  DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_TEXTURE;
 	const u32 pm = DXGK_VIDMMCAP_DISABLE_SELF_REFRESH_VRAM_IN_S3 |
 		       DXGK_VIDMMCAP_ALWAYS_POWERED_VRAM;
+	const u32 va = DXGK_VIDMMCAP_VIRTUAL_ADDRESSING_SUPPORTED |
+		       DXGK_VIDMMCAP_GPU_MMU_SUPPORTED;
 	u32 all = DXGK_VIDMMCAP_KNOWN_MASK;
 
-	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, false), cross | pm);
-	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, true),
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, false, false),
+			cross | pm);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, true, false),
 			secure | cross | pm);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(all, true, true),
+			secure | cross | pm | va);
 	KUNIT_EXPECT_EQ(test,
-			wddmseg_caps_honoured(all & ~secure & ~cross & ~pm, true),
-			0);
+			wddmseg_caps_honoured(all & ~secure & ~cross & ~pm & ~va,
+					      true, true), 0);
 	/* scanout of imported allocations is not done: never reported */
 	KUNIT_EXPECT_EQ(test,
 			wddmseg_caps_honoured(DXGK_VIDMMCAP_CROSS_ADAPTER_RESOURCE_SCANOUT,
-					      true), 0);
+					      true, true), 0);
 	KUNIT_EXPECT_EQ(test,
 			wddmseg_caps_honoured(DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED,
-					      true),
+					      true, false),
 			DXGK_VIDMMCAP_IO_MMU_SECURE_MODE_SUPPORTED);
+	/* GPU VA where the kernel has drm_gpuvm; IoMmu never */
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(va, false, true), va);
+	KUNIT_EXPECT_EQ(test, wddmseg_caps_honoured(va, false, false), 0);
+	KUNIT_EXPECT_EQ(test,
+			wddmseg_caps_honoured(DXGK_VIDMMCAP_IO_MMU_SUPPORTED,
+					      true, true), 0);
 }
 
 static struct kunit_case caps_test_cases[] = {

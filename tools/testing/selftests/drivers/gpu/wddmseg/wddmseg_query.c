@@ -137,14 +137,22 @@ static bool iommu_isolated(const char *bdf)
 	return !strcmp(type, "DMA") || !strcmp(type, "DMA-FQ");
 }
 
+/* The kernel has drm_gpuvm, which GPU address spaces are built on (not 6.1). */
+static bool kernel_has_gpuvm(void)
+{
+	return access("/sys/module/drm_gpuvm", F_OK) == 0;
+}
+
 /*
  * The DXGK_VIDMMCAPS bits the driver honours (wddmseg_caps_honoured()):
  * CrossAdapterResource (bit 4) and CrossAdapterResourceTexture (bit 15),
  * PRIME with other devices (wddmseg_prime); IoMmuSecureModeSupported
  * (bit 11) and IoMmuSecureModeRequired (bit 13) behind a translating
  * IOMMU; DisableSelfRefreshVRAMInS3 (bit 12) and AlwaysPoweredVRAM
- * (bit 17), which decide what a suspend evicts; nothing else
- * (CrossAdapterResourceScanout included).
+ * (bit 17), which decide what a suspend evicts; VirtualAddressingSupported
+ * (bit 5) and GpuMmuSupported (bit 6), the GPU address spaces
+ * (wddmseg_vm), where the kernel has drm_gpuvm; nothing else
+ * (CrossAdapterResourceScanout and IoMmuSupported included).
  */
 static uint32_t caps_honoured(uint32_t caps, bool isolated)
 {
@@ -156,6 +164,9 @@ static uint32_t caps_honoured(uint32_t caps, bool isolated)
 	if (isolated)
 		honoured |= WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_SUPPORTED |
 			    WDDMSEG_VIDMM_CAP_IO_MMU_SECURE_MODE_REQUIRED;
+	if (kernel_has_gpuvm())
+		honoured |= WDDMSEG_VIDMM_CAP_VIRTUAL_ADDRESSING_SUPPORTED |
+			    WDDMSEG_VIDMM_CAP_GPU_MMU_SUPPORTED;
 	return caps & honoured;
 }
 
@@ -510,6 +521,8 @@ static unsigned int mmu_pt_segment(const struct layout *l)
 /* QUERY_MMU reports the GPU MMU of a device 1.9, consistently. */
 TEST_F(query, query_mmu)
 {
+	const uint32_t va = WDDMSEG_VIDMM_CAP_VIRTUAL_ADDRESSING_SUPPORTED |
+			    WDDMSEG_VIDMM_CAP_GPU_MMU_SUPPORTED;
 	struct drm_wddmseg_query_adapter a;
 	struct drm_wddmseg_query_mmu m, zero;
 	unsigned int l, bits, pt_seg;
@@ -568,11 +581,14 @@ TEST_F(query, query_mmu)
 		EXPECT_EQ(0u, m.pt_align & (m.pt_align - 1));
 		EXPECT_GE(m.contexts, 1u);
 		EXPECT_GE(m.tlb_entries, 1u);
-		/* The driver has no address spaces (yet): caps not reported. */
-		EXPECT_EQ(0u, a.vidmm_caps &
-			  (WDDMSEG_VIDMM_CAP_VIRTUAL_ADDRESSING_SUPPORTED |
-			   WDDMSEG_VIDMM_CAP_GPU_MMU_SUPPORTED))
-			TH_LOG("%s: vidmm_caps %#x", d->exp.bdf, a.vidmm_caps);
+		/*
+		 * GPU virtual addressing is reported exactly when the layout
+		 * asks for it and the kernel has drm_gpuvm.
+		 */
+		EXPECT_EQ(kernel_has_gpuvm() ? d->exp.layout.caps & va : 0u,
+			  a.vidmm_caps & va)
+			TH_LOG("%s: vidmm_caps %#x of device caps %#x",
+			       d->exp.bdf, a.vidmm_caps, d->exp.layout.caps);
 	}
 }
 
