@@ -55,10 +55,17 @@
  * and its root table go with the last reference. Closing the file
  * destroys whatever spaces it still has.
  *
- * Where the device has no MMU (before 1.9, or a layout without a memory
- * segment for the page tables) VM_CREATE fails with -EOPNOTSUPP (rule
- * vm-no-mmu); where the kernel has no drm_gpuvm (6.1) both ioctls do
- * (rule vm-no-gpuvm, wddmseg_compat.h).
+ * Address spaces belong to an adapter whose layout reports
+ * GpuMmuSupported (DXGK_VIDMMCAPS, with VirtualAddressingSupported),
+ * as under WDDM, where an adapter without it has none: validation accepts
+ * the capability only on a device with a usable GPU MMU (rule
+ * caps-gpu-mmu-absent). Where the device has no MMU (before 1.9, or a
+ * layout without a memory segment for the page tables) VM_CREATE fails
+ * with -EOPNOTSUPP (rule vm-no-mmu); where it has one but the layout does
+ * not report GpuMmuSupported, too (rule vm-no-gpummu-cap). VM_BIND and
+ * blits by GPU VA name an address space, so they follow. Where the kernel
+ * has no drm_gpuvm (6.1) all of them are refused (rule vm-no-gpuvm,
+ * wddmseg_compat.h) and the capabilities are not reported.
  */
 
 /* First VA handed out: the page at 0 is reserved, so 0 always faults. */
@@ -81,18 +88,6 @@ static const struct drm_gpuvm_ops wddmseg_gpuvm_ops = {
 	.sm_step_unmap = wddmseg_vm_step_unmap,
 	.sm_step_remap = wddmseg_vm_step_remap,
 };
-
-/*
- * The geometry VM_CREATE relies on; the device reports it, the driver
- * checks it before trusting it (rule vm-mmu-geometry).
- */
-static bool wddmseg_vm_geometry_ok(const struct wddmseg_mmu_desc *m)
-{
-	return m->va_bits > WDDMSEG_HW_PAGE_SHIFT && m->va_bits < 64 &&
-	       m->pt_size && IS_ALIGNED(m->pt_size, SZ_4K) &&
-	       m->pt_align && is_power_of_2(m->pt_align) &&
-	       m->pt_segment;
-}
 
 int wddmseg_ioctl_vm_create(struct drm_device *drm, void *data,
 			    struct drm_file *file)
@@ -121,9 +116,14 @@ int wddmseg_ioctl_vm_create(struct drm_device *drm, void *data,
 			wdev->desc.hw_version, m->caps);
 		return -EOPNOTSUPP;
 	}
-	if (!wddmseg_vm_geometry_ok(m)) {
-		drm_dbg(drm, "vm_create: rule vm-mmu-geometry: VA bits %u, page tables of %u bytes aligned to %u in segment %u\n",
-			m->va_bits, m->pt_size, m->pt_align, m->pt_segment);
+	/*
+	 * As under WDDM, an adapter has GPU virtual address spaces only when
+	 * it reports GpuMmuSupported; validation made sure its MMU is usable
+	 * (wddmseg_mmu_usable()).
+	 */
+	if (!(wdev->desc.caps & DXGK_VIDMMCAP_GPU_MMU_SUPPORTED)) {
+		drm_dbg(drm, "vm_create: rule vm-no-gpummu-cap: the layout does not report GpuMmuSupported (caps 0x%08x)\n",
+			wdev->desc.vidmm_caps);
 		return -EOPNOTSUPP;
 	}
 	range = 1ULL << m->va_bits;

@@ -2,7 +2,10 @@
 /*
  * wddmseg GPU virtual address spaces (issue 26): VM_CREATE, VM_DESTROY
  * and VM_BIND, and blits by GPU virtual address, on the first device with
- * the default layout.
+ * the default layout, whose layout reports VirtualAddressingSupported and
+ * GpuMmuSupported (tools/vm/valid-layouts.txt): only such an adapter has
+ * address spaces; on one without GpuMmuSupported VM_CREATE is refused
+ * (rule vm-no-gpummu-cap).
  *
  * An address space's root page table is an allocation of the driver in
  * the device's page-table segment (QUERY_MMU pt_segment): its usage
@@ -93,6 +96,9 @@ FIXTURE_SETUP(vm)
 	self->def = gem_env_first(_metadata, &self->env);
 	if (!self->def)
 		return;
+	if (!(self->def->exp.layout.caps & WDDMSEG_VIDMM_CAP_GPU_MMU_SUPPORTED))
+		WSKIP(return, "rule vm-no-gpummu-cap: the layout of %s does not report GpuMmuSupported",
+		      self->def->exp.bdf);
 	self->fd = gem_open(_metadata, self->def->render);
 	if (!drm_debug_raise(DRM_UT_DRIVER, self->saved_debug,
 			     sizeof(self->saved_debug)))
@@ -669,6 +675,58 @@ TEST_F(vm, bind_refusals)
 	EXPECT_EQ(-EINVAL, wddmseg_submit_blit(self->fd, &g));
 	EXPECT_KMSG_RULE(self->kmsg, "blit-va-size");
 	EXPECT_EQ(0, wddmseg_destroy_gpu_va_space(self->fd, vm));
+}
+
+/*
+ * An adapter has GPU address spaces only when its layout reports
+ * GpuMmuSupported: on a device with a GPU MMU whose layout does not (in
+ * `make check`, the default layout of other sizes), VM_CREATE is refused
+ * with rule vm-no-gpummu-cap. Skipped where the kernel has no drm_gpuvm
+ * (no_gpuvm_refusal) or no such device is present.
+ */
+TEST(no_gpummu_cap_refusal)
+{
+	struct drm_wddmseg_query_mmu mmu;
+	struct drm_wddmseg_vm_create c;
+	struct gem_dev *d = NULL;
+	char saved[32] = "";
+	struct gem_env env;
+	unsigned int i;
+	int fd = -1, kmsg = -1;
+
+	if (kernel_without_gpuvm())
+		SKIP(return, "rule vm-no-gpuvm: no drm_gpuvm in this kernel");
+	gem_env_load(_metadata, &env);
+	if (SETUP_SKIPPED())
+		return;
+	for (i = 0; i < env.nr_devs && !d; i++) {
+		if (env.dev[i].exp.layout.caps &
+		    WDDMSEG_VIDMM_CAP_GPU_MMU_SUPPORTED)
+			continue;
+		fd = gem_open(_metadata, env.dev[i].render);
+		ASSERT_EQ(0, wddmseg_query_mmu(fd, &mmu));
+		if (mmu.flags & WDDMSEG_MMU_PRESENT)
+			d = &env.dev[i];
+		else
+			close(fd);
+	}
+	if (!d)
+		SKIP(return, "no device with a GPU MMU and a layout without GpuMmuSupported among %s",
+		     gem_env_source(&env));
+	if (!drm_debug_raise(DRM_UT_DRIVER, saved, sizeof(saved)))
+		kmsg = kmsg_open_end();
+	memset(&c, 0, sizeof(c));
+	EXPECT_EQ(-EOPNOTSUPP, wddmseg_create_gpu_va_space(fd, &c))
+		TH_LOG("%s: VM_CREATE without GpuMmuSupported", d->exp.bdf);
+	EXPECT_KMSG_RULE(kmsg, "vm-no-gpummu-cap");
+	EXPECT_EQ(0u, c.vm_id);
+	/* no space, so nothing to bind or destroy */
+	EXPECT_EQ(-ENOENT, wddmseg_destroy_gpu_va_space(fd, 1));
+	EXPECT_KMSG_RULE(kmsg, "vm-id");
+	if (kmsg >= 0)
+		close(kmsg);
+	drm_debug_restore(saved);
+	close(fd);
 }
 
 /*
