@@ -599,7 +599,7 @@ TEST_F(vm, bind_refusals)
 {
 	struct drm_wddmseg_submit_blit f, g;
 	struct drm_wddmseg_vm_bind ok, b;
-	uint32_t vm, bo, prot;
+	uint32_t vm, bo, prot, perm;
 	unsigned int i;
 
 	if (SETUP_SKIPPED())
@@ -648,6 +648,16 @@ TEST_F(vm, bind_refusals)
 						  WDDMSEG_ALLOC_PROTECTED, 1,
 						  &prot));
 	BIND_REFUSED(-EOPNOTSUPP, "vm-bind-protected", b.handle = prot);
+	/*
+	 * PermanentSysMem: its content is the permanent system copy, which
+	 * writes by VA to its current placement would not reach. (WDDM
+	 * wants it CpuVisible.)
+	 */
+	ASSERT_EQ(0, wddmseg_create_allocation_in(self->fd, BIND_SIZE,
+						  WDDMSEG_ALLOC_CPU_VISIBLE |
+						  WDDMSEG_ALLOC_PERMANENT_SYSMEM,
+						  1, &perm));
+	BIND_REFUSED(-EOPNOTSUPP, "vm-bind-permanent", b.handle = perm);
 #undef BIND_REFUSED
 	/* Nothing got mapped. */
 	EXPECT_EQ(-EFAULT, gva_fill(self->fd, vm, VA_A, SZ_4K, 0));
