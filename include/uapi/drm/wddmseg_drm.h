@@ -42,8 +42,12 @@ extern "C" {
  * (&drm_wddmseg_set_allocation_priority, WDDMSEG_ALLOCATION_PRIORITY_*) and
  * gave meaning to the first of the reserved words of &drm_wddmseg_gem_info
  * (priority and offer_priority).
+ * Version 11 added DRM_IOCTL_WDDMSEG_SET_RESERVATION
+ * (&drm_wddmseg_set_reservation) and gave meaning to the first two
+ * reserved words of &drm_wddmseg_query_budget (@current_reservation and
+ * @available_for_reservation).
  */
-#define WDDMSEG_UAPI_VERSION		10
+#define WDDMSEG_UAPI_VERSION		11
 
 /**
  * WDDMSEG_MAX_SEGMENTS - largest segment count the driver accepts
@@ -75,6 +79,7 @@ extern "C" {
 #define DRM_WDDMSEG_OFFER_ALLOCATIONS	0x15
 #define DRM_WDDMSEG_RECLAIM_ALLOCATIONS	0x16
 #define DRM_WDDMSEG_SET_ALLOCATION_PRIORITY	0x17
+#define DRM_WDDMSEG_SET_RESERVATION	0x18
 
 #define DRM_IOCTL_WDDMSEG_QUERY_ADAPTER \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_ADAPTER, \
@@ -127,6 +132,9 @@ extern "C" {
 #define DRM_IOCTL_WDDMSEG_SET_ALLOCATION_PRIORITY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_SET_ALLOCATION_PRIORITY, \
 		struct drm_wddmseg_set_allocation_priority)
+#define DRM_IOCTL_WDDMSEG_SET_RESERVATION \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_SET_RESERVATION, \
+		struct drm_wddmseg_set_reservation)
 
 /**
  * struct drm_wddmseg_query_adapter - adapter-wide properties
@@ -785,6 +793,10 @@ struct drm_wddmseg_event_residency {
  * those make @budget and @available; otherwise all of the group's do.
  * Usage counts the allocations of this DRM file that are resident in the
  * group's segments, all of them.
+ *
+ * Reservations (uapi version 11, DRM_IOCTL_WDDMSEG_SET_RESERVATION) are
+ * those of the process that opened the file, on the local group only: the
+ * non-local group's @available_for_reservation is 0.
  */
 struct drm_wddmseg_query_budget {
 	/** @group: in: WDDMSEG_BUDGET_LOCAL or WDDMSEG_BUDGET_NON_LOCAL. */
@@ -803,8 +815,20 @@ struct drm_wddmseg_query_budget {
 	 * segments.
 	 */
 	__u64 available;
+	/**
+	 * @current_reservation: out: bytes this file's reservation keeps for
+	 * it (DRM_IOCTL_WDDMSEG_SET_RESERVATION).
+	 */
+	__u64 current_reservation;
+	/**
+	 * @available_for_reservation: out: the largest reservation this file
+	 * may set: half of @budget less the reservations of the other files
+	 * of the device (its own included in the result); 0 for the
+	 * non-local group.
+	 */
+	__u64 available_for_reservation;
 	/** @reserved: must be zero. */
-	__u64 reserved[4];
+	__u64 reserved[2];
 };
 
 /* Values of &drm_wddmseg_submit_blit.op */
@@ -1125,6 +1149,37 @@ struct drm_wddmseg_set_allocation_priority {
 	__u32 flags;
 	/** @pad: must be zero. */
 	__u32 pad;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
+};
+
+/**
+ * struct drm_wddmseg_set_reservation - reserve local memory for a process
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_SET_RESERVATION (uapi version 11),
+ * modelled on D3DKMTSetVideoMemoryReservation: the process that opened
+ * the file asks that @reservation bytes of what its allocations have
+ * resident in the group's segments be kept for it. An eviction made for
+ * another process (or for the driver's own allocations) never takes an
+ * allocation of this file when that would leave less than @reservation
+ * bytes of the file resident in the group; the file's own allocations
+ * may still evict each other. A new value replaces the old one; 0 ends
+ * the reservation, and so does closing the file.
+ *
+ * Fails with -EINVAL for a bad group or non-zero @flags or @reserved,
+ * -EOPNOTSUPP for a reservation on the non-local group (rule
+ * reserve-non-local: aperture pages are system memory, which the kernel's
+ * reclaim may take), and -ENOSPC when @reservation is larger than
+ * &drm_wddmseg_query_budget.available_for_reservation (rule
+ * reserve-over-available).
+ */
+struct drm_wddmseg_set_reservation {
+	/** @group: in: WDDMSEG_BUDGET_LOCAL (or NON_LOCAL with 0). */
+	__u32 group;
+	/** @flags: in: must be zero. */
+	__u32 flags;
+	/** @reservation: in: bytes to keep; 0 to end the reservation. */
+	__u64 reservation;
 	/** @reserved: must be zero. */
 	__u64 reserved[2];
 };

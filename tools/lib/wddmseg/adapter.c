@@ -139,6 +139,17 @@ int wddmseg_query_budget(int fd, uint32_t group,
 	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_QUERY_BUDGET, info);
 }
 
+int wddmseg_set_video_memory_reservation(int fd, uint32_t group,
+					 uint64_t bytes)
+{
+	struct drm_wddmseg_set_reservation args = {
+		.group = group,
+		.reservation = bytes,
+	};
+
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_SET_RESERVATION, &args);
+}
+
 bool wddmseg_segment_is_aperture(uint32_t flags)
 {
 	return flags & (WDDMSEG_SEGMENT_FLAG_APERTURE | WDDMSEG_SEGMENT_FLAG_AGP);

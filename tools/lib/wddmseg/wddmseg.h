@@ -179,6 +179,24 @@ int wddmseg_query_segment(int fd, uint32_t segment_id, uint64_t *banks,
 int wddmseg_query_budget(int fd, uint32_t group,
 			 struct drm_wddmseg_query_budget *info);
 
+/**
+ * wddmseg_set_video_memory_reservation() - keep memory for this process
+ * @fd: adapter
+ * @group: WDDMSEG_BUDGET_LOCAL (the non-local group takes only 0)
+ * @bytes: the reservation, up to the budget's available_for_reservation;
+ *	0 ends it
+ *
+ * The analogue of D3DKMTSetVideoMemoryReservation (uapi version 11):
+ * evictions for other processes leave this file at least @bytes resident
+ * in the group. wddmseg_query_budget() reads it back as
+ * current_reservation.
+ *
+ * Return: 0 or a negative errno (-ENOSPC over what is available,
+ * -EOPNOTSUPP for the non-local group).
+ */
+int wddmseg_set_video_memory_reservation(int fd, uint32_t group,
+					 uint64_t bytes);
+
 /* ------------------------------------------------------------------ */
 /* Segment flags and capabilities                                     */
 

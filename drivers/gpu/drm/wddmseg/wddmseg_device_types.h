@@ -452,6 +452,9 @@ struct wddmseg_knobs {
  *	Offer and reclaim)
  * @offer_shrinker: drops the system pages of offered allocations under
  *	memory pressure (wddmseg_offer.c)
+ * @reserve_lock: protects @reserved_local and every
+ *	&wddmseg_file.reservation update (wddmseg_budget.c)
+ * @reserved_local: sum of the files' reservations of the local group
  * @access_lock: serializes users of @access_bounce and @access_fence
  * @access_bounce: DMA-coherent bounce buffer of WDDMSEG_ACCESS_BOUNCE bytes
  *	for ReadPhysical/WritePhysical (TTM's access_memory), or NULL
@@ -494,6 +497,8 @@ struct wddmseg_device {
 	struct mutex offer_lock;	/* offered, bo->offer_link */
 	struct list_head offered;
 	struct shrinker *offer_shrinker;
+	struct mutex reserve_lock;	/* reserved_local, file reservations */
+	u64 reserved_local;
 	struct mutex access_lock;	/* access_bounce, access_fence */
 	void *access_bounce;
 	dma_addr_t access_bounce_dma;

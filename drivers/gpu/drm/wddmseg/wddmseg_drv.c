@@ -24,6 +24,7 @@
 
 #include "wddmseg_blit.h"
 #include "wddmseg_bo.h"
+#include "wddmseg_budget.h"
 #include "wddmseg_debugfs.h"
 #include "wddmseg_desc.h"
 #include "wddmseg_device_types.h"
@@ -77,6 +78,8 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 			  wddmseg_ioctl_reclaim_allocations, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(WDDMSEG_SET_ALLOCATION_PRIORITY,
 			  wddmseg_ioctl_set_allocation_priority,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_SET_RESERVATION, wddmseg_ioctl_set_reservation,
 			  DRM_RENDER_ALLOW),
 };
 

@@ -5,17 +5,25 @@
  */
 
 #include <linux/kref.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include <drm/drm_file.h>
 
+#include "wddmseg_budget.h"
 #include "wddmseg_compat.h"
+#include "wddmseg_drv.h"
 #include "wddmseg_fdinfo.h"
 #include "wddmseg_file.h"
 
 static void wddmseg_file_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct wddmseg_file, refcount));
+	struct wddmseg_file *wfile = container_of(ref, struct wddmseg_file,
+						  refcount);
+
+	put_pid(wfile->tgid);
+	kfree(wfile);
 }
 
 int wddmseg_open(struct drm_device *drm, struct drm_file *file)
@@ -25,6 +33,7 @@ int wddmseg_open(struct drm_device *drm, struct drm_file *file)
 	if (!wfile)
 		return -ENOMEM;
 	kref_init(&wfile->refcount);
+	wfile->tgid = get_pid(task_tgid(current));
 	wfile->client_id = wddmseg_fdinfo_client_id();
 	xa_init_flags(&wfile->vms, XA_FLAGS_ALLOC1);
 	file->driver_priv = wfile;
@@ -37,6 +46,7 @@ void wddmseg_postclose(struct drm_device *drm, struct drm_file *file)
 
 	/* Address spaces hold allocations, which hold @wfile: drop them. */
 	wddmseg_vm_file_fini(wfile);
+	wddmseg_budget_file_fini(to_wddmseg(drm), wfile);
 	kref_put(&wfile->refcount, wddmseg_file_release);
 }
 

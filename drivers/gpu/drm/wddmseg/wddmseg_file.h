@@ -24,6 +24,11 @@ struct drm_file;
  * @discard_bytes: bytes of this file's allocations whose content a move
  *	dropped instead of copying it out (GEM_EVICT with DISCARD, evictions
  *	of offered allocations; fdinfo wddmseg-discard-bytes)
+ * @tgid: the thread group (process) that opened the file: whose
+ *	reservation @reservation is (DOC: Reservations)
+ * @reservation: bytes of the local group kept for the file
+ *	(SET_RESERVATION); written under &wddmseg_device.reserve_lock, read
+ *	without it by evictions; 0 once the file is closed
  */
 struct wddmseg_file {
 	struct kref refcount;
@@ -32,6 +37,8 @@ struct wddmseg_file {
 	u64 client_id;
 	struct xarray vms;
 	atomic64_t discard_bytes;
+	struct pid *tgid;
+	u64 reservation;
 };
 
 int wddmseg_open(struct drm_device *drm, struct drm_file *file);

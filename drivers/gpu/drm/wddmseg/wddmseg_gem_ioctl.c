@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The GEM ioctls of the driver: create, mmap offset, info, MakeResident,
- * Evict, wait, the budget query, and the dumb-buffer interface.
+ * Evict, wait, and the dumb-buffer interface.
  */
 
 #include <linux/mm.h>
@@ -350,36 +350,4 @@ int wddmseg_ioctl_gem_wait(struct drm_device *drm, void *data,
 			ret);
 	drm_gem_object_put(&bo->tbo.base);
 	return ret;
-}
-
-int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
-			       struct drm_file *file)
-{
-	struct wddmseg_device *wdev = to_wddmseg(drm);
-	struct drm_wddmseg_query_budget *args = data;
-	struct wddmseg_file *wfile = file->driver_priv;
-	u32 id, group = args->group;
-
-	if (args->pad || memchr_inv(args->reserved, 0, sizeof(args->reserved)) ||
-	    args->budget || args->current_usage || args->available ||
-	    (group != WDDMSEG_BUDGET_LOCAL && group != WDDMSEG_BUDGET_NON_LOCAL)) {
-		drm_dbg(drm, "query_budget: bad group %u or non-zero output/reserved fields\n",
-			group);
-		return -EINVAL;
-	}
-
-	for (id = 1; id <= wdev->desc.segment_count; id++) {
-		const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
-		struct wddmseg_mgr *mgr = wdev->mgr[id - 1];
-
-		if (wddmseg_segment_budget_group(seg) != group ||
-		    !wddmseg_segment_budget_target(&wdev->desc, seg))
-			continue;
-		args->budget += seg->commit_limit;
-		spin_lock(&mgr->lock);
-		args->available += (mgr->commit_limit - mgr->committed) << PAGE_SHIFT;
-		spin_unlock(&mgr->lock);
-	}
-	args->current_usage = atomic64_read(&wfile->resident[group]);
-	return 0;
 }

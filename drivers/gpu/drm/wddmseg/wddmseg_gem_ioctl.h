@@ -24,8 +24,6 @@ int wddmseg_ioctl_gem_evict(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 int wddmseg_ioctl_gem_wait(struct drm_device *drm, void *data,
 			   struct drm_file *file);
-int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
-			       struct drm_file *file);
 int wddmseg_dumb_create(struct drm_file *file, struct drm_device *drm,
 			struct drm_mode_create_dumb *args);
 int wddmseg_dumb_map_offset(struct drm_file *file, struct drm_device *drm,

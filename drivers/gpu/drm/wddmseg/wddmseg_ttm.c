@@ -33,6 +33,7 @@
 #include <drm/ttm/ttm_tt.h>
 
 #include "wddmseg_bo.h"
+#include "wddmseg_budget.h"
 #include "wddmseg_bo_residency.h"
 #include "wddmseg_desc.h"
 #include "wddmseg_device_types.h"
@@ -778,6 +779,10 @@ static bool wddmseg_eviction_valuable(struct ttm_buffer_object *tbo,
 	    !to_wddmseg_bo(tbo)->offer_priority &&
 	    !wddmseg_protect_evictable(to_wddmseg_bo(tbo)))
 		return false;
+	/* a reservation's bytes stay with its process (DOC: Reservations) */
+	if (wddmseg_is_bo(tbo) && !tbo->deleted &&
+	    wddmseg_budget_keeps(to_wddmseg_bo(tbo)))
+		return false;
 	return ttm_bo_eviction_valuable(tbo, place);
 }
 
@@ -1144,6 +1149,7 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 	wddmseg_protect_init(wdev);
 	mutex_init(&wdev->access_lock);
 	mutex_init(&wdev->offer_lock);
+	mutex_init(&wdev->reserve_lock);
 	INIT_LIST_HEAD(&wdev->offered);
 	wdev->access_fence = NULL;
 	/* Without it, access_memory uses the CPU path. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * wddmseg allocation priority (DOC: Allocation priority, wddmseg_offer.c):
+ * wddmseg allocation priority (DOC: Allocation priority, wddmseg_offer.c)
+ * and reservations (DOC: Reservations, wddmseg_budget.c):
  *
  * - priority_orders_eviction: in a full invisible VRAM segment whose
  *   allocations were given priorities in the order that makes the LRU
@@ -19,6 +20,11 @@
  * - priority_bad_input: every refusal with its errno and rule name, all
  *   or nothing, the default (NORMAL), GEM_INFO's read-back and the
  *   library's one-priority-per-handle call.
+ * - reservation_kept: a process's reservation (SET_RESERVATION) keeps its
+ *   allocations from evictions made for another process, down to the
+ *   reserved bytes; what is above them goes as before.
+ * - reservation_bad_input: the refusals, the read-back, the non-local
+ *   group, and what is available to each file.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -538,6 +544,247 @@ TEST_F_TIMEOUT(alloc, priority_bad_input, 120)
 		close(kmsg);
 	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h));
 	ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, g));
+}
+
+/* Reservations (DOC: Reservations, wddmseg_budget.c) */
+
+#define RESV_CHILD	3	/* the child's allocations */
+#define RESV_KEPT	2	/* chunks its reservation keeps */
+
+static int budget_of(int fd, uint32_t group,
+		     struct drm_wddmseg_query_budget *b)
+{
+	return wddmseg_query_budget(fd, group, b);
+}
+
+/*
+ * The child of reservation_kept: its own DRM file on @node, RESV_CHILD
+ * allocations of @chunk in the invisible segment, a reservation of
+ * RESV_KEPT chunks. Exit 0 if after the parent's pressure exactly the
+ * least recently used one was evicted (the file was over its
+ * reservation by one chunk) and the others stayed; 10 + step on a
+ * failure.
+ */
+static int resv_child(const char *node, uint64_t chunk, int in, int out)
+{
+	struct drm_wddmseg_query_budget b;
+	struct drm_wddmseg_gem_info info;
+	uint32_t h[RESV_CHILD];
+	unsigned int i;
+	int fd;
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 10;
+	for (i = 0; i < RESV_CHILD; i++) {
+		if (gem_create_any(fd, chunk, SEG_VIS, &h[i]) ||
+		    gem_move_wait(fd, h[i], SEG_INV))
+			return 11;
+	}
+	if (wddmseg_set_video_memory_reservation(fd, WDDMSEG_BUDGET_LOCAL,
+						 RESV_KEPT * chunk))
+		return 12;
+	if (budget_of(fd, WDDMSEG_BUDGET_LOCAL, &b) ||
+	    b.current_reservation != RESV_KEPT * chunk ||
+	    b.current_usage < RESV_CHILD * chunk)
+		return 13;
+	if (msg_put(out, 'a') || msg_get(in, 'p'))	/* parent pressed */
+		return 14;
+	for (i = 0; i < RESV_CHILD; i++) {
+		if (wddmseg_query_allocation(fd, h[i], &info))
+			return 15;
+		if (i == 0 ? info.segment_id != 0 || info.eviction_count != 1 :
+			     info.segment_id != SEG_INV || info.eviction_count)
+			return 20 + i;
+	}
+	if (budget_of(fd, WDDMSEG_BUDGET_LOCAL, &b) ||
+	    b.current_usage < RESV_KEPT * chunk)
+		return 16;
+	close(fd);
+	return 0;
+}
+
+/*
+ * reservation_kept: a child reserves two of its three allocations in the
+ * full invisible segment; the parent, another process, makes room for
+ * three of its own. The child's least recently used allocation goes (it
+ * was over its reservation), its two others stay although they are the
+ * least recently used of the segment, and the parent's own older ones
+ * go instead. The parent sees the child's reservation in what is left
+ * for its own, and gets it back when the child's file is closed.
+ */
+TEST_F_TIMEOUT(alloc, reservation_kept, 300)
+{
+	uint32_t h[PRIO_MAX_BOS], p[RESV_CHILD];
+	struct drm_wddmseg_query_budget b;
+	int to_child[2], from_child[2], status;
+	unsigned int n, i, evicted = 0;
+	uint64_t chunk, half;
+	pid_t pid;
+
+	NEED_DEF();
+	n = prio_chunks(_metadata, self->fd, RESV_CHILD + RESV_CHILD + 1,
+			&chunk);
+	if (!n)
+		WSKIP(return, "segment 2: not room for %u allocations",
+		      2 * RESV_CHILD + 1);
+	n -= RESV_CHILD;
+	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	half = b.budget / 2;
+	ASSERT_EQ(0, b.current_reservation);
+	ASSERT_EQ(half, b.available_for_reservation)
+		TH_LOG("nobody has a reservation: half the budget %llu",
+		       (unsigned long long)b.budget);
+	ASSERT_LE(RESV_KEPT * chunk, half);
+
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(to_child[1]);
+		close(from_child[0]);
+		_exit(resv_child(self->def->render, chunk, to_child[0],
+				 from_child[1]));
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+
+	ASSERT_EQ(0, msg_get(from_child[0], 'a'));
+	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	EXPECT_EQ(half - RESV_KEPT * chunk, b.available_for_reservation);
+	EXPECT_EQ(-ENOSPC, wddmseg_set_video_memory_reservation(self->fd,
+			WDDMSEG_BUDGET_LOCAL, half - RESV_KEPT * chunk + 4096));
+
+	/* the child's first, then the parent's: the segment is full */
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, gem_create_any(self->fd, chunk, SEG_VIS, &h[i]));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h[i], SEG_INV));
+	}
+	/* room for RESV_CHILD more: one of the child's, two of ours */
+	for (i = 0; i < RESV_CHILD; i++)
+		ASSERT_EQ(0, prio_place(self->fd, chunk, P_NORM, &p[i]));
+	ASSERT_EQ(0, msg_put(to_child[1], 'p'));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status 0x%x (exit 2x: its allocation x was misplaced)",
+		       status);
+	for (i = 0; i < n; i++) {
+		int st = prio_state(_metadata, self->fd, h[i]);
+
+		EXPECT_NE(-1, st) TH_LOG("the parent's allocation %u", i);
+		evicted += st == 1;
+	}
+	EXPECT_EQ(RESV_CHILD - (RESV_CHILD - RESV_KEPT), evicted)
+		TH_LOG("the parent's allocations evicted for its own");
+
+	/* the child's file is closed: its reservation is gone */
+	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	EXPECT_EQ(half, b.available_for_reservation);
+	close(to_child[1]);
+	close(from_child[0]);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[i]));
+	for (i = 0; i < RESV_CHILD; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, p[i]));
+}
+
+static int resv_raw(int fd, struct drm_wddmseg_set_reservation *r)
+{
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_SET_RESERVATION, r);
+}
+
+/*
+ * reservation_bad_input: every refusal with its errno and rule name, the
+ * read-back, the non-local group (0 available, only 0 accepted), a file
+ * that reserves all there is, and QUERY_BUDGET's new outputs checked to
+ * be zero on input.
+ */
+TEST_F_TIMEOUT(alloc, reservation_bad_input, 120)
+{
+	struct drm_wddmseg_set_reservation r;
+	struct drm_wddmseg_query_budget b;
+	uint64_t half;
+	int kmsg = -1, fd2;
+	unsigned int i;
+
+	NEED_DEF();
+	if (!drm_debug_raise(DRM_UT_DRIVER, self->debug_saved,
+			     sizeof(self->debug_saved)))
+		kmsg = kmsg_open_end();
+	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	half = b.budget / 2;
+	ASSERT_LT(0, half);
+
+	memset(&r, 0, sizeof(r));
+	r.group = WDDMSEG_BUDGET_LOCAL;
+	r.reservation = 4096;
+	kmsg_drain_rules(kmsg);
+	r.flags = 1;
+	EXPECT_EQ(-EINVAL, resv_raw(self->fd, &r));
+	EXPECT_KMSG_RULE(kmsg, "reserve-args");
+	r.flags = 0;
+	for (i = 0; i < ARRAY_SIZE(r.reserved); i++) {
+		r.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, resv_raw(self->fd, &r))
+			TH_LOG("reserved[%u]", i);
+		EXPECT_KMSG_RULE(kmsg, "reserve-args");
+		r.reserved[i] = 0;
+	}
+	r.group = 2;
+	EXPECT_EQ(-EINVAL, resv_raw(self->fd, &r));
+	EXPECT_KMSG_RULE(kmsg, "reserve-args");
+	r.group = WDDMSEG_BUDGET_NON_LOCAL;
+	EXPECT_EQ(-EOPNOTSUPP, resv_raw(self->fd, &r));
+	EXPECT_KMSG_RULE(kmsg, "reserve-non-local");
+	r.reservation = 0;
+	EXPECT_EQ(0, resv_raw(self->fd, &r));
+	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_NON_LOCAL, &b));
+	EXPECT_EQ(0, b.current_reservation);
+	EXPECT_EQ(0, b.available_for_reservation);
+
+	/* over what is available, then all of it */
+	EXPECT_EQ(-ENOSPC, wddmseg_set_video_memory_reservation(self->fd,
+			WDDMSEG_BUDGET_LOCAL, half + 1));
+	EXPECT_KMSG_RULE(kmsg, "reserve-over-available");
+	ASSERT_EQ(0, wddmseg_set_video_memory_reservation(self->fd,
+			WDDMSEG_BUDGET_LOCAL, half));
+	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	EXPECT_EQ(half, b.current_reservation);
+	EXPECT_EQ(half, b.available_for_reservation) TH_LOG("its own counts");
+
+	/* another file has nothing left; a refusal changes nothing */
+	fd2 = open_extra(_metadata, self, self->def->render);
+	ASSERT_EQ(0, budget_of(fd2, WDDMSEG_BUDGET_LOCAL, &b));
+	EXPECT_EQ(0, b.available_for_reservation);
+	EXPECT_EQ(0, b.current_reservation);
+	EXPECT_EQ(-ENOSPC, wddmseg_set_video_memory_reservation(fd2,
+			WDDMSEG_BUDGET_LOCAL, 4096));
+	EXPECT_EQ(0, wddmseg_set_video_memory_reservation(fd2,
+			WDDMSEG_BUDGET_LOCAL, 0));
+
+	/* smaller, then none: the other file gets the room back */
+	ASSERT_EQ(0, wddmseg_set_video_memory_reservation(self->fd,
+			WDDMSEG_BUDGET_LOCAL, 8192));
+	ASSERT_EQ(0, budget_of(fd2, WDDMSEG_BUDGET_LOCAL, &b));
+	EXPECT_EQ(half - 8192, b.available_for_reservation);
+	ASSERT_EQ(0, wddmseg_set_video_memory_reservation(self->fd,
+			WDDMSEG_BUDGET_LOCAL, 0));
+	ASSERT_EQ(0, budget_of(fd2, WDDMSEG_BUDGET_LOCAL, &b));
+	EXPECT_EQ(half, b.available_for_reservation);
+
+	/* QUERY_BUDGET's outputs must be zero on input */
+	memset(&b, 0, sizeof(b));
+	b.group = WDDMSEG_BUDGET_LOCAL;
+	b.current_reservation = 1;
+	EXPECT_EQ(-EINVAL, wddmseg_ioctl(self->fd, DRM_IOCTL_WDDMSEG_QUERY_BUDGET,
+					 &b));
+	b.current_reservation = 0;
+	b.available_for_reservation = 1;
+	EXPECT_EQ(-EINVAL, wddmseg_ioctl(self->fd, DRM_IOCTL_WDDMSEG_QUERY_BUDGET,
+					 &b));
+	if (kmsg >= 0)
+		close(kmsg);
 }
 
 TEST_HARNESS_MAIN
