@@ -772,34 +772,56 @@ int wddmseg_bo_create(struct wddmseg_device *wdev, struct drm_file *file,
 	return ret;
 }
 
-/*
- * The rest of a discard, the allocation now in system memory: drop its
- * pages (TTM's pipeline gutting: an empty placement gives it a new,
- * unpopulated ttm_tt marked for clearing, so whatever populates it next
- * gets zeroed pages) and the pages it parked from an earlier stay.
+/**
+ * wddmseg_bo_drop_pages - drop the content of an idle allocation
+ * @bo: reserved allocation in system memory, idle
+ * @ctx: TTM context
  *
- * Once the DiscardContent is done: TTM guts a busy buffer through a ghost
- * object that holds a reference on the allocation until a worker frees
- * it, so an allocation closed right after a discard would outlive its
- * last handle, and keep the VRAM it took since, which no eviction takes
- * from a live HardwareProtected allocation.
+ * Validates @bo to no placement: TTM's pipeline gutting gives it a new,
+ * unpopulated ttm_tt marked for clearing, so whatever populates it next
+ * gets zeroed pages. Then the pages it parked from an earlier stay go,
+ * and with them any seal. An offered allocation is marked discarded
+ * (RECLAIM's answer). The caller has made sure no CPU mapping reaches
+ * the pages. Neither waits nor allocates for an idle allocation, so the
+ * shrinker may call it (wddmseg_offer.c). Nothing changes on failure.
+ *
+ * Return: 0 or ttm_bo_validate()'s error.
+ */
+int wddmseg_bo_drop_pages(struct wddmseg_bo *bo, struct ttm_operation_ctx *ctx)
+{
+	struct ttm_placement none = {};
+	int ret;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+	ret = ttm_bo_validate(&bo->tbo, &none, ctx);
+	if (ret)
+		return ret;
+	wddmseg_bo_free_parked(bo);
+	bo->sealed = false;
+	if (bo->offer_priority)
+		bo->discarded = true;
+	return 0;
+}
+
+/*
+ * The rest of a discard, the allocation now in system memory: once the
+ * DiscardContent is done, its pages go (wddmseg_bo_drop_pages()). Only
+ * once it is done: TTM guts a busy buffer through a ghost object that
+ * holds a reference on the allocation until a worker frees it, so an
+ * allocation closed right after a discard would outlive its last handle,
+ * and keep the VRAM it took since, which no eviction takes from a live
+ * HardwareProtected allocation.
  */
 static int wddmseg_bo_discard_pages(struct wddmseg_bo *bo,
 				    struct ttm_operation_ctx *ctx)
 {
-	struct ttm_placement none = {};
 	int ret;
 
 	ret = ttm_bo_wait_ctx(&bo->tbo, ctx);
 	if (ret)
 		return ret;
 	ttm_bo_unmap_virtual(&bo->tbo);
-	ret = ttm_bo_validate(&bo->tbo, &none, ctx);
-	wddmseg_bo_free_parked(bo);
-	bo->sealed = false;
-	if (bo->offer_priority)
-		bo->discarded = true;
-	return ret;
+	return wddmseg_bo_drop_pages(bo, ctx);
 }
 
 /*

@@ -236,6 +236,7 @@ int wddmseg_bo_populate_engine(struct wddmseg_bo *bo,
 int wddmseg_bo_ensure_resource(struct wddmseg_bo *bo,
 			       struct ttm_operation_ctx *ctx);
 int wddmseg_bo_move_to(struct wddmseg_bo *bo, u32 id, bool discard);
+int wddmseg_bo_drop_pages(struct wddmseg_bo *bo, struct ttm_operation_ctx *ctx);
 int wddmseg_bo_pm_move(struct wddmseg_bo *bo, u32 id);
 
 void wddmseg_bo_pin_locked(struct wddmseg_bo *bo);

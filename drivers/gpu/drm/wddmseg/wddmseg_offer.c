@@ -183,7 +183,6 @@
 #include "wddmseg_file.h"
 #include "wddmseg_mgr.h"
 #include "wddmseg_offer.h"
-#include "wddmseg_parked.h"
 
 /**
  * wddmseg_offer_check - refuse to use an offered allocation
@@ -306,21 +305,15 @@ static unsigned long wddmseg_offer_purge(struct wddmseg_bo *bo)
 {
 	struct ttm_operation_ctx ctx = { .no_wait_gpu = true };
 	struct ttm_buffer_object *tbo = &bo->tbo;
-	struct ttm_placement none = {};
 	unsigned long pages;
 
 	if (!dma_resv_trylock(tbo->base.resv))
 		return 0;
 	pages = wddmseg_offer_purgeable(bo);
-	if (pages && ttm_bo_validate(tbo, &none, &ctx))
+	if (pages && wddmseg_bo_drop_pages(bo, &ctx))
 		pages = 0;
-	if (pages) {
-		wddmseg_bo_free_parked(bo);
-		bo->sealed = false;
-		bo->discarded = true;
-		if (bo->owner)
-			atomic64_add(tbo->base.size, &bo->owner->discard_bytes);
-	}
+	if (pages && bo->owner)
+		atomic64_add(tbo->base.size, &bo->owner->discard_bytes);
 	dma_resv_unlock(tbo->base.resv);
 	return pages;
 }
