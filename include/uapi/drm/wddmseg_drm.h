@@ -43,9 +43,12 @@ extern "C" {
  * gave meaning to the first of the reserved words of &drm_wddmseg_gem_info
  * (priority and offer_priority).
  * Version 11 added DRM_IOCTL_WDDMSEG_SET_RESERVATION
- * (&drm_wddmseg_set_reservation) and gave meaning to the first two
- * reserved words of &drm_wddmseg_query_budget (@current_reservation and
- * @available_for_reservation).
+ * (&drm_wddmseg_set_reservation), gave meaning to the first two reserved
+ * words of &drm_wddmseg_query_budget (@current_reservation and
+ * @available_for_reservation), made its @budget the file's share, and
+ * added trim notifications: DRM_IOCTL_WDDMSEG_REGISTER_TRIM_NOTIFICATION
+ * (&drm_wddmseg_register_trim) and DRM_WDDMSEG_EVENT_TRIM
+ * (&drm_wddmseg_event_trim).
  */
 #define WDDMSEG_UAPI_VERSION		11
 
@@ -80,6 +83,7 @@ extern "C" {
 #define DRM_WDDMSEG_RECLAIM_ALLOCATIONS	0x16
 #define DRM_WDDMSEG_SET_ALLOCATION_PRIORITY	0x17
 #define DRM_WDDMSEG_SET_RESERVATION	0x18
+#define DRM_WDDMSEG_REGISTER_TRIM_NOTIFICATION	0x19
 
 #define DRM_IOCTL_WDDMSEG_QUERY_ADAPTER \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_WDDMSEG_QUERY_ADAPTER, \
@@ -135,6 +139,9 @@ extern "C" {
 #define DRM_IOCTL_WDDMSEG_SET_RESERVATION \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_SET_RESERVATION, \
 		struct drm_wddmseg_set_reservation)
+#define DRM_IOCTL_WDDMSEG_REGISTER_TRIM_NOTIFICATION \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_WDDMSEG_REGISTER_TRIM_NOTIFICATION, \
+		struct drm_wddmseg_register_trim)
 
 /**
  * struct drm_wddmseg_query_adapter - adapter-wide properties
@@ -797,6 +804,14 @@ struct drm_wddmseg_event_residency {
  * Reservations (uapi version 11, DRM_IOCTL_WDDMSEG_SET_RESERVATION) are
  * those of the process that opened the file, on the local group only: the
  * non-local group's @available_for_reservation is 0.
+ *
+ * Since uapi version 11 @budget is this file's share of the group: its
+ * reservation plus an equal part of what no file reserved, shared among
+ * the files of the device that have allocations resident in the group or
+ * a reservation (this one always counted):
+ * budget = reservation + (group - all reservations) / active files,
+ * where group is the CommitLimit sum above. Alone on the device, a file's
+ * budget is the whole group.
  */
 struct drm_wddmseg_query_budget {
 	/** @group: in: WDDMSEG_BUDGET_LOCAL or WDDMSEG_BUDGET_NON_LOCAL. */
@@ -804,8 +819,9 @@ struct drm_wddmseg_query_budget {
 	/** @pad: must be zero. */
 	__u32 pad;
 	/**
-	 * @budget: out: bytes the process may use: the CommitLimit of the
-	 * group's (ApplicationTarget) segments.
+	 * @budget: out: bytes the process may use: its share of the
+	 * CommitLimit of the group's (ApplicationTarget) segments (see
+	 * above).
 	 */
 	__u64 budget;
 	/** @current_usage: out: bytes of this file resident in the group. */
@@ -1183,6 +1199,64 @@ struct drm_wddmseg_set_reservation {
 	/** @reserved: must be zero. */
 	__u64 reserved[2];
 };
+
+/* Bits of &drm_wddmseg_register_trim.flags */
+#define WDDMSEG_TRIM_NOTIFY_ENABLE	(1u << 0)	/* 0: unregister */
+
+/**
+ * struct drm_wddmseg_register_trim - ask for trim notifications
+ *
+ * Argument of DRM_IOCTL_WDDMSEG_REGISTER_TRIM_NOTIFICATION (uapi version
+ * 11), modelled on D3DKMTRegisterTrimNotification: with
+ * WDDMSEG_TRIM_NOTIFY_ENABLE the file receives DRM_WDDMSEG_EVENT_TRIM
+ * events (read() on the DRM file) when it is over its budget and memory
+ * of the group is needed; flags 0 stops them. Fails with -EINVAL for
+ * unknown flags or non-zero @pad or @reserved (rule trim-args).
+ */
+struct drm_wddmseg_register_trim {
+	/** @flags: in: WDDMSEG_TRIM_NOTIFY_ENABLE, or 0. */
+	__u32 flags;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
+};
+
+/**
+ * DRM_WDDMSEG_EVENT_TRIM - &drm_event.type of a trim notification
+ */
+#define DRM_WDDMSEG_EVENT_TRIM		0x80000001
+
+/**
+ * struct drm_wddmseg_event_trim - the file should trim
+ *
+ * Read from a DRM file registered with
+ * DRM_IOCTL_WDDMSEG_REGISTER_TRIM_NOTIFICATION, the analogue of
+ * D3DKMT_TRIMNOTIFICATION: an eviction in a segment of @group found the
+ * file over its budget there (&drm_wddmseg_query_budget.budget). The file
+ * should evict, offer or destroy @bytes of its allocations in the group.
+ * At most one per file and group in WDDMSEG_TRIM_GRACE_MS.
+ */
+struct drm_wddmseg_event_trim {
+	/** @base: type DRM_WDDMSEG_EVENT_TRIM, length of this struct. */
+	struct drm_event base;
+	/** @group: WDDMSEG_BUDGET_LOCAL or WDDMSEG_BUDGET_NON_LOCAL. */
+	__u32 group;
+	/** @pad: zero. */
+	__u32 pad;
+	/** @bytes: how far over its budget the file was. */
+	__u64 bytes;
+	/** @budget: the file's budget then. */
+	__u64 budget;
+	/** @sequence: 1 for the file's first trim notification, counting up. */
+	__u64 sequence;
+};
+
+/**
+ * WDDMSEG_TRIM_GRACE_MS - least time between two trim notifications of
+ * one file and group
+ */
+#define WDDMSEG_TRIM_GRACE_MS		100
 
 #if defined(__cplusplus)
 }

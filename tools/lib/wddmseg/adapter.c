@@ -150,6 +150,16 @@ int wddmseg_set_video_memory_reservation(int fd, uint32_t group,
 	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_SET_RESERVATION, &args);
 }
 
+int wddmseg_register_trim_notification(int fd, bool enable)
+{
+	struct drm_wddmseg_register_trim args = {
+		.flags = enable ? WDDMSEG_TRIM_NOTIFY_ENABLE : 0,
+	};
+
+	return wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_REGISTER_TRIM_NOTIFICATION,
+			     &args);
+}
+
 bool wddmseg_segment_is_aperture(uint32_t flags)
 {
 	return flags & (WDDMSEG_SEGMENT_FLAG_APERTURE | WDDMSEG_SEGMENT_FLAG_AGP);

@@ -197,6 +197,19 @@ int wddmseg_query_budget(int fd, uint32_t group,
 int wddmseg_set_video_memory_reservation(int fd, uint32_t group,
 					 uint64_t bytes);
 
+/**
+ * wddmseg_register_trim_notification() - ask for trim notifications
+ * @fd: adapter
+ * @enable: true to receive them, false to stop
+ *
+ * The analogue of D3DKMTRegisterTrimNotification (uapi version 11): the
+ * file then reads DRM_WDDMSEG_EVENT_TRIM events (struct
+ * drm_wddmseg_event_trim) when an eviction finds it over its budget.
+ *
+ * Return: 0 or a negative errno.
+ */
+int wddmseg_register_trim_notification(int fd, bool enable);
+
 /* ------------------------------------------------------------------ */
 /* Segment flags and capabilities                                     */
 

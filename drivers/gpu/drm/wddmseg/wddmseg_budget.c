@@ -4,11 +4,16 @@
  * SET_RESERVATION (D3DKMTSetVideoMemoryReservation).
  */
 
+#include <linux/jiffies.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
+#include <drm/drm_device.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 
@@ -48,6 +53,34 @@
  * aperture pages are system memory that the kernel's reclaim (TTM's swap
  * out) may take; a reservation there would promise what the driver does
  * not control. Its available-for-reservation is reported as 0.
+ */
+
+/**
+ * DOC: Trim notifications
+ *
+ * A file's budget is its share of a budget group: its reservation plus
+ * an equal part of what no file reserved, among the files that are
+ * active in the group (allocations resident there, or a reservation).
+ * Alone on the device, a file may use the whole group; with a second
+ * active file, half of what is not reserved, and so on. QUERY_BUDGET
+ * reports it, computed when asked.
+ *
+ * When TTM evicts from a segment to make room (memory of the group is
+ * needed), the driver looks for files over their budget in either group
+ * and sends each that registered for it
+ * (DRM_IOCTL_WDDMSEG_REGISTER_TRIM_NOTIFICATION, the analogue of
+ * D3DKMTRegisterTrimNotification) a DRM_WDDMSEG_EVENT_TRIM event with
+ * how far over it is, at most one per file and group in
+ * WDDMSEG_TRIM_GRACE_MS. The file trims by evicting, offering or
+ * destroying allocations. The check runs in a work item after the
+ * eviction (the eviction itself holds reservations and TTM's locks); it
+ * reads each file's counters without locks, so a figure may be a move
+ * late. fdinfo counts the events sent to a file (``wddmseg-trim-events``),
+ * sysfs those of the device (``trim_events``).
+ *
+ * Not yet: the driver does not trim a file that ignores the event once
+ * the grace period is over; until it does, evictions follow priority and
+ * LRU order whoever is over budget.
  */
 
 /* The group's budget (see the uapi) and what its segments have free. */
@@ -90,9 +123,63 @@ static u64 wddmseg_reservable(struct wddmseg_device *wdev,
 	return half > others ? half - others : 0;
 }
 
+/**
+ * struct wddmseg_budget_pool - what the files of a device share in a group
+ * @group: the CommitLimit sum of the group's (ApplicationTarget) segments
+ * @reserved: the files' reservations (local group; 0 for the other)
+ * @active: files with allocations resident in the group or a reservation
+ */
+struct wddmseg_budget_pool {
+	u64 group;
+	u64 reserved;
+	u32 active;
+};
+
+static bool wddmseg_file_active(struct wddmseg_file *wfile, u32 group)
+{
+	return atomic64_read(&wfile->resident[group]) ||
+	       (group == WDDMSEG_BUDGET_LOCAL && READ_ONCE(wfile->reservation));
+}
+
+/* Caller holds the device's filelist_mutex. */
+static void wddmseg_budget_pool(struct wddmseg_device *wdev, u32 group,
+				struct wddmseg_budget_pool *pool)
+{
+	struct drm_file *f;
+
+	lockdep_assert_held(&wdev->drm.filelist_mutex);
+	pool->group = wddmseg_budget_of(wdev, group, NULL);
+	pool->reserved = group == WDDMSEG_BUDGET_LOCAL ?
+			 READ_ONCE(wdev->reserved_local) : 0;
+	pool->active = 0;
+	list_for_each_entry(f, &wdev->drm.filelist, lhead) {
+		struct wddmseg_file *o = f->driver_priv;
+
+		if (o && wddmseg_file_active(o, group))
+			pool->active++;
+	}
+}
+
+/* @wfile's budget in the pool's group (DOC: Trim notifications). */
+static u64 wddmseg_budget_share(const struct wddmseg_budget_pool *pool,
+				struct wddmseg_file *wfile, u32 group)
+{
+	u32 active = pool->active;
+	u64 mine = group == WDDMSEG_BUDGET_LOCAL ?
+		   READ_ONCE(wfile->reservation) : 0;
+	u64 free = pool->group > pool->reserved ?
+		   pool->group - pool->reserved : 0;
+
+	/* the file asking counts, active or not */
+	if (!wddmseg_file_active(wfile, group))
+		active++;
+	return mine + div_u64(free, max(active, 1u));
+}
+
 int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
 			       struct drm_file *file)
 {
+	struct wddmseg_budget_pool pool;
 	struct wddmseg_device *wdev = to_wddmseg(drm);
 	struct drm_wddmseg_query_budget *args = data;
 	struct wddmseg_file *wfile = file->driver_priv;
@@ -107,7 +194,11 @@ int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
 		return -EINVAL;
 	}
 
-	args->budget = wddmseg_budget_of(wdev, group, &args->available);
+	wddmseg_budget_of(wdev, group, &args->available);
+	mutex_lock(&drm->filelist_mutex);
+	wddmseg_budget_pool(wdev, group, &pool);
+	args->budget = wddmseg_budget_share(&pool, wfile, group);
+	mutex_unlock(&drm->filelist_mutex);
 	args->current_usage = atomic64_read(&wfile->resident[group]);
 	mutex_lock(&wdev->reserve_lock);
 	if (group == WDDMSEG_BUDGET_LOCAL)
@@ -181,7 +272,8 @@ bool wddmseg_budget_keeps(struct wddmseg_bo *bo)
 }
 
 /**
- * wddmseg_budget_file_fini - a closing file's reservation ends
+ * wddmseg_budget_file_fini - a closing file's reservation and trim
+ *	notifications end
  * @wdev: device
  * @wfile: the file's state (its allocations may outlive it)
  */
@@ -191,5 +283,135 @@ void wddmseg_budget_file_fini(struct wddmseg_device *wdev,
 	mutex_lock(&wdev->reserve_lock);
 	wdev->reserved_local -= wfile->reservation;
 	WRITE_ONCE(wfile->reservation, 0);
+	if (wfile->trim_notify) {
+		WRITE_ONCE(wfile->trim_notify, false);
+		atomic_dec(&wdev->trim_files);
+	}
 	mutex_unlock(&wdev->reserve_lock);
+}
+
+struct wddmseg_trim_event {
+	struct drm_pending_event base;
+	struct drm_wddmseg_event_trim event;
+};
+
+/* Tell @f it is @over bytes over @budget in @group; filelist_mutex held. */
+static void wddmseg_trim_notify(struct wddmseg_device *wdev,
+				struct drm_file *f, u32 group, u64 over,
+				u64 budget)
+{
+	struct wddmseg_file *wfile = f->driver_priv;
+	struct wddmseg_trim_event *e;
+
+	if (!time_after_eq(jiffies, wfile->trim_next[group]))
+		return;
+	e = kzalloc_obj(*e, GFP_KERNEL);
+	if (!e)
+		return;
+	e->event.base.type = DRM_WDDMSEG_EVENT_TRIM;
+	e->event.base.length = sizeof(e->event);
+	e->event.group = group;
+	e->event.bytes = over;
+	e->event.budget = budget;
+	e->event.sequence = ++wfile->trim_seq;
+	/* a file that does not read its events runs out of event space */
+	if (drm_event_reserve_init(&wdev->drm, f, &e->base, &e->event.base)) {
+		--wfile->trim_seq;
+		kfree(e);
+		return;
+	}
+	wfile->trim_next[group] = jiffies +
+				  msecs_to_jiffies(WDDMSEG_TRIM_GRACE_MS);
+	atomic64_inc(&wfile->trim_events);
+	atomic64_inc(&wdev->trim_events);
+	drm_send_event(&wdev->drm, &e->base);
+	drm_dbg(&wdev->drm, "trim: client %llu is %llu bytes over its budget of %llu in group %u: notified\n",
+		wfile->client_id, over, budget, group);
+}
+
+static void wddmseg_trim_work(struct work_struct *work)
+{
+	struct wddmseg_device *wdev = container_of(work, struct wddmseg_device,
+						   trim_work);
+	struct wddmseg_budget_pool pool;
+	struct drm_file *f;
+	u32 group;
+
+	mutex_lock(&wdev->drm.filelist_mutex);
+	for (group = WDDMSEG_BUDGET_LOCAL; group <= WDDMSEG_BUDGET_NON_LOCAL;
+	     group++) {
+		wddmseg_budget_pool(wdev, group, &pool);
+		list_for_each_entry(f, &wdev->drm.filelist, lhead) {
+			struct wddmseg_file *o = f->driver_priv;
+			u64 usage, budget;
+
+			if (!o || !READ_ONCE(o->trim_notify))
+				continue;
+			usage = atomic64_read(&o->resident[group]);
+			budget = wddmseg_budget_share(&pool, o, group);
+			if (usage > budget)
+				wddmseg_trim_notify(wdev, f, group,
+						    usage - budget, budget);
+		}
+	}
+	mutex_unlock(&wdev->drm.filelist_mutex);
+}
+
+/**
+ * wddmseg_budget_evicted - TTM evicted an allocation to make room
+ * @wdev: device
+ *
+ * Memory is needed: look for files over their budget (DOC: Trim
+ * notifications) once the eviction's locks are dropped. Any context that
+ * may queue work; nothing to do while no file registered.
+ */
+void wddmseg_budget_evicted(struct wddmseg_device *wdev)
+{
+	if (atomic_read(&wdev->trim_files))
+		queue_work(system_unbound_wq, &wdev->trim_work);
+}
+
+int wddmseg_ioctl_register_trim(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct wddmseg_device *wdev = to_wddmseg(drm);
+	struct drm_wddmseg_register_trim *args = data;
+	struct wddmseg_file *wfile = file->driver_priv;
+	bool on = args->flags & WDDMSEG_TRIM_NOTIFY_ENABLE;
+
+	if ((args->flags & ~WDDMSEG_TRIM_NOTIFY_ENABLE) || args->pad ||
+	    memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
+		drm_dbg(drm, "register_trim: rule trim-args: flags 0x%x or non-zero pad/reserved fields\n",
+			args->flags);
+		return -EINVAL;
+	}
+	mutex_lock(&wdev->reserve_lock);
+	if (on != wfile->trim_notify) {
+		WRITE_ONCE(wfile->trim_notify, on);
+		if (on)
+			atomic_inc(&wdev->trim_files);
+		else
+			atomic_dec(&wdev->trim_files);
+	}
+	mutex_unlock(&wdev->reserve_lock);
+	return 0;
+}
+
+/**
+ * wddmseg_budget_init - trim notifications of a device
+ * @wdev: device
+ */
+void wddmseg_budget_init(struct wddmseg_device *wdev)
+{
+	mutex_init(&wdev->reserve_lock);
+	INIT_WORK(&wdev->trim_work, wddmseg_trim_work);
+}
+
+/**
+ * wddmseg_budget_fini - no trim check runs past this
+ * @wdev: device
+ */
+void wddmseg_budget_fini(struct wddmseg_device *wdev)
+{
+	cancel_work_sync(&wdev->trim_work);
 }

@@ -455,6 +455,10 @@ struct wddmseg_knobs {
  * @reserve_lock: protects @reserved_local and every
  *	&wddmseg_file.reservation update (wddmseg_budget.c)
  * @reserved_local: sum of the files' reservations of the local group
+ * @trim_work: looks for files over budget after an eviction (DOC: Trim
+ *	notifications)
+ * @trim_files: files registered for trim notifications
+ * @trim_events: trim notifications sent (sysfs trim_events)
  * @access_lock: serializes users of @access_bounce and @access_fence
  * @access_bounce: DMA-coherent bounce buffer of WDDMSEG_ACCESS_BOUNCE bytes
  *	for ReadPhysical/WritePhysical (TTM's access_memory), or NULL
@@ -499,6 +503,9 @@ struct wddmseg_device {
 	struct shrinker *offer_shrinker;
 	struct mutex reserve_lock;	/* reserved_local, file reservations */
 	u64 reserved_local;
+	struct work_struct trim_work;
+	atomic_t trim_files;
+	atomic64_t trim_events;
 	struct mutex access_lock;	/* access_bounce, access_fence */
 	void *access_bounce;
 	dma_addr_t access_bounce_dma;

@@ -81,6 +81,8 @@ static const struct drm_ioctl_desc wddmseg_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(WDDMSEG_SET_RESERVATION, wddmseg_ioctl_set_reservation,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(WDDMSEG_REGISTER_TRIM_NOTIFICATION,
+			  wddmseg_ioctl_register_trim, DRM_RENDER_ALLOW),
 };
 
 /*

@@ -133,6 +133,8 @@ void wddmseg_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 		   (u64)atomic64_read(&wfile->engine_ns));
 	drm_printf(p, "wddmseg-discard-bytes:\t%llu\n",
 		   (u64)atomic64_read(&wfile->discard_bytes));
+	drm_printf(p, "wddmseg-trim-events:\t%llu\n",
+		   (u64)atomic64_read(&wfile->trim_events));
 
 	st = kzalloc_obj(*st, GFP_KERNEL);
 	if (!st)

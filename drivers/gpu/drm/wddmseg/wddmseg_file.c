@@ -4,6 +4,7 @@
  * referenced by the file and by every allocation it created.
  */
 
+#include <linux/jiffies.h>
 #include <linux/kref.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -34,6 +35,8 @@ int wddmseg_open(struct drm_device *drm, struct drm_file *file)
 		return -ENOMEM;
 	kref_init(&wfile->refcount);
 	wfile->tgid = get_pid(task_tgid(current));
+	wfile->trim_next[0] = jiffies;
+	wfile->trim_next[1] = jiffies;
 	wfile->client_id = wddmseg_fdinfo_client_id();
 	xa_init_flags(&wfile->vms, XA_FLAGS_ALLOC1);
 	file->driver_priv = wfile;

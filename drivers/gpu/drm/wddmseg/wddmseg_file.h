@@ -29,6 +29,12 @@ struct drm_file;
  * @reservation: bytes of the local group kept for the file
  *	(SET_RESERVATION); written under &wddmseg_device.reserve_lock, read
  *	without it by evictions; 0 once the file is closed
+ * @trim_notify: the file registered for trim notifications (written under
+ *	&wddmseg_device.reserve_lock)
+ * @trim_next: per budget group, the earliest jiffies of its next trim
+ *	notification (the trim work's, under the device's filelist_mutex)
+ * @trim_seq: sequence number of the last trim notification (same lock)
+ * @trim_events: trim notifications sent (fdinfo wddmseg-trim-events)
  */
 struct wddmseg_file {
 	struct kref refcount;
@@ -39,6 +45,10 @@ struct wddmseg_file {
 	atomic64_t discard_bytes;
 	struct pid *tgid;
 	u64 reservation;
+	bool trim_notify;
+	unsigned long trim_next[2];
+	u64 trim_seq;
+	atomic64_t trim_events;
 };
 
 int wddmseg_open(struct drm_device *drm, struct drm_file *file);

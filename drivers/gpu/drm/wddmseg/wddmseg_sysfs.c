@@ -137,6 +137,16 @@ static ssize_t pm_runtime_cycles_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(pm_runtime_cycles);
 
+/* Trim notifications sent to the device's files (DOC: Trim notifications). */
+static ssize_t trim_events_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct wddmseg_device *wdev = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%llu\n", (u64)atomic64_read(&wdev->trim_events));
+}
+static DEVICE_ATTR_RO(trim_events);
+
 static struct attribute *wddmseg_attrs[] = {
 	&dev_attr_usage_bytes.attr,
 	&dev_attr_commit_limit.attr,
@@ -152,6 +162,7 @@ static struct attribute *wddmseg_attrs[] = {
 	&dev_attr_pm_phase_us.attr,
 	&dev_attr_pm_cycles.attr,
 	&dev_attr_pm_runtime_cycles.attr,
+	&dev_attr_trim_events.attr,
 	NULL
 };
 

@@ -611,10 +611,15 @@ static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 			   struct ttm_operation_ctx *ctx,
 			   struct ttm_resource *new_mem, struct ttm_place *hop)
 {
+	bool from_segment = evict && tbo->resource &&
+			    tbo->resource->mem_type != TTM_PL_SYSTEM;
 	int ret = wddmseg_bo_move_one(tbo, evict, ctx, new_mem, hop);
 
 	if (wddmseg_is_bo(tbo))
 		wddmseg_bo_residency_commit(to_wddmseg_bo(tbo));
+	/* TTM made room: who is over budget (DOC: Trim notifications) */
+	if (!ret && from_segment)
+		wddmseg_budget_evicted(bdev_to_wddmseg(tbo->bdev));
 	return ret;
 }
 
@@ -1149,7 +1154,7 @@ int wddmseg_ttm_init(struct wddmseg_device *wdev)
 	wddmseg_protect_init(wdev);
 	mutex_init(&wdev->access_lock);
 	mutex_init(&wdev->offer_lock);
-	mutex_init(&wdev->reserve_lock);
+	wddmseg_budget_init(wdev);
 	INIT_LIST_HEAD(&wdev->offered);
 	wdev->access_fence = NULL;
 	/* Without it, access_memory uses the CPU path. */
@@ -1200,6 +1205,7 @@ void wddmseg_ttm_fini(struct wddmseg_device *wdev)
 
 	if (!wdev->ttm_ready)
 		return;
+	wddmseg_budget_fini(wdev);
 	wddmseg_offer_fini(wdev);
 	for (id = wdev->desc.segment_count; id >= 1; id--)
 		wddmseg_mgr_fini(wdev, id);

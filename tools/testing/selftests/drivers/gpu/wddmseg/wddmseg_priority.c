@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * wddmseg allocation priority (DOC: Allocation priority, wddmseg_offer.c)
- * and reservations (DOC: Reservations, wddmseg_budget.c):
+ * reservations and trim notifications (DOC: Reservations, DOC: Trim
+ * notifications, wddmseg_budget.c):
  *
  * - priority_orders_eviction: in a full invisible VRAM segment whose
  *   allocations were given priorities in the order that makes the LRU
@@ -25,6 +26,9 @@
  *   reserved bytes; what is above them goes as before.
  * - reservation_bad_input: the refusals, the read-back, the non-local
  *   group, and what is available to each file.
+ * - trim_notified: a file over its budget share gets a trim event when a
+ *   second process's allocation evicts; fdinfo counts it.
+ * - trim_bad_input: REGISTER_TRIM_NOTIFICATION's refusals.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -783,6 +788,212 @@ TEST_F_TIMEOUT(alloc, reservation_bad_input, 120)
 	b.available_for_reservation = 1;
 	EXPECT_EQ(-EINVAL, wddmseg_ioctl(self->fd, DRM_IOCTL_WDDMSEG_QUERY_BUDGET,
 					 &b));
+	if (kmsg >= 0)
+		close(kmsg);
+}
+
+/* Trim notifications (DOC: Trim notifications, wddmseg_budget.c) */
+
+/* The device's sysfs trim_events, or -1. */
+static int64_t trim_events_sysfs(const struct gem_dev *d)
+{
+	char path[160], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/wddmseg/trim_events",
+		 d->exp.bdf);
+	if (file_read(path, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/* The next trim event on @fd within @ms: 0, -ETIME, or -errno. */
+static int read_trim_event(int fd, struct drm_wddmseg_event_trim *e, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+	int ret;
+
+	ret = poll(&pfd, 1, ms);
+	if (ret < 0)
+		return -errno;
+	if (!ret)
+		return -ETIME;
+	n = read(fd, e, sizeof(*e));
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*e) && e->base.type == DRM_WDDMSEG_EVENT_TRIM &&
+	       e->base.length == sizeof(*e) ? 0 : -EPROTO;
+}
+
+/*
+ * The child of trim_notified: its own file, one allocation of @chunk in
+ * the full invisible segment (an eviction), then it waits with it
+ * resident (an active file) until the parent is done.
+ */
+static int trim_child(const char *node, uint64_t chunk, int in, int out)
+{
+	uint32_t h;
+	int fd;
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 10;
+	if (gem_create_any(fd, chunk, SEG_VIS, &h) ||
+	    gem_move_wait(fd, h, SEG_INV))
+		return 11;
+	if (msg_put(out, 'a') || msg_get(in, 'd'))
+		return 12;
+	close(fd);
+	return 0;
+}
+
+/*
+ * trim_notified: a file over half the local budget registers for trim
+ * notifications; a second process's allocation evicts one of its
+ * allocations, which makes that process active and halves the first
+ * file's budget. The first file gets one DRM_WDDMSEG_EVENT_TRIM with
+ * its budget and how far over it is, fdinfo and sysfs count it; a
+ * registered file
+ * within its budget (no allocation) gets none. The file trims with
+ * EVICT until it is within budget.
+ */
+TEST_F_TIMEOUT(alloc, trim_notified, 300)
+{
+	uint32_t h[PRIO_MAX_BOS];
+	struct drm_wddmseg_query_budget b;
+	struct drm_wddmseg_event_trim e;
+	int to_child[2], from_child[2], status, fd2, ret;
+	unsigned int n, nv = 0, i;
+	uint64_t chunk, whole, events;
+	int64_t sys0;
+	pid_t pid;
+
+	NEED_DEF();
+	n = prio_chunks(_metadata, self->fd, 4, &chunk);
+	if (!n)
+		WSKIP(return, "segment 2: not room for 4 allocations");
+	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	whole = b.budget;
+	ASSERT_EQ(b.budget, b.available + b.current_usage)
+		TH_LOG("alone on the device, a file's budget is the group's");
+
+	sys0 = trim_events_sysfs(self->def);
+	ASSERT_LE(0, sys0);
+	ASSERT_EQ(0, wddmseg_register_trim_notification(self->fd, true));
+	fd2 = open_extra(_metadata, self, self->def->render);
+	ASSERT_EQ(0, wddmseg_register_trim_notification(fd2, true));
+
+	/* the invisible segment full, then visible VRAM to half + 2 chunks */
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, gem_create_any(self->fd, chunk, SEG_VIS, &h[i]));
+		ASSERT_EQ(0, gem_move_wait(self->fd, h[i], SEG_INV));
+	}
+	for (;;) {
+		ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+		if (b.current_usage >= whole / 2 + 2 * chunk)
+			break;
+		if (n + nv >= PRIO_MAX_BOS ||
+		    gem_create_any(self->fd, chunk, SEG_VIS, &h[n + nv]))
+			break;
+		nv++;
+		if (wddmseg_allocation_segment(self->fd, h[n + nv - 1]) != SEG_VIS)
+			break;
+	}
+	if (b.current_usage < whole / 2 + 2 * chunk) {
+		for (i = 0; i < n + nv; i++)
+			wddmseg_destroy_allocation(self->fd, h[i]);
+		WSKIP(return, "not room for half the budget and 2 chunks");
+	}
+	/* our own evictions (if any) found us within the whole group */
+	EXPECT_EQ(-ETIME, read_trim_event(self->fd, &e, 200));
+
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(to_child[1]);
+		close(from_child[0]);
+		_exit(trim_child(self->def->render, chunk, to_child[0],
+				 from_child[1]));
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	ASSERT_EQ(0, msg_get(from_child[0], 'a'));
+
+	ret = read_trim_event(self->fd, &e, 5000);
+	ASSERT_EQ(0, ret) TH_LOG("no trim event: %s", strerror(-ret));
+	EXPECT_EQ(WDDMSEG_BUDGET_LOCAL, e.group);
+	EXPECT_EQ(whole / 2, e.budget) TH_LOG("two active files: half each");
+	EXPECT_LT(0, e.bytes);
+	EXPECT_GE(whole / 2 + 2 * chunk, e.bytes);
+	EXPECT_EQ(1, e.sequence);
+	ASSERT_EQ(0, wddmseg_fdinfo(self->fd, "wddmseg-trim-events", &events,
+				    NULL, 0));
+	EXPECT_EQ(1, events);
+	EXPECT_EQ(sys0 + 1, trim_events_sysfs(self->def))
+		TH_LOG("sysfs trim_events");
+	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	EXPECT_EQ(whole / 2, b.budget);
+	EXPECT_LT(b.budget, b.current_usage);
+	/* within its budget (nothing resident): no event */
+	EXPECT_EQ(-ETIME, read_trim_event(fd2, &e, 0));
+
+	/* trim: evict until within budget */
+	for (i = 0; i < n + nv && b.current_usage > b.budget; i++) {
+		ret = wddmseg_evict(self->fd, h[i], 0);
+		ASSERT_TRUE(!ret || ret == -EINVAL);
+		ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	}
+	EXPECT_GE(b.budget, b.current_usage);
+
+	ASSERT_EQ(0, msg_put(to_child[1], 'd'));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status 0x%x", status);
+	close(to_child[1]);
+	close(from_child[0]);
+	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	EXPECT_EQ(whole, b.budget) TH_LOG("alone again");
+	for (i = 0; i < n + nv; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[i]));
+}
+
+/* trim_bad_input: the refusals of REGISTER_TRIM_NOTIFICATION. */
+TEST_F(alloc, trim_bad_input)
+{
+	struct drm_wddmseg_register_trim r;
+	int kmsg = -1;
+	unsigned int i;
+
+	NEED_DEF();
+	if (!drm_debug_raise(DRM_UT_DRIVER, self->debug_saved,
+			     sizeof(self->debug_saved)))
+		kmsg = kmsg_open_end();
+	kmsg_drain_rules(kmsg);
+	memset(&r, 0, sizeof(r));
+	r.flags = 2;
+	EXPECT_EQ(-EINVAL, wddmseg_ioctl(self->fd,
+			DRM_IOCTL_WDDMSEG_REGISTER_TRIM_NOTIFICATION, &r));
+	EXPECT_KMSG_RULE(kmsg, "trim-args");
+	r.flags = WDDMSEG_TRIM_NOTIFY_ENABLE;
+	r.pad = 1;
+	EXPECT_EQ(-EINVAL, wddmseg_ioctl(self->fd,
+			DRM_IOCTL_WDDMSEG_REGISTER_TRIM_NOTIFICATION, &r));
+	EXPECT_KMSG_RULE(kmsg, "trim-args");
+	r.pad = 0;
+	for (i = 0; i < ARRAY_SIZE(r.reserved); i++) {
+		r.reserved[i] = 1;
+		EXPECT_EQ(-EINVAL, wddmseg_ioctl(self->fd,
+				DRM_IOCTL_WDDMSEG_REGISTER_TRIM_NOTIFICATION, &r));
+		EXPECT_KMSG_RULE(kmsg, "trim-args");
+		r.reserved[i] = 0;
+	}
+	/* on, on again, off, off again */
+	EXPECT_EQ(0, wddmseg_register_trim_notification(self->fd, true));
+	EXPECT_EQ(0, wddmseg_register_trim_notification(self->fd, true));
+	EXPECT_EQ(0, wddmseg_register_trim_notification(self->fd, false));
+	EXPECT_EQ(0, wddmseg_register_trim_notification(self->fd, false));
 	if (kmsg >= 0)
 		close(kmsg);
 }
