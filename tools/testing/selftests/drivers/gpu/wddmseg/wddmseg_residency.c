@@ -335,8 +335,14 @@ TEST_F(alloc, budget)
 			case 5:
 				b0.available = 1;
 				break;
+			case 6:
+				b0.current_reservation = 1;
+				break;
+			case 7:
+				b0.available_for_reservation = 1;
+				break;
 			default:
-				b0.reserved[f - 6] = 1ULL << 63;
+				b0.reserved[f - 8] = 1ULL << 63;
 				break;
 			}
 			ret = wddmseg_ioctl(fd, DRM_IOCTL_WDDMSEG_QUERY_BUDGET, &b0);
