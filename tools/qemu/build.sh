@@ -126,23 +126,30 @@ fi
 bash "$REPO/tools/qemu/qemu-tree.sh" "$SRC" device
 bash "$REPO/tools/qemu/qemu-tree.sh" "$SRC" docs
 
-# 4. Configure, once for a given set of options (a changed set configures
-# afresh). x86_64 system emulation with TCG; every optional feature off
-# but the ones the harness uses: pixman (QEMU 9 made it optional; the
-# monitor's screendump and the display surfaces of the device need it)
-# and the system libfdt. No docs, no firmware blobs installed (Debian's
-# seabios and ipxe-qemu are used through -L). The devices are Kconfig's
-# defaults for the target (q35, virtio, intel-iommu, bochs-display...).
+# 4. Configure, once for a given set of options and devices (a changed
+# set configures afresh). x86_64 system emulation with TCG; every
+# optional feature off but the ones the harness uses: pixman (QEMU 9 made
+# it optional; the monitor's screendump and the display surfaces of the
+# device need it) and the system libfdt. No docs, no firmware blobs
+# installed (Debian's seabios and ipxe-qemu are used through -L). The
+# devices are only those the harness uses (--without-default-devices):
+# tools/qemu/devices-x86_64.mak, put into the tree as
+# configs/devices/x86_64-softmmu/wddmseg.mak, the one place configure
+# takes a device list from (--with-devices-x86_64=wddmseg).
+DEVICES=$REPO/tools/qemu/devices-x86_64.mak
+copy_if_changed "$DEVICES" "$SRC/configs/devices/x86_64-softmmu/wddmseg.mak"
 CONFIGURE_ARGS=(--target-list=x86_64-softmmu --without-default-features
+	--without-default-devices --with-devices-x86_64=wddmseg
 	--enable-tcg --enable-pixman --enable-fdt=system --disable-docs
 	--disable-werror --disable-install-blobs)
+configured="${CONFIGURE_ARGS[*]} devices:$(sha256sum <"$DEVICES" | cut -d' ' -f1)"
 if [ ! -f "$OBJ/build.ninja" ] ||
-   [ "$(cat "$OBJ/.wddmseg-configure" 2>/dev/null)" != "${CONFIGURE_ARGS[*]}" ]; then
+   [ "$(cat "$OBJ/.wddmseg-configure" 2>/dev/null)" != "$configured" ]; then
 	log "configuring in $OBJ"
 	rm -rf "$OBJ"
 	mkdir -p "$OBJ"
 	(cd "$OBJ" && run_logged configure ../configure "${CONFIGURE_ARGS[@]}")
-	echo "${CONFIGURE_ARGS[*]}" >"$OBJ/.wddmseg-configure"
+	echo "$configured" >"$OBJ/.wddmseg-configure"
 fi
 
 # 5. Build (ninja rebuilds only what changed).

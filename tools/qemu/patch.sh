@@ -149,9 +149,11 @@ if [ -f "$BUILD_DIR/qemu-src/hw/display/wddmseg.c" ]; then
 	tap $st "the $(echo "$files" | wc -w) files the series adds or changes equal those of the tree make check built"
 fi
 
-# Configure (as build.sh does) and compile what the series adds: the
-# device's objects, the qtest programs, and QEMU's Kconfig must pick the
-# device for x86_64 (CONFIG_WDDMSEG in the target's config-devices.h).
+# Configure (as build.sh does, but with Kconfig's default devices, as a
+# user's build would be: build.sh lists its devices, CONFIG_WDDMSEG among
+# them) and compile what the series adds: the device's objects, the qtest
+# programs, and QEMU's Kconfig must pick the device for x86_64
+# (CONFIG_WDDMSEG in the target's config-devices.h).
 MESON_PY=$BUILD_DIR/qemu-meson/usr/lib/python3/dist-packages
 [ -d "$MESON_PY/mesonbuild" ] ||
 	die "no meson in $BUILD_DIR/qemu-meson (run tools/qemu/build.sh first)"
