@@ -1234,8 +1234,11 @@ struct drm_wddmseg_register_trim {
  * DRM_IOCTL_WDDMSEG_REGISTER_TRIM_NOTIFICATION, the analogue of
  * D3DKMT_TRIMNOTIFICATION: an eviction in a segment of @group found the
  * file over its budget there (&drm_wddmseg_query_budget.budget). The file
- * should evict, offer or destroy @bytes of its allocations in the group.
- * At most one per file and group in WDDMSEG_TRIM_GRACE_MS.
+ * should evict, offer or destroy @bytes of its allocations in the group
+ * within WDDMSEG_TRIM_GRACE_MS; after that the driver evicts the file's
+ * least recently used allocations of the lowest priority in the group
+ * until it is within its budget. At most one per file and group in
+ * WDDMSEG_TRIM_GRACE_MS.
  */
 struct drm_wddmseg_event_trim {
 	/** @base: type DRM_WDDMSEG_EVENT_TRIM, length of this struct. */
@@ -1253,10 +1256,11 @@ struct drm_wddmseg_event_trim {
 };
 
 /**
- * WDDMSEG_TRIM_GRACE_MS - least time between two trim notifications of
- * one file and group
+ * WDDMSEG_TRIM_GRACE_MS - the time a file has to trim after a trim
+ * notification before the driver trims it, and the least time between
+ * two notifications of one file and group
  */
-#define WDDMSEG_TRIM_GRACE_MS		100
+#define WDDMSEG_TRIM_GRACE_MS		1000
 
 #if defined(__cplusplus)
 }

@@ -15,15 +15,20 @@
 
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
+#include <drm/drm_gem.h>
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_resource.h>
 
 #include "wddmseg_bo.h"
 #include "wddmseg_budget.h"
+#include "wddmseg_compat.h"
 #include "wddmseg_desc.h"
 #include "wddmseg_device_types.h"
 #include "wddmseg_drv.h"
 #include "wddmseg_file.h"
 #include "wddmseg_mgr.h"
+#include "wddmseg_offer.h"
+#include "wddmseg_protect.h"
 
 /**
  * DOC: Reservations
@@ -78,9 +83,18 @@
  * late. fdinfo counts the events sent to a file (``wddmseg-trim-events``),
  * sysfs those of the device (``trim_events``).
  *
- * Not yet: the driver does not trim a file that ignores the event once
- * the grace period is over; until it does, evictions follow priority and
- * LRU order whoever is over budget.
+ * A notified file has WDDMSEG_TRIM_GRACE_MS to trim. When it is over, a
+ * delayed work item looks at the file again: what its usage went down by
+ * since the notification (up to what was asked) counts as trimmed by the
+ * file (``wddmseg-trim-self-bytes``); if it is still over its budget,
+ * the driver trims it: it evicts the file's allocations in the group's
+ * segments, lowest priority first (TTM's LRU lists: offered, then
+ * MINIMUM and LOW, NORMAL, HIGH and MAXIMUM, across the group's
+ * segments) and, within a priority, segment by segment in LRU order,
+ * until the file is within its budget
+ * (``wddmseg-trim-driver-bytes``, sysfs ``trim_driver_bytes``). Only that
+ * file's allocations are taken, never those of a file within its budget;
+ * pinned ones and HardwareProtected ones that cannot be sealed stay.
  */
 
 /* The group's budget (see the uapi) and what its segments have free. */
@@ -322,6 +336,13 @@ static void wddmseg_trim_notify(struct wddmseg_device *wdev,
 	}
 	wfile->trim_next[group] = jiffies +
 				  msecs_to_jiffies(WDDMSEG_TRIM_GRACE_MS);
+	wfile->trim_armed[group] = true;
+	wfile->trim_due[group] = wfile->trim_next[group];
+	wfile->trim_usage[group] = atomic64_read(&wfile->resident[group]);
+	wfile->trim_asked[group] = over;
+	/* a no-op when already queued: that one comes no later */
+	queue_delayed_work(WDDMSEG_UNBOUND_WQ, &wdev->trim_dwork,
+			   msecs_to_jiffies(WDDMSEG_TRIM_GRACE_MS) + 1);
 	atomic64_inc(&wfile->trim_events);
 	atomic64_inc(&wdev->trim_events);
 	drm_send_event(&wdev->drm, &e->base);
@@ -357,6 +378,181 @@ static void wddmseg_trim_work(struct work_struct *work)
 	mutex_unlock(&wdev->drm.filelist_mutex);
 }
 
+/* Up to this many allocations of a file are looked at per trim. */
+#define WDDMSEG_TRIM_BATCH	64
+
+/*
+ * The resource at @pos of an LRU list of a manager, or NULL: since 6.11
+ * the lists hold struct ttm_lru_item, which may be an iterator's hitch.
+ */
+#ifdef WDDMSEG_HAVE_TTM_LRU_ITEM
+static struct ttm_resource *wddmseg_lru_res(struct list_head *pos)
+{
+	struct ttm_lru_item *item = list_entry(pos, struct ttm_lru_item, link);
+
+	return ttm_lru_item_is_res(item) ? ttm_lru_item_to_res(item) : NULL;
+}
+#else
+static struct ttm_resource *wddmseg_lru_res(struct list_head *pos)
+{
+	return list_entry(pos, struct ttm_resource, lru);
+}
+#endif
+
+/*
+ * Append up to @max - @n allocations of @wfile in segment @id to @out,
+ * referenced, lowest TTM priority first and least recently used first
+ * within one; returns the new count.
+ */
+static u32 wddmseg_trim_candidates(struct wddmseg_device *wdev, u32 id,
+				   struct wddmseg_file *wfile,
+				   struct wddmseg_bo **out, u32 n, u32 max)
+{
+	struct ttm_resource_manager *man =
+		ttm_manager_type(&wdev->bdev, wdev->mem_type[id - 1]);
+	struct list_head *pos;
+	u32 prio;
+
+	spin_lock(&wdev->bdev.lru_lock);
+	for (prio = 0; prio < TTM_MAX_BO_PRIORITY && n < max; prio++) {
+		list_for_each(pos, &man->lru[prio]) {
+			struct ttm_resource *res = wddmseg_lru_res(pos);
+			struct ttm_buffer_object *tbo = res ? res->bo : NULL;
+
+			if (n == max)
+				break;
+			if (!tbo || !wddmseg_is_bo(tbo) || tbo->pin_count ||
+			    to_wddmseg_bo(tbo)->owner != wfile ||
+			    !kref_get_unless_zero(&tbo->base.refcount))
+				continue;
+			out[n++] = to_wddmseg_bo(tbo);
+		}
+	}
+	spin_unlock(&wdev->bdev.lru_lock);
+	return n;
+}
+
+/* Evict @bo for the trim of its file if it is still in @group. */
+static u64 wddmseg_trim_evict(struct wddmseg_device *wdev,
+			      struct wddmseg_bo *bo, u32 group)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = false };
+	struct ttm_buffer_object *tbo = &bo->tbo;
+	u64 size = tbo->base.size;
+
+	if (ttm_bo_reserve(tbo, false, false, NULL))
+		return 0;
+	if (tbo->pin_count || bo->group != (int)group ||
+	    !wddmseg_protect_evictable(bo) ||
+	    wddmseg_bo_move_system_locked(bo, &ctx))
+		size = 0;
+	wddmseg_bo_unreserve(bo);
+	return size;
+}
+
+/* Evict @wfile's allocations in @group until it is within @budget. */
+static void wddmseg_trim_file(struct wddmseg_device *wdev,
+			      struct wddmseg_file *wfile, u32 group,
+			      u64 budget)
+{
+	struct wddmseg_bo **bos, *bo;
+	u32 id, n = 0, i, j;
+	u64 trimmed = 0;
+
+	bos = kmalloc_array(WDDMSEG_TRIM_BATCH, sizeof(*bos), GFP_KERNEL);
+	if (!bos)
+		return;
+	for (id = 1; id <= wdev->desc.segment_count; id++)
+		if (wddmseg_segment_budget_group(&wdev->desc.seg[id - 1]) == group)
+			n = wddmseg_trim_candidates(wdev, id, wfile, bos, n,
+						    WDDMSEG_TRIM_BATCH);
+	/*
+	 * Lowest priority first across the group's segments (a stable
+	 * sort: within a priority, segment by segment, each in LRU order).
+	 * The priority may change meanwhile; it orders, nothing more.
+	 */
+	for (i = 1; i < n; i++) {
+		bo = bos[i];
+		for (j = i; j && READ_ONCE(bos[j - 1]->tbo.priority) >
+				 READ_ONCE(bo->tbo.priority); j--)
+			bos[j] = bos[j - 1];
+		bos[j] = bo;
+	}
+	for (i = 0; i < n; i++) {
+		if (atomic64_read(&wfile->resident[group]) > budget)
+			trimmed += wddmseg_trim_evict(wdev, bos[i], group);
+		drm_gem_object_put(&bos[i]->tbo.base);
+	}
+	kfree(bos);
+	atomic64_add(trimmed, &wfile->trim_driver_bytes);
+	atomic64_add(trimmed, &wdev->trim_driver_bytes);
+	drm_dbg(&wdev->drm, "trim: client %llu did not trim in %u ms: the driver evicted %llu bytes of group %u (budget %llu)\n",
+		wfile->client_id, WDDMSEG_TRIM_GRACE_MS, trimmed, group, budget);
+}
+
+struct wddmseg_trim_target {
+	struct wddmseg_file *wfile;
+	u32 group;
+	u64 budget;
+};
+
+#define WDDMSEG_TRIM_TARGETS	16
+
+/* The grace periods that are over: count what files gave back, trim. */
+static void wddmseg_trim_enforce(struct work_struct *work)
+{
+	struct wddmseg_device *wdev =
+		container_of(to_delayed_work(work), struct wddmseg_device,
+			     trim_dwork);
+	struct wddmseg_trim_target t[WDDMSEG_TRIM_TARGETS];
+	unsigned long next = 0;
+	bool again = false;
+	struct wddmseg_budget_pool pool;
+	struct drm_file *f;
+	u32 group, n = 0, i;
+
+	mutex_lock(&wdev->drm.filelist_mutex);
+	for (group = WDDMSEG_BUDGET_LOCAL; group <= WDDMSEG_BUDGET_NON_LOCAL;
+	     group++) {
+		wddmseg_budget_pool(wdev, group, &pool);
+		list_for_each_entry(f, &wdev->drm.filelist, lhead) {
+			struct wddmseg_file *o = f->driver_priv;
+			u64 usage, budget;
+
+			if (!o || !o->trim_armed[group])
+				continue;
+			if (time_before(jiffies, o->trim_due[group]) ||
+			    n == ARRAY_SIZE(t)) {
+				if (!again || time_before(o->trim_due[group], next))
+					next = o->trim_due[group];
+				again = true;
+				continue;
+			}
+			o->trim_armed[group] = false;
+			usage = atomic64_read(&o->resident[group]);
+			if (usage < o->trim_usage[group])
+				atomic64_add(min(o->trim_usage[group] - usage,
+						 o->trim_asked[group]),
+					     &o->trim_self_bytes);
+			budget = wddmseg_budget_share(&pool, o, group);
+			if (usage <= budget)
+				continue;
+			t[n].wfile = wddmseg_file_get(o);
+			t[n].group = group;
+			t[n++].budget = budget;
+		}
+	}
+	mutex_unlock(&wdev->drm.filelist_mutex);
+
+	for (i = 0; i < n; i++) {
+		wddmseg_trim_file(wdev, t[i].wfile, t[i].group, t[i].budget);
+		wddmseg_file_put(t[i].wfile);
+	}
+	if (again)
+		queue_delayed_work(WDDMSEG_UNBOUND_WQ, &wdev->trim_dwork,
+				   time_after(next, jiffies) ? next - jiffies : 0);
+}
+
 /**
  * wddmseg_budget_evicted - TTM evicted an allocation to make room
  * @wdev: device
@@ -367,8 +563,25 @@ static void wddmseg_trim_work(struct work_struct *work)
  */
 void wddmseg_budget_evicted(struct wddmseg_device *wdev)
 {
-	if (atomic_read(&wdev->trim_files))
-		queue_work(system_unbound_wq, &wdev->trim_work);
+	if (!atomic_read(&wdev->trim_files))
+		return;
+	atomic_set(&wdev->trim_recheck, 1);
+	queue_work(WDDMSEG_UNBOUND_WQ, &wdev->trim_work);
+}
+
+/**
+ * wddmseg_budget_placed - an allocation was placed in a segment
+ * @wdev: device
+ *
+ * TTM evicts for an allocation before that allocation's own move is
+ * accounted: the check queued by the eviction may not count its file as
+ * active yet, and so give the others too large a share. The first
+ * placement after an eviction checks again.
+ */
+void wddmseg_budget_placed(struct wddmseg_device *wdev)
+{
+	if (atomic_xchg(&wdev->trim_recheck, 0))
+		queue_work(WDDMSEG_UNBOUND_WQ, &wdev->trim_work);
 }
 
 int wddmseg_ioctl_register_trim(struct drm_device *drm, void *data,
@@ -405,6 +618,7 @@ void wddmseg_budget_init(struct wddmseg_device *wdev)
 {
 	mutex_init(&wdev->reserve_lock);
 	INIT_WORK(&wdev->trim_work, wddmseg_trim_work);
+	INIT_DELAYED_WORK(&wdev->trim_dwork, wddmseg_trim_enforce);
 }
 
 /**
@@ -414,4 +628,5 @@ void wddmseg_budget_init(struct wddmseg_device *wdev)
 void wddmseg_budget_fini(struct wddmseg_device *wdev)
 {
 	cancel_work_sync(&wdev->trim_work);
+	cancel_delayed_work_sync(&wdev->trim_dwork);
 }

@@ -21,6 +21,7 @@ int wddmseg_ioctl_register_trim(struct drm_device *drm, void *data,
 				struct drm_file *file);
 bool wddmseg_budget_keeps(struct wddmseg_bo *bo);
 void wddmseg_budget_evicted(struct wddmseg_device *wdev);
+void wddmseg_budget_placed(struct wddmseg_device *wdev);
 void wddmseg_budget_init(struct wddmseg_device *wdev);
 void wddmseg_budget_fini(struct wddmseg_device *wdev);
 void wddmseg_budget_file_fini(struct wddmseg_device *wdev,

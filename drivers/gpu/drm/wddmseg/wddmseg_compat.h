@@ -345,6 +345,17 @@ static inline int wddmseg_pcim_request_regions(struct pci_dev *pdev,
 #endif
 
 /*
+ * The same series renamed system_unbound_wq system_dfl_wq (7.3 warns at
+ * each use of the old name; Debian's 6.12 has the new one, 6.1 only the
+ * old). WDDMSEG_HAVE_SYSTEM_DFL_WQ where workqueue.h declares it.
+ */
+#ifdef WDDMSEG_HAVE_SYSTEM_DFL_WQ
+#define WDDMSEG_UNBOUND_WQ	system_dfl_wq
+#else
+#define WDDMSEG_UNBOUND_WQ	system_unbound_wq
+#endif
+
+/*
  * 6.13 ("module: Convert symbol namespace to string literal"):
  * MODULE_IMPORT_NS() takes the namespace as a string, no longer as a
  * bare identifier it stringified. No macro tells the two apart; the

@@ -458,7 +458,13 @@ struct wddmseg_knobs {
  * @trim_work: looks for files over budget after an eviction (DOC: Trim
  *	notifications)
  * @trim_files: files registered for trim notifications
+ * @trim_recheck: an eviction happened since the last placement in a
+ *	segment (wddmseg_budget_placed())
  * @trim_events: trim notifications sent (sysfs trim_events)
+ * @trim_dwork: trims the files whose grace period is over (DOC: Trim
+ *	notifications)
+ * @trim_driver_bytes: bytes the driver evicted from files that did not
+ *	trim in time (sysfs trim_driver_bytes)
  * @access_lock: serializes users of @access_bounce and @access_fence
  * @access_bounce: DMA-coherent bounce buffer of WDDMSEG_ACCESS_BOUNCE bytes
  *	for ReadPhysical/WritePhysical (TTM's access_memory), or NULL
@@ -505,7 +511,10 @@ struct wddmseg_device {
 	u64 reserved_local;
 	struct work_struct trim_work;
 	atomic_t trim_files;
+	atomic_t trim_recheck;
 	atomic64_t trim_events;
+	struct delayed_work trim_dwork;
+	atomic64_t trim_driver_bytes;
 	struct mutex access_lock;	/* access_bounce, access_fence */
 	void *access_bounce;
 	dma_addr_t access_bounce_dma;

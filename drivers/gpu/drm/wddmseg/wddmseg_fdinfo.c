@@ -135,6 +135,10 @@ void wddmseg_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 		   (u64)atomic64_read(&wfile->discard_bytes));
 	drm_printf(p, "wddmseg-trim-events:\t%llu\n",
 		   (u64)atomic64_read(&wfile->trim_events));
+	drm_printf(p, "wddmseg-trim-self-bytes:\t%llu\n",
+		   (u64)atomic64_read(&wfile->trim_self_bytes));
+	drm_printf(p, "wddmseg-trim-driver-bytes:\t%llu\n",
+		   (u64)atomic64_read(&wfile->trim_driver_bytes));
 
 	st = kzalloc_obj(*st, GFP_KERNEL);
 	if (!st)

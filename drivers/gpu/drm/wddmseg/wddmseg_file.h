@@ -35,6 +35,15 @@ struct drm_file;
  *	notification (the trim work's, under the device's filelist_mutex)
  * @trim_seq: sequence number of the last trim notification (same lock)
  * @trim_events: trim notifications sent (fdinfo wddmseg-trim-events)
+ * @trim_armed: per budget group, a notification's grace period runs
+ *	(these four under the device's filelist_mutex)
+ * @trim_due: when it ends (jiffies)
+ * @trim_usage: the file's usage in the group when notified
+ * @trim_asked: the bytes the notification asked for
+ * @trim_self_bytes: bytes the file gave back within grace periods (fdinfo
+ *	wddmseg-trim-self-bytes)
+ * @trim_driver_bytes: bytes the driver evicted from the file once a grace
+ *	period was over (fdinfo wddmseg-trim-driver-bytes)
  */
 struct wddmseg_file {
 	struct kref refcount;
@@ -49,6 +58,12 @@ struct wddmseg_file {
 	unsigned long trim_next[2];
 	u64 trim_seq;
 	atomic64_t trim_events;
+	bool trim_armed[2];
+	unsigned long trim_due[2];
+	u64 trim_usage[2];
+	u64 trim_asked[2];
+	atomic64_t trim_self_bytes;
+	atomic64_t trim_driver_bytes;
 };
 
 int wddmseg_open(struct drm_device *drm, struct drm_file *file);

@@ -147,6 +147,17 @@ static ssize_t trim_events_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(trim_events);
 
+/* Bytes the driver trimmed from files past their grace period. */
+static ssize_t trim_driver_bytes_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	struct wddmseg_device *wdev = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%llu\n",
+			  (u64)atomic64_read(&wdev->trim_driver_bytes));
+}
+static DEVICE_ATTR_RO(trim_driver_bytes);
+
 static struct attribute *wddmseg_attrs[] = {
 	&dev_attr_usage_bytes.attr,
 	&dev_attr_commit_limit.attr,
@@ -163,6 +174,7 @@ static struct attribute *wddmseg_attrs[] = {
 	&dev_attr_pm_cycles.attr,
 	&dev_attr_pm_runtime_cycles.attr,
 	&dev_attr_trim_events.attr,
+	&dev_attr_trim_driver_bytes.attr,
 	NULL
 };
 

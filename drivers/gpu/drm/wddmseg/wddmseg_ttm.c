@@ -620,6 +620,8 @@ static int wddmseg_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	/* TTM made room: who is over budget (DOC: Trim notifications) */
 	if (!ret && from_segment)
 		wddmseg_budget_evicted(bdev_to_wddmseg(tbo->bdev));
+	else if (!ret && tbo->resource && tbo->resource->mem_type != TTM_PL_SYSTEM)
+		wddmseg_budget_placed(bdev_to_wddmseg(tbo->bdev));
 	return ret;
 }
 

@@ -28,6 +28,10 @@
  *   group, and what is available to each file.
  * - trim_notified: a file over its budget share gets a trim event when a
  *   second process's allocation evicts; fdinfo counts it.
+ * - trim_enforced: one that ignores it is trimmed by the driver after the
+ *   grace period, lowest priority first, and only it.
+ * - trim_self: one that trims in time is left alone; fdinfo counts what
+ *   it gave back.
  * - trim_bad_input: REGISTER_TRIM_NOTIFICATION's refusals.
  */
 #define _GNU_SOURCE
@@ -794,16 +798,25 @@ TEST_F_TIMEOUT(alloc, reservation_bad_input, 120)
 
 /* Trim notifications (DOC: Trim notifications, wddmseg_budget.c) */
 
-/* The device's sysfs trim_events, or -1. */
-static int64_t trim_events_sysfs(const struct gem_dev *d)
+/* A counter of the device's sysfs directory, or -1. */
+static int64_t trim_sysfs(const struct gem_dev *d, const char *name)
 {
-	char path[160], buf[64];
+	char path[192], buf[64];
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/wddmseg/trim_events",
-		 d->exp.bdf);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/wddmseg/%s",
+		 d->exp.bdf, name);
 	if (file_read(path, buf, sizeof(buf)))
 		return -1;
 	return strtoll(buf, NULL, 10);
+}
+
+static uint64_t fdinfo_of(struct __test_metadata *_metadata, int fd,
+			  const char *key)
+{
+	uint64_t v = 0;
+
+	EXPECT_EQ(0, wddmseg_fdinfo(fd, key, &v, NULL, 0)) TH_LOG("%s", key);
+	return v;
 }
 
 /* The next trim event on @fd within @ms: 0, -ETIME, or -errno. */
@@ -826,25 +839,137 @@ static int read_trim_event(int fd, struct drm_wddmseg_event_trim *e, int ms)
 }
 
 /*
- * The child of trim_notified: its own file, one allocation of @chunk in
- * the full invisible segment (an eviction), then it waits with it
- * resident (an active file) until the parent is done.
+ * The child of the trim tests: its own file, one allocation of @chunk
+ * placed in the aperture and moved into the full invisible segment (an
+ * eviction there, none in visible VRAM), then it waits with it resident
+ * (an active file) until the parent is done. Exit 0 if its allocation
+ * was never evicted; 10 + step on a failure.
  */
 static int trim_child(const char *node, uint64_t chunk, int in, int out)
 {
+	struct drm_wddmseg_gem_info info;
 	uint32_t h;
 	int fd;
 
 	fd = open(node, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return 10;
-	if (gem_create_any(fd, chunk, SEG_VIS, &h) ||
+	if (gem_create_any(fd, chunk, SEG_APT, &h) ||
 	    gem_move_wait(fd, h, SEG_INV))
 		return 11;
 	if (msg_put(out, 'a') || msg_get(in, 'd'))
 		return 12;
+	if (wddmseg_query_allocation(fd, h, &info) ||
+	    info.segment_id != SEG_INV || info.eviction_count)
+		return 13;
 	close(fd);
 	return 0;
+}
+
+/* What trim_setup() built: the parent's allocations and its child. */
+struct trim_ctx {
+	uint32_t h[PRIO_MAX_BOS];	/* 0 once destroyed */
+	unsigned int n;		/* h[0..n) in the invisible segment */
+	unsigned int nv;	/* h[n..n + nv) in visible VRAM */
+	uint64_t chunk, whole;
+	int to_child[2], from_child[2];
+	pid_t pid;
+};
+
+/*
+ * The invisible segment filled, then visible VRAM up to half the local
+ * budget and 2 chunks; the second half of the invisible segment's
+ * allocations (the most recently used there) and the visible ones at
+ * @low_prio, the others NORMAL. Then a child whose allocation evicts one
+ * of ours from the invisible segment: two active files, our budget half
+ * the group, our usage over it. The fixture's file is registered for
+ * trim notifications and got none while alone. Returns false
+ * (allocations freed, test skipped) without room for it.
+ */
+static bool trim_setup(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(alloc) *self, struct trim_ctx *c,
+		       uint32_t low_prio)
+{
+	struct drm_wddmseg_query_budget b;
+	struct drm_wddmseg_event_trim e;
+	unsigned int i;
+	uint32_t *hv;
+
+	memset(c, 0, sizeof(*c));
+	c->n = prio_chunks(_metadata, self->fd, 4, &c->chunk);
+	if (!c->n) {
+		WSKIP(return false, "segment 2: not room for 4 allocations");
+	}
+	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	c->whole = b.budget;
+	ASSERT_EQ(b.budget, b.available + b.current_usage)
+		TH_LOG("alone on the device, a file's budget is the group's");
+	ASSERT_EQ(0, wddmseg_register_trim_notification(self->fd, true));
+
+	for (i = 0; i < c->n; i++) {
+		ASSERT_EQ(0, gem_create_any(self->fd, c->chunk, SEG_VIS, &c->h[i]));
+		ASSERT_EQ(0, gem_move_wait(self->fd, c->h[i], SEG_INV));
+	}
+	for (i = c->n / 2; i < c->n && low_prio != P_NORM; i++)
+		ASSERT_EQ(0, set_prio(self->fd, c->h[i], low_prio));
+	for (;;) {
+		ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+		if (b.current_usage >= c->whole / 2 + 2 * c->chunk)
+			break;
+		hv = &c->h[c->n + c->nv];
+		if (c->n + c->nv >= PRIO_MAX_BOS ||
+		    gem_create_any(self->fd, c->chunk, SEG_VIS, hv))
+			break;
+		c->nv++;
+		if (wddmseg_allocation_segment(self->fd, *hv) != SEG_VIS)
+			break;
+		if (low_prio != P_NORM)
+			ASSERT_EQ(0, set_prio(self->fd, *hv, low_prio));
+	}
+	if (b.current_usage < c->whole / 2 + 2 * c->chunk) {
+		for (i = 0; i < c->n + c->nv; i++)
+			wddmseg_destroy_allocation(self->fd, c->h[i]);
+		WSKIP(return false, "not room for half the budget and 2 chunks");
+	}
+	/* our own evictions (if any) found us within the whole group */
+	EXPECT_EQ(-ETIME, read_trim_event(self->fd, &e, 200));
+
+	ASSERT_EQ(0, pipe(c->to_child));
+	ASSERT_EQ(0, pipe(c->from_child));
+	c->pid = fork();
+	ASSERT_LE(0, c->pid);
+	if (!c->pid) {
+		close(c->to_child[1]);
+		close(c->from_child[0]);
+		_exit(trim_child(self->def->render, c->chunk, c->to_child[0],
+				 c->from_child[1]));
+	}
+	close(c->to_child[0]);
+	close(c->from_child[1]);
+	ASSERT_EQ(0, msg_get(c->from_child[0], 'a'));
+	return true;
+}
+
+/* The child's allocation was never evicted; everything goes. */
+static void trim_teardown(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(alloc) *self, struct trim_ctx *c)
+{
+	struct drm_wddmseg_query_budget b;
+	int status;
+	unsigned int i;
+
+	ASSERT_EQ(0, msg_put(c->to_child[1], 'd'));
+	ASSERT_EQ(c->pid, waitpid(c->pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status 0x%x (exit 13: its allocation was evicted)",
+		       status);
+	close(c->to_child[1]);
+	close(c->from_child[0]);
+	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	EXPECT_EQ(c->whole, b.budget) TH_LOG("alone again");
+	for (i = 0; i < c->n + c->nv; i++)
+		if (c->h[i])
+			ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, c->h[i]));
 }
 
 /*
@@ -853,110 +978,137 @@ static int trim_child(const char *node, uint64_t chunk, int in, int out)
  * allocations, which makes that process active and halves the first
  * file's budget. The first file gets one DRM_WDDMSEG_EVENT_TRIM with
  * its budget and how far over it is, fdinfo and sysfs count it; a
- * registered file
- * within its budget (no allocation) gets none. The file trims with
- * EVICT until it is within budget.
+ * registered file within its budget (no allocation) gets none. The file
+ * trims with EVICT until it is within budget.
  */
 TEST_F_TIMEOUT(alloc, trim_notified, 300)
 {
-	uint32_t h[PRIO_MAX_BOS];
 	struct drm_wddmseg_query_budget b;
 	struct drm_wddmseg_event_trim e;
-	int to_child[2], from_child[2], status, fd2, ret;
-	unsigned int n, nv = 0, i;
-	uint64_t chunk, whole, events;
+	struct trim_ctx c;
 	int64_t sys0;
-	pid_t pid;
+	unsigned int i;
+	int fd2, ret;
 
 	NEED_DEF();
-	n = prio_chunks(_metadata, self->fd, 4, &chunk);
-	if (!n)
-		WSKIP(return, "segment 2: not room for 4 allocations");
-	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
-	whole = b.budget;
-	ASSERT_EQ(b.budget, b.available + b.current_usage)
-		TH_LOG("alone on the device, a file's budget is the group's");
-
-	sys0 = trim_events_sysfs(self->def);
+	sys0 = trim_sysfs(self->def, "trim_events");
 	ASSERT_LE(0, sys0);
-	ASSERT_EQ(0, wddmseg_register_trim_notification(self->fd, true));
 	fd2 = open_extra(_metadata, self, self->def->render);
 	ASSERT_EQ(0, wddmseg_register_trim_notification(fd2, true));
-
-	/* the invisible segment full, then visible VRAM to half + 2 chunks */
-	for (i = 0; i < n; i++) {
-		ASSERT_EQ(0, gem_create_any(self->fd, chunk, SEG_VIS, &h[i]));
-		ASSERT_EQ(0, gem_move_wait(self->fd, h[i], SEG_INV));
-	}
-	for (;;) {
-		ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
-		if (b.current_usage >= whole / 2 + 2 * chunk)
-			break;
-		if (n + nv >= PRIO_MAX_BOS ||
-		    gem_create_any(self->fd, chunk, SEG_VIS, &h[n + nv]))
-			break;
-		nv++;
-		if (wddmseg_allocation_segment(self->fd, h[n + nv - 1]) != SEG_VIS)
-			break;
-	}
-	if (b.current_usage < whole / 2 + 2 * chunk) {
-		for (i = 0; i < n + nv; i++)
-			wddmseg_destroy_allocation(self->fd, h[i]);
-		WSKIP(return, "not room for half the budget and 2 chunks");
-	}
-	/* our own evictions (if any) found us within the whole group */
-	EXPECT_EQ(-ETIME, read_trim_event(self->fd, &e, 200));
-
-	ASSERT_EQ(0, pipe(to_child));
-	ASSERT_EQ(0, pipe(from_child));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		close(to_child[1]);
-		close(from_child[0]);
-		_exit(trim_child(self->def->render, chunk, to_child[0],
-				 from_child[1]));
-	}
-	close(to_child[0]);
-	close(from_child[1]);
-	ASSERT_EQ(0, msg_get(from_child[0], 'a'));
+	if (!trim_setup(_metadata, self, &c, P_NORM))
+		return;
 
 	ret = read_trim_event(self->fd, &e, 5000);
 	ASSERT_EQ(0, ret) TH_LOG("no trim event: %s", strerror(-ret));
 	EXPECT_EQ(WDDMSEG_BUDGET_LOCAL, e.group);
-	EXPECT_EQ(whole / 2, e.budget) TH_LOG("two active files: half each");
+	EXPECT_EQ(c.whole / 2, e.budget) TH_LOG("two active files: half each");
 	EXPECT_LT(0, e.bytes);
-	EXPECT_GE(whole / 2 + 2 * chunk, e.bytes);
+	EXPECT_GE(c.whole / 2 + 2 * c.chunk, e.bytes);
 	EXPECT_EQ(1, e.sequence);
-	ASSERT_EQ(0, wddmseg_fdinfo(self->fd, "wddmseg-trim-events", &events,
-				    NULL, 0));
-	EXPECT_EQ(1, events);
-	EXPECT_EQ(sys0 + 1, trim_events_sysfs(self->def))
+	EXPECT_EQ(1, fdinfo_of(_metadata, self->fd, "wddmseg-trim-events"));
+	EXPECT_EQ(sys0 + 1, trim_sysfs(self->def, "trim_events"))
 		TH_LOG("sysfs trim_events");
 	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
-	EXPECT_EQ(whole / 2, b.budget);
+	EXPECT_EQ(c.whole / 2, b.budget);
 	EXPECT_LT(b.budget, b.current_usage);
 	/* within its budget (nothing resident): no event */
 	EXPECT_EQ(-ETIME, read_trim_event(fd2, &e, 0));
 
 	/* trim: evict until within budget */
-	for (i = 0; i < n + nv && b.current_usage > b.budget; i++) {
-		ret = wddmseg_evict(self->fd, h[i], 0);
+	for (i = 0; i < c.n + c.nv && b.current_usage > b.budget; i++) {
+		ret = wddmseg_evict(self->fd, c.h[i], 0);
 		ASSERT_TRUE(!ret || ret == -EINVAL);
 		ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	}
 	EXPECT_GE(b.budget, b.current_usage);
+	trim_teardown(_metadata, self, &c);
+}
 
-	ASSERT_EQ(0, msg_put(to_child[1], 'd'));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		TH_LOG("child status 0x%x", status);
-	close(to_child[1]);
-	close(from_child[0]);
+/*
+ * trim_enforced: the same, but the file does nothing about the event.
+ * Once the grace period is over the driver evicts its allocations until
+ * it is within its budget, the LOW ones (though the most recently used)
+ * and none of its NORMAL ones, nothing of the child's (within its
+ * budget); fdinfo and sysfs count the bytes. The child's allocation took
+ * the place of one LOW one too (TTM's eviction order).
+ */
+TEST_F_TIMEOUT(alloc, trim_enforced, 300)
+{
+	struct drm_wddmseg_query_budget b;
+	struct drm_wddmseg_event_trim e;
+	struct drm_wddmseg_gem_info info;
+	unsigned int i, normal_gone = 0, low_gone = 0;
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	struct trim_ctx c;
+	uint64_t drv;
+	int64_t sys0;
+	int ret;
+
+	NEED_DEF();
+	sys0 = trim_sysfs(self->def, "trim_driver_bytes");
+	ASSERT_LE(0, sys0);
+	if (!trim_setup(_metadata, self, &c, P_LOW))
+		return;
+	ret = read_trim_event(self->fd, &e, 5000);
+	ASSERT_EQ(0, ret) TH_LOG("no trim event: %s", strerror(-ret));
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+		if (b.current_usage <= b.budget)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	EXPECT_GE(b.budget, b.current_usage) TH_LOG("not trimmed in 10 s");
+	drv = fdinfo_of(_metadata, self->fd, "wddmseg-trim-driver-bytes");
+	EXPECT_LE(e.bytes, drv);
+	EXPECT_EQ(sys0 + (int64_t)drv,
+		  trim_sysfs(self->def, "trim_driver_bytes"));
+	EXPECT_EQ(0, fdinfo_of(_metadata, self->fd, "wddmseg-trim-self-bytes"));
+	for (i = 0; i < c.n + c.nv; i++) {
+		info_of(_metadata, self->fd, c.h[i], &info);
+		if (i < c.n / 2)
+			normal_gone += info.segment_id != SEG_INV;
+		else
+			low_gone += info.segment_id !=
+				    (i < c.n ? SEG_INV : SEG_VIS);
+	}
+	EXPECT_EQ(0, normal_gone) TH_LOG("NORMAL ones evicted");
+	EXPECT_EQ(drv + c.chunk, low_gone * c.chunk)
+		TH_LOG("the driver took LOW ones only (%u gone, one for the child)",
+		       low_gone);
+	trim_teardown(_metadata, self, &c);
+}
+
+/*
+ * trim_self: a file that trims at once (it destroys its most recent
+ * allocations until within its budget) is left alone by the driver:
+ * after the grace period fdinfo counts what it gave back (what was
+ * asked) and nothing trimmed by the driver.
+ */
+TEST_F_TIMEOUT(alloc, trim_self, 300)
+{
+	struct timespec grace = { WDDMSEG_TRIM_GRACE_MS / 1000 + 1, 0 };
+	struct drm_wddmseg_query_budget b;
+	struct drm_wddmseg_event_trim e;
+	struct trim_ctx c;
+	unsigned int i;
+	int ret;
+
+	NEED_DEF();
+	if (!trim_setup(_metadata, self, &c, P_NORM))
+		return;
+	ret = read_trim_event(self->fd, &e, 5000);
+	ASSERT_EQ(0, ret) TH_LOG("no trim event: %s", strerror(-ret));
 	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
-	EXPECT_EQ(whole, b.budget) TH_LOG("alone again");
-	for (i = 0; i < n + nv; i++)
-		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[i]));
+	for (i = c.n + c.nv; i-- > 0 && b.current_usage > b.budget;) {
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, c.h[i]));
+		c.h[i] = 0;
+		ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	}
+	nanosleep(&grace, NULL);
+	EXPECT_EQ(0, fdinfo_of(_metadata, self->fd, "wddmseg-trim-driver-bytes"));
+	EXPECT_EQ(e.bytes, fdinfo_of(_metadata, self->fd,
+				     "wddmseg-trim-self-bytes"));
+	trim_teardown(_metadata, self, &c);
 }
 
 /* trim_bad_input: the refusals of REGISTER_TRIM_NOTIFICATION. */
