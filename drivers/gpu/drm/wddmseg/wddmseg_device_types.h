@@ -143,6 +143,9 @@ struct wddmseg_adapter_desc {
  *	zeroes it was given and was never written in place
  * @transfer_out_bytes: bytes that moves of allocations out of the segment
  *	copied out of it (Transfer, by the engine or the CPU)
+ * @transfer_in_bytes: bytes that moves of allocations into the segment
+ *	copied into it from elsewhere (Transfer, by the engine or the CPU;
+ *	not the Fill of content that never existed)
  * @discard_bytes: bytes that moves out of the segment gave up without a
  *	copy (DiscardContent): GEM_EVICT with DISCARD, and evictions of
  *	PermanentSysMem allocations, whose content is their permanent copy
@@ -169,6 +172,7 @@ struct wddmseg_mgr {
 	atomic64_t fills_skipped;
 	atomic64_t wipes_skipped;
 	atomic64_t transfer_out_bytes;
+	atomic64_t transfer_in_bytes;
 	atomic64_t discard_bytes;
 };
 

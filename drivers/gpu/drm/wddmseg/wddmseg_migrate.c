@@ -346,6 +346,8 @@ int wddmseg_migrate_move(struct wddmseg_device *wdev,
 		}
 		if (!clear && !old_tt)
 			atomic64_add(len, &src->mgr->transfer_out_bytes);
+		if (!clear && !new_tt)
+			atomic64_add(len, &dst->mgr->transfer_in_bytes);
 		trace_wddmseg_paging_op(old_tt && new_tt ? "aperture" :
 					clear ? "fill" :
 					crypt == WDDMSEG_CRYPT_ENCRYPT ? "transfer-encrypt" :
@@ -887,6 +889,8 @@ int wddmseg_migrate_cpu_copy(struct wddmseg_device *wdev,
 		return -ENOMEM;
 	if (!clear && !wddmseg_end_in_pages(src))
 		atomic64_add(tbo->base.size, &src->mgr->transfer_out_bytes);
+	if (!clear && !wddmseg_end_in_pages(dst))
+		atomic64_add(tbo->base.size, &dst->mgr->transfer_in_bytes);
 
 	for (i = 0; i < PFN_UP(tbo->base.size); i++) {
 		if (!clear)

@@ -58,6 +58,11 @@ static u64 wddmseg_transfer_out_bytes(struct wddmseg_mgr *mgr)
 	return atomic64_read(&mgr->transfer_out_bytes);
 }
 
+static u64 wddmseg_transfer_in_bytes(struct wddmseg_mgr *mgr)
+{
+	return atomic64_read(&mgr->transfer_in_bytes);
+}
+
 static u64 wddmseg_discard_bytes(struct wddmseg_mgr *mgr)
 {
 	return atomic64_read(&mgr->discard_bytes);
@@ -97,6 +102,7 @@ WDDMSEG_MGR_ATTR(allocations);
 WDDMSEG_MGR_ATTR(pinned_bytes);
 WDDMSEG_MGR_ATTR(evictions);
 WDDMSEG_MGR_ATTR(transfer_out_bytes);
+WDDMSEG_MGR_ATTR(transfer_in_bytes);
 WDDMSEG_MGR_ATTR(discard_bytes);
 WDDMSEG_MGR_ATTR(pm_evicted_bytes);
 WDDMSEG_MGR_ATTR(pm_restored_bytes);
@@ -165,6 +171,7 @@ static struct attribute *wddmseg_attrs[] = {
 	&dev_attr_pinned_bytes.attr,
 	&dev_attr_evictions.attr,
 	&dev_attr_transfer_out_bytes.attr,
+	&dev_attr_transfer_in_bytes.attr,
 	&dev_attr_discard_bytes.attr,
 	&dev_attr_pm_evicted_bytes.attr,
 	&dev_attr_pm_restored_bytes.attr,

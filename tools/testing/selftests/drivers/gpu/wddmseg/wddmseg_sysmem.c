@@ -277,7 +277,7 @@ TEST_F_TIMEOUT(alloc, permanent_sysmem, 180)
 	static const uint32_t path[] = { SEG_VIS, SEG_APT, SEG_VIS, 0, SEG_APT,
 					 SEG_VIS };
 	const uint64_t fill_off = 17 * SZ_4K + 64, fill_len = 9 * SZ_4K + 12;
-	uint64_t bad, first = 0, moves, transferred, discarded;
+	uint64_t bad, first = 0, moves, transferred, discarded, in0;
 	struct drm_wddmseg_gem_info info;
 	uint32_t h, plain, words[GEM_PEEK_WORDS];
 	unsigned int faults, i;
@@ -319,14 +319,29 @@ TEST_F_TIMEOUT(alloc, permanent_sysmem, 180)
 	bad = pattern_check(p, size, 0x9e57, &first);
 	EXPECT_EQ(0u, bad) TH_LOG("after the eviction: %" PRIu64 " bad bytes, first at 0x%" PRIx64,
 				  bad, first);
+	in0 = seg_counter(_metadata, self->def, "transfer_in_bytes", SEG_VIS);
 	plain = create_ok(_metadata, self->fd, &(struct wddmseg_allocation_desc){
 		.size = size, .flags = WDDMSEG_ALLOC_CPU_VISIBLE,
 		.supported_segments = BIT(SEG_VIS), .preferred = { SEG_VIS } });
+	EXPECT_EQ(in0, seg_counter(_metadata, self->def, "transfer_in_bytes",
+				   SEG_VIS))
+		TH_LOG("a new allocation's placement (a Fill) counts in transfer_in_bytes");
 	ASSERT_EQ(0, gem_write_pattern(self->fd, plain, size, 0x71a1));
 	evict_counted(_metadata, self, plain, &transferred, &discarded);
 	EXPECT_EQ(size, transferred)
 		TH_LOG("the control's eviction: transfer_out_bytes does not count");
 	EXPECT_EQ(0u, discarded);
+	/* Its way back is a Transfer of its size into the segment. */
+	in0 = seg_counter(_metadata, self->def, "transfer_in_bytes", SEG_VIS);
+	move_ok(_metadata, self->fd, plain, SEG_VIS);
+	EXPECT_EQ(size, seg_counter(_metadata, self->def, "transfer_in_bytes",
+				    SEG_VIS) - in0)
+		TH_LOG("making the control resident again: transfer_in_bytes does not count it");
+	ASSERT_EQ(0, wddmseg_lock(self->fd, plain, size, &q));
+	bad = pattern_check(q, size, 0x71a1, &first);
+	ASSERT_EQ(0, wddmseg_unlock(q, size));
+	EXPECT_EQ(0u, bad) TH_LOG("the control: %" PRIu64 " bad bytes, first at 0x%" PRIx64,
+				  bad, first);
 
 	/* Back and forth: the copy goes in, the mapping keeps its bytes. */
 	for (i = 0; i < ARRAY_SIZE(path); i++) {
