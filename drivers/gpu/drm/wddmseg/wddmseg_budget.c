@@ -97,42 +97,63 @@
  * pinned ones and HardwareProtected ones that cannot be sealed stay.
  */
 
-/* The group's budget (see the uapi) and what its segments have free. */
-static u64 wddmseg_budget_of(struct wddmseg_device *wdev, u32 group,
-			     u64 *available)
+/*
+ * The segments that make a group's budget (see the uapi): the group's
+ * ApplicationTarget segments, or all of them when none is one.
+ */
+static bool wddmseg_budget_counts(struct wddmseg_device *wdev, u32 id,
+				  u32 group)
 {
-	u64 budget = 0;
-	u32 id;
+	const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
 
-	if (available)
-		*available = 0;
-	for (id = 1; id <= wdev->desc.segment_count; id++) {
-		const struct wddmseg_segment_desc *seg = &wdev->desc.seg[id - 1];
-		struct wddmseg_mgr *mgr = wdev->mgr[id - 1];
-
-		if (wddmseg_segment_budget_group(seg) != group ||
-		    !wddmseg_segment_budget_target(&wdev->desc, seg))
-			continue;
-		budget += seg->commit_limit;
-		if (!available)
-			continue;
-		spin_lock(&mgr->lock);
-		*available += (mgr->commit_limit - mgr->committed) << PAGE_SHIFT;
-		spin_unlock(&mgr->lock);
-	}
-	return budget;
+	return wddmseg_segment_budget_group(seg) == group &&
+	       wddmseg_segment_budget_target(&wdev->desc, seg);
 }
 
-/* Caller holds reserve_lock: the most @wfile may reserve in the group. */
+/* The group's budget: the CommitLimit sum of those segments. */
+static u64 wddmseg_budget_group_bytes(struct wddmseg_device *wdev, u32 group)
+{
+	u64 bytes = 0;
+	u32 id;
+
+	for (id = 1; id <= wdev->desc.segment_count; id++)
+		if (wddmseg_budget_counts(wdev, id, group))
+			bytes += wdev->desc.seg[id - 1].commit_limit;
+	return bytes;
+}
+
+/* What those segments have free. */
+static u64 wddmseg_budget_available(struct wddmseg_device *wdev, u32 group)
+{
+	u64 available = 0;
+	u32 id;
+
+	for (id = 1; id <= wdev->desc.segment_count; id++) {
+		struct wddmseg_mgr *mgr = wdev->mgr[id - 1];
+
+		if (!wddmseg_budget_counts(wdev, id, group))
+			continue;
+		spin_lock(&mgr->lock);
+		available += (mgr->commit_limit - mgr->committed) << PAGE_SHIFT;
+		spin_unlock(&mgr->lock);
+	}
+	return available;
+}
+
+/*
+ * Caller holds reserve_lock: the most @wfile may reserve in @group, whose
+ * budget is @group_bytes.
+ */
 static u64 wddmseg_reservable(struct wddmseg_device *wdev,
-			      struct wddmseg_file *wfile, u32 group)
+			      struct wddmseg_file *wfile, u32 group,
+			      u64 group_bytes)
 {
 	u64 half, others;
 
 	lockdep_assert_held(&wdev->reserve_lock);
 	if (group != WDDMSEG_BUDGET_LOCAL)
 		return 0;
-	half = wddmseg_budget_of(wdev, group, NULL) / 2;
+	half = group_bytes / 2;
 	others = wdev->reserved_local - wfile->reservation;
 	return half > others ? half - others : 0;
 }
@@ -162,7 +183,7 @@ static void wddmseg_budget_pool(struct wddmseg_device *wdev, u32 group,
 	struct drm_file *f;
 
 	lockdep_assert_held(&wdev->drm.filelist_mutex);
-	pool->group = wddmseg_budget_of(wdev, group, NULL);
+	pool->group = wddmseg_budget_group_bytes(wdev, group);
 	pool->reserved = group == WDDMSEG_BUDGET_LOCAL ?
 			 READ_ONCE(wdev->reserved_local) : 0;
 	pool->active = 0;
@@ -208,7 +229,7 @@ int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
 		return -EINVAL;
 	}
 
-	wddmseg_budget_of(wdev, group, &args->available);
+	args->available = wddmseg_budget_available(wdev, group);
 	mutex_lock(&drm->filelist_mutex);
 	wddmseg_budget_pool(wdev, group, &pool);
 	args->budget = wddmseg_budget_share(&pool, wfile, group);
@@ -217,7 +238,8 @@ int wddmseg_ioctl_query_budget(struct drm_device *drm, void *data,
 	mutex_lock(&wdev->reserve_lock);
 	if (group == WDDMSEG_BUDGET_LOCAL)
 		args->current_reservation = wfile->reservation;
-	args->available_for_reservation = wddmseg_reservable(wdev, wfile, group);
+	args->available_for_reservation = wddmseg_reservable(wdev, wfile, group,
+							     pool.group);
 	mutex_unlock(&wdev->reserve_lock);
 	return 0;
 }
@@ -245,7 +267,8 @@ int wddmseg_ioctl_set_reservation(struct drm_device *drm, void *data,
 	}
 
 	mutex_lock(&wdev->reserve_lock);
-	room = wddmseg_reservable(wdev, wfile, args->group);
+	room = wddmseg_reservable(wdev, wfile, args->group,
+				  wddmseg_budget_group_bytes(wdev, args->group));
 	if (args->reservation > room) {
 		mutex_unlock(&wdev->reserve_lock);
 		drm_dbg(drm, "set_reservation: rule reserve-over-available: %llu bytes asked, %llu available for reservation\n",
@@ -350,10 +373,15 @@ static void wddmseg_trim_notify(struct wddmseg_device *wdev,
 		wfile->client_id, over, budget, group);
 }
 
-static void wddmseg_trim_work(struct work_struct *work)
+typedef void (*wddmseg_budget_visit)(struct wddmseg_device *wdev,
+				     struct drm_file *f, u32 group,
+				     const struct wddmseg_budget_pool *pool,
+				     void *data);
+
+/* @visit each file of the device in each budget group, with the pool. */
+static void wddmseg_budget_walk(struct wddmseg_device *wdev,
+				wddmseg_budget_visit visit, void *data)
 {
-	struct wddmseg_device *wdev = container_of(work, struct wddmseg_device,
-						   trim_work);
 	struct wddmseg_budget_pool pool;
 	struct drm_file *f;
 	u32 group;
@@ -362,20 +390,36 @@ static void wddmseg_trim_work(struct work_struct *work)
 	for (group = WDDMSEG_BUDGET_LOCAL; group <= WDDMSEG_BUDGET_NON_LOCAL;
 	     group++) {
 		wddmseg_budget_pool(wdev, group, &pool);
-		list_for_each_entry(f, &wdev->drm.filelist, lhead) {
-			struct wddmseg_file *o = f->driver_priv;
-			u64 usage, budget;
-
-			if (!o || !READ_ONCE(o->trim_notify))
-				continue;
-			usage = atomic64_read(&o->resident[group]);
-			budget = wddmseg_budget_share(&pool, o, group);
-			if (usage > budget)
-				wddmseg_trim_notify(wdev, f, group,
-						    usage - budget, budget);
-		}
+		list_for_each_entry(f, &wdev->drm.filelist, lhead)
+			if (f->driver_priv)
+				visit(wdev, f, group, &pool, data);
 	}
 	mutex_unlock(&wdev->drm.filelist_mutex);
+}
+
+/* A registered file over its budget is notified. */
+static void wddmseg_trim_check(struct wddmseg_device *wdev,
+			       struct drm_file *f, u32 group,
+			       const struct wddmseg_budget_pool *pool,
+			       void *data)
+{
+	struct wddmseg_file *o = f->driver_priv;
+	u64 usage, budget;
+
+	if (!READ_ONCE(o->trim_notify))
+		return;
+	usage = atomic64_read(&o->resident[group]);
+	budget = wddmseg_budget_share(pool, o, group);
+	if (usage > budget)
+		wddmseg_trim_notify(wdev, f, group, usage - budget, budget);
+}
+
+static void wddmseg_trim_work(struct work_struct *work)
+{
+	struct wddmseg_device *wdev = container_of(work, struct wddmseg_device,
+						   trim_work);
+
+	wddmseg_budget_walk(wdev, wddmseg_trim_check, NULL);
 }
 
 /* Up to this many allocations of a file are looked at per trim. */
@@ -490,13 +534,56 @@ static void wddmseg_trim_file(struct wddmseg_device *wdev,
 		wfile->client_id, WDDMSEG_TRIM_GRACE_MS, trimmed, group, budget);
 }
 
-struct wddmseg_trim_target {
-	struct wddmseg_file *wfile;
-	u32 group;
-	u64 budget;
+#define WDDMSEG_TRIM_TARGETS	16
+
+/* What wddmseg_trim_enforce() found: files to trim, the next due time. */
+struct wddmseg_trim_due {
+	struct {
+		struct wddmseg_file *wfile;
+		u32 group;
+		u64 budget;
+	} t[WDDMSEG_TRIM_TARGETS];
+	u32 n;
+	unsigned long next;
+	bool again;
 };
 
-#define WDDMSEG_TRIM_TARGETS	16
+/*
+ * A file whose grace period is over: what it gave back counts as its
+ * own trim; still over its budget, it is to be trimmed. One whose grace
+ * period is not over (or that does not fit) sets the next due time.
+ */
+static void wddmseg_trim_due_check(struct wddmseg_device *wdev,
+				   struct drm_file *f, u32 group,
+				   const struct wddmseg_budget_pool *pool,
+				   void *data)
+{
+	struct wddmseg_file *o = f->driver_priv;
+	struct wddmseg_trim_due *d = data;
+	u64 usage, budget;
+
+	if (!o->trim_armed[group])
+		return;
+	if (time_before(jiffies, o->trim_due[group]) ||
+	    d->n == ARRAY_SIZE(d->t)) {
+		if (!d->again || time_before(o->trim_due[group], d->next))
+			d->next = o->trim_due[group];
+		d->again = true;
+		return;
+	}
+	o->trim_armed[group] = false;
+	usage = atomic64_read(&o->resident[group]);
+	if (usage < o->trim_usage[group])
+		atomic64_add(min(o->trim_usage[group] - usage,
+				 o->trim_asked[group]),
+			     &o->trim_self_bytes);
+	budget = wddmseg_budget_share(pool, o, group);
+	if (usage <= budget)
+		return;
+	d->t[d->n].wfile = wddmseg_file_get(o);
+	d->t[d->n].group = group;
+	d->t[d->n++].budget = budget;
+}
 
 /* The grace periods that are over: count what files gave back, trim. */
 static void wddmseg_trim_enforce(struct work_struct *work)
@@ -504,53 +591,19 @@ static void wddmseg_trim_enforce(struct work_struct *work)
 	struct wddmseg_device *wdev =
 		container_of(to_delayed_work(work), struct wddmseg_device,
 			     trim_dwork);
-	struct wddmseg_trim_target t[WDDMSEG_TRIM_TARGETS];
-	unsigned long next = 0;
-	bool again = false;
-	struct wddmseg_budget_pool pool;
-	struct drm_file *f;
-	u32 group, n = 0, i;
+	struct wddmseg_trim_due d = { .n = 0 };
+	u32 i;
 
-	mutex_lock(&wdev->drm.filelist_mutex);
-	for (group = WDDMSEG_BUDGET_LOCAL; group <= WDDMSEG_BUDGET_NON_LOCAL;
-	     group++) {
-		wddmseg_budget_pool(wdev, group, &pool);
-		list_for_each_entry(f, &wdev->drm.filelist, lhead) {
-			struct wddmseg_file *o = f->driver_priv;
-			u64 usage, budget;
-
-			if (!o || !o->trim_armed[group])
-				continue;
-			if (time_before(jiffies, o->trim_due[group]) ||
-			    n == ARRAY_SIZE(t)) {
-				if (!again || time_before(o->trim_due[group], next))
-					next = o->trim_due[group];
-				again = true;
-				continue;
-			}
-			o->trim_armed[group] = false;
-			usage = atomic64_read(&o->resident[group]);
-			if (usage < o->trim_usage[group])
-				atomic64_add(min(o->trim_usage[group] - usage,
-						 o->trim_asked[group]),
-					     &o->trim_self_bytes);
-			budget = wddmseg_budget_share(&pool, o, group);
-			if (usage <= budget)
-				continue;
-			t[n].wfile = wddmseg_file_get(o);
-			t[n].group = group;
-			t[n++].budget = budget;
-		}
+	wddmseg_budget_walk(wdev, wddmseg_trim_due_check, &d);
+	for (i = 0; i < d.n; i++) {
+		wddmseg_trim_file(wdev, d.t[i].wfile, d.t[i].group,
+				  d.t[i].budget);
+		wddmseg_file_put(d.t[i].wfile);
 	}
-	mutex_unlock(&wdev->drm.filelist_mutex);
-
-	for (i = 0; i < n; i++) {
-		wddmseg_trim_file(wdev, t[i].wfile, t[i].group, t[i].budget);
-		wddmseg_file_put(t[i].wfile);
-	}
-	if (again)
+	if (d.again)
 		queue_delayed_work(WDDMSEG_UNBOUND_WQ, &wdev->trim_dwork,
-				   time_after(next, jiffies) ? next - jiffies : 0);
+				   time_after(d.next, jiffies) ?
+				   d.next - jiffies : 0);
 }
 
 /**
