@@ -194,6 +194,71 @@ static int msg_get(int fd, char want)
 	return read(fd, &c, 1) == 1 && c == want ? 0 : -1;
 }
 
+/* A child process of a test, its own DRM file, and the pipes to it. */
+struct kid {
+	pid_t pid;
+	int in;		/* what the child writes */
+	int out;	/* what the child reads */
+};
+
+typedef int (*kid_fn)(const char *node, uint64_t chunk, int in, int out);
+
+/*
+ * Fork a child that runs @fn(@node, @chunk, its end of the pipes) and
+ * exits with what it returns. In the parent, 0 or -errno.
+ */
+static int kid_start(struct kid *k, kid_fn fn, const char *node,
+		     uint64_t chunk)
+{
+	int to[2], from[2];
+
+	if (pipe(to))
+		return -errno;
+	if (pipe(from)) {
+		close(to[0]);
+		close(to[1]);
+		return -errno;
+	}
+	k->pid = fork();
+	if (k->pid < 0) {
+		close(to[0]);
+		close(to[1]);
+		close(from[0]);
+		close(from[1]);
+		return -errno;
+	}
+	if (!k->pid) {
+		close(to[1]);
+		close(from[0]);
+		_exit(fn(node, chunk, to[0], from[1]));
+	}
+	close(to[0]);
+	close(from[1]);
+	k->in = from[0];
+	k->out = to[1];
+	return 0;
+}
+
+/* Reap @k (after its last message); its wait status, or -1. */
+static int kid_end(struct kid *k)
+{
+	int status;
+
+	close(k->out);
+	if (waitpid(k->pid, &status, 0) != k->pid)
+		status = -1;
+	close(k->in);
+	return status;
+}
+
+/* Reap @k: did it exit with 0? @what says what its other codes mean. */
+#define EXPECT_KID_OK(k, what) do {					\
+	int st_ = kid_end(k);						\
+									\
+	EXPECT_TRUE(WIFEXITED(st_) && WEXITSTATUS(st_) == 0)		\
+		TH_LOG("child status 0x%x (%s)", st_, what);		\
+} while (0)
+
 #define CHILD_LOW	2
 #define CHILD_HIGH	2
 
@@ -241,10 +306,9 @@ static int prio_child(const char *node, uint64_t chunk, int in, int out)
 TEST_F_TIMEOUT(alloc, priority_across_files, 300)
 {
 	uint32_t h[PRIO_MAX_BOS], p[CHILD_LOW];
-	int to_child[2], from_child[2], status;
 	unsigned int n, i;
 	uint64_t chunk;
-	pid_t pid;
+	struct kid k;
 
 	NEED_DEF();
 	n = prio_chunks(_metadata, self->fd, CHILD_LOW + CHILD_HIGH + 2,
@@ -253,41 +317,25 @@ TEST_F_TIMEOUT(alloc, priority_across_files, 300)
 		WSKIP(return, "segment 2: not room for %u allocations",
 		      CHILD_LOW + CHILD_HIGH + 2);
 	n -= CHILD_LOW + CHILD_HIGH;
-	ASSERT_EQ(0, pipe(to_child));
-	ASSERT_EQ(0, pipe(from_child));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		close(to_child[1]);
-		close(from_child[0]);
-		_exit(prio_child(self->def->render, chunk, to_child[0],
-				 from_child[1]));
-	}
-	close(to_child[0]);
-	close(from_child[1]);
+	ASSERT_EQ(0, kid_start(&k, prio_child, self->def->render, chunk));
 
 	/* the child's first, then the parent's: the segment is full */
-	ASSERT_EQ(0, msg_get(from_child[0], 'a'));
+	ASSERT_EQ(0, msg_get(k.in, 'a'));
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(0, gem_create_any(self->fd, chunk, SEG_VIS, &h[i]));
 		ASSERT_EQ(0, gem_move_wait(self->fd, h[i], SEG_INV));
 	}
-	ASSERT_EQ(0, msg_put(to_child[1], 'f'));
-	ASSERT_EQ(0, msg_get(from_child[0], 'b'));
+	ASSERT_EQ(0, msg_put(k.out, 'f'));
+	ASSERT_EQ(0, msg_get(k.in, 'b'));
 	/* room for as many as the child has LOW ones */
 	for (i = 0; i < CHILD_LOW; i++)
 		ASSERT_EQ(0, prio_place(self->fd, chunk, P_MAX, &p[i]));
-	ASSERT_EQ(0, msg_put(to_child[1], 'p'));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		TH_LOG("child status 0x%x (exit 2x: its allocation x was misplaced)",
-		       status);
+	ASSERT_EQ(0, msg_put(k.out, 'p'));
+	EXPECT_KID_OK(&k, "exit 2x: its allocation x was misplaced");
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(0, prio_state(_metadata, self->fd, h[i]))
 			TH_LOG("the parent's NORMAL allocation %u", i);
 	}
-	close(to_child[1]);
-	close(from_child[0]);
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[i]));
 	for (i = 0; i < CHILD_LOW; i++)
@@ -560,12 +608,6 @@ TEST_F_TIMEOUT(alloc, priority_bad_input, 120)
 #define RESV_CHILD	3	/* the child's allocations */
 #define RESV_KEPT	2	/* chunks its reservation keeps */
 
-static int budget_of(int fd, uint32_t group,
-		     struct drm_wddmseg_query_budget *b)
-{
-	return wddmseg_query_budget(fd, group, b);
-}
-
 /*
  * The child of reservation_kept: its own DRM file on @node, RESV_CHILD
  * allocations of @chunk in the invisible segment, a reservation of
@@ -593,7 +635,7 @@ static int resv_child(const char *node, uint64_t chunk, int in, int out)
 	if (wddmseg_set_video_memory_reservation(fd, WDDMSEG_BUDGET_LOCAL,
 						 RESV_KEPT * chunk))
 		return 12;
-	if (budget_of(fd, WDDMSEG_BUDGET_LOCAL, &b) ||
+	if (wddmseg_query_budget(fd, WDDMSEG_BUDGET_LOCAL, &b) ||
 	    b.current_reservation != RESV_KEPT * chunk ||
 	    b.current_usage < RESV_CHILD * chunk)
 		return 13;
@@ -606,7 +648,7 @@ static int resv_child(const char *node, uint64_t chunk, int in, int out)
 			     info.segment_id != SEG_INV || info.eviction_count)
 			return 20 + i;
 	}
-	if (budget_of(fd, WDDMSEG_BUDGET_LOCAL, &b) ||
+	if (wddmseg_query_budget(fd, WDDMSEG_BUDGET_LOCAL, &b) ||
 	    b.current_usage < RESV_KEPT * chunk)
 		return 16;
 	close(fd);
@@ -626,10 +668,9 @@ TEST_F_TIMEOUT(alloc, reservation_kept, 300)
 {
 	uint32_t h[PRIO_MAX_BOS], p[RESV_CHILD];
 	struct drm_wddmseg_query_budget b;
-	int to_child[2], from_child[2], status;
 	unsigned int n, i, evicted = 0;
 	uint64_t chunk, half;
-	pid_t pid;
+	struct kid k;
 
 	NEED_DEF();
 	n = prio_chunks(_metadata, self->fd, RESV_CHILD + RESV_CHILD + 1,
@@ -638,7 +679,7 @@ TEST_F_TIMEOUT(alloc, reservation_kept, 300)
 		WSKIP(return, "segment 2: not room for %u allocations",
 		      2 * RESV_CHILD + 1);
 	n -= RESV_CHILD;
-	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	half = b.budget / 2;
 	ASSERT_EQ(0, b.current_reservation);
 	ASSERT_EQ(half, b.available_for_reservation)
@@ -646,21 +687,9 @@ TEST_F_TIMEOUT(alloc, reservation_kept, 300)
 		       (unsigned long long)b.budget);
 	ASSERT_LE(RESV_KEPT * chunk, half);
 
-	ASSERT_EQ(0, pipe(to_child));
-	ASSERT_EQ(0, pipe(from_child));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		close(to_child[1]);
-		close(from_child[0]);
-		_exit(resv_child(self->def->render, chunk, to_child[0],
-				 from_child[1]));
-	}
-	close(to_child[0]);
-	close(from_child[1]);
-
-	ASSERT_EQ(0, msg_get(from_child[0], 'a'));
-	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, kid_start(&k, resv_child, self->def->render, chunk));
+	ASSERT_EQ(0, msg_get(k.in, 'a'));
+	ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	EXPECT_EQ(half - RESV_KEPT * chunk, b.available_for_reservation);
 	EXPECT_EQ(-ENOSPC, wddmseg_set_video_memory_reservation(self->fd,
 			WDDMSEG_BUDGET_LOCAL, half - RESV_KEPT * chunk + 4096));
@@ -673,11 +702,8 @@ TEST_F_TIMEOUT(alloc, reservation_kept, 300)
 	/* room for RESV_CHILD more: one of the child's, two of ours */
 	for (i = 0; i < RESV_CHILD; i++)
 		ASSERT_EQ(0, prio_place(self->fd, chunk, P_NORM, &p[i]));
-	ASSERT_EQ(0, msg_put(to_child[1], 'p'));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		TH_LOG("child status 0x%x (exit 2x: its allocation x was misplaced)",
-		       status);
+	ASSERT_EQ(0, msg_put(k.out, 'p'));
+	EXPECT_KID_OK(&k, "exit 2x: its allocation x was misplaced");
 	for (i = 0; i < n; i++) {
 		int st = prio_state(_metadata, self->fd, h[i]);
 
@@ -688,10 +714,8 @@ TEST_F_TIMEOUT(alloc, reservation_kept, 300)
 		TH_LOG("the parent's allocations evicted for its own");
 
 	/* the child's file is closed: its reservation is gone */
-	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	EXPECT_EQ(half, b.available_for_reservation);
-	close(to_child[1]);
-	close(from_child[0]);
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[i]));
 	for (i = 0; i < RESV_CHILD; i++)
@@ -721,7 +745,7 @@ TEST_F_TIMEOUT(alloc, reservation_bad_input, 120)
 	if (!drm_debug_raise(DRM_UT_DRIVER, self->debug_saved,
 			     sizeof(self->debug_saved)))
 		kmsg = kmsg_open_end();
-	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	half = b.budget / 2;
 	ASSERT_LT(0, half);
 
@@ -748,7 +772,7 @@ TEST_F_TIMEOUT(alloc, reservation_bad_input, 120)
 	EXPECT_KMSG_RULE(kmsg, "reserve-non-local");
 	r.reservation = 0;
 	EXPECT_EQ(0, resv_raw(self->fd, &r));
-	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_NON_LOCAL, &b));
+	ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_NON_LOCAL, &b));
 	EXPECT_EQ(0, b.current_reservation);
 	EXPECT_EQ(0, b.available_for_reservation);
 
@@ -758,13 +782,13 @@ TEST_F_TIMEOUT(alloc, reservation_bad_input, 120)
 	EXPECT_KMSG_RULE(kmsg, "reserve-over-available");
 	ASSERT_EQ(0, wddmseg_set_video_memory_reservation(self->fd,
 			WDDMSEG_BUDGET_LOCAL, half));
-	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	EXPECT_EQ(half, b.current_reservation);
 	EXPECT_EQ(half, b.available_for_reservation) TH_LOG("its own counts");
 
 	/* another file has nothing left; a refusal changes nothing */
 	fd2 = open_extra(_metadata, self, self->def->render);
-	ASSERT_EQ(0, budget_of(fd2, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, wddmseg_query_budget(fd2, WDDMSEG_BUDGET_LOCAL, &b));
 	EXPECT_EQ(0, b.available_for_reservation);
 	EXPECT_EQ(0, b.current_reservation);
 	EXPECT_EQ(-ENOSPC, wddmseg_set_video_memory_reservation(fd2,
@@ -775,11 +799,11 @@ TEST_F_TIMEOUT(alloc, reservation_bad_input, 120)
 	/* smaller, then none: the other file gets the room back */
 	ASSERT_EQ(0, wddmseg_set_video_memory_reservation(self->fd,
 			WDDMSEG_BUDGET_LOCAL, 8192));
-	ASSERT_EQ(0, budget_of(fd2, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, wddmseg_query_budget(fd2, WDDMSEG_BUDGET_LOCAL, &b));
 	EXPECT_EQ(half - 8192, b.available_for_reservation);
 	ASSERT_EQ(0, wddmseg_set_video_memory_reservation(self->fd,
 			WDDMSEG_BUDGET_LOCAL, 0));
-	ASSERT_EQ(0, budget_of(fd2, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, wddmseg_query_budget(fd2, WDDMSEG_BUDGET_LOCAL, &b));
 	EXPECT_EQ(half, b.available_for_reservation);
 
 	/* QUERY_BUDGET's outputs must be zero on input */
@@ -872,8 +896,7 @@ struct trim_ctx {
 	unsigned int n;		/* h[0..n) in the invisible segment */
 	unsigned int nv;	/* h[n..n + nv) in visible VRAM */
 	uint64_t chunk, whole;
-	int to_child[2], from_child[2];
-	pid_t pid;
+	struct kid kid;
 };
 
 /*
@@ -900,7 +923,7 @@ static bool trim_setup(struct __test_metadata *_metadata,
 	if (!c->n) {
 		WSKIP(return false, "segment 2: not room for 4 allocations");
 	}
-	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	c->whole = b.budget;
 	ASSERT_EQ(b.budget, b.available + b.current_usage)
 		TH_LOG("alone on the device, a file's budget is the group's");
@@ -913,7 +936,7 @@ static bool trim_setup(struct __test_metadata *_metadata,
 	for (i = c->n / 2; i < c->n && low_prio != P_NORM; i++)
 		ASSERT_EQ(0, set_prio(self->fd, c->h[i], low_prio));
 	for (;;) {
-		ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+		ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 		if (b.current_usage >= c->whole / 2 + 2 * c->chunk)
 			break;
 		hv = &c->h[c->n + c->nv];
@@ -934,19 +957,9 @@ static bool trim_setup(struct __test_metadata *_metadata,
 	/* our own evictions (if any) found us within the whole group */
 	EXPECT_EQ(-ETIME, read_trim_event(self->fd, &e, 200));
 
-	ASSERT_EQ(0, pipe(c->to_child));
-	ASSERT_EQ(0, pipe(c->from_child));
-	c->pid = fork();
-	ASSERT_LE(0, c->pid);
-	if (!c->pid) {
-		close(c->to_child[1]);
-		close(c->from_child[0]);
-		_exit(trim_child(self->def->render, c->chunk, c->to_child[0],
-				 c->from_child[1]));
-	}
-	close(c->to_child[0]);
-	close(c->from_child[1]);
-	ASSERT_EQ(0, msg_get(c->from_child[0], 'a'));
+	ASSERT_EQ(0, kid_start(&c->kid, trim_child, self->def->render,
+			       c->chunk));
+	ASSERT_EQ(0, msg_get(c->kid.in, 'a'));
 	return true;
 }
 
@@ -955,17 +968,11 @@ static void trim_teardown(struct __test_metadata *_metadata,
 			  FIXTURE_DATA(alloc) *self, struct trim_ctx *c)
 {
 	struct drm_wddmseg_query_budget b;
-	int status;
 	unsigned int i;
 
-	ASSERT_EQ(0, msg_put(c->to_child[1], 'd'));
-	ASSERT_EQ(c->pid, waitpid(c->pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		TH_LOG("child status 0x%x (exit 13: its allocation was evicted)",
-		       status);
-	close(c->to_child[1]);
-	close(c->from_child[0]);
-	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, msg_put(c->kid.out, 'd'));
+	EXPECT_KID_OK(&c->kid, "exit 13: its allocation was evicted");
+	ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	EXPECT_EQ(c->whole, b.budget) TH_LOG("alone again");
 	for (i = 0; i < c->n + c->nv; i++)
 		if (c->h[i])
@@ -1008,7 +1015,7 @@ TEST_F_TIMEOUT(alloc, trim_notified, 300)
 	EXPECT_EQ(1, fdinfo_of(_metadata, self->fd, "wddmseg-trim-events"));
 	EXPECT_EQ(sys0 + 1, trim_sysfs(self->def, "trim_events"))
 		TH_LOG("sysfs trim_events");
-	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	EXPECT_EQ(c.whole / 2, b.budget);
 	EXPECT_LT(b.budget, b.current_usage);
 	/* within its budget (nothing resident): no event */
@@ -1018,7 +1025,7 @@ TEST_F_TIMEOUT(alloc, trim_notified, 300)
 	for (i = 0; i < c.n + c.nv && b.current_usage > b.budget; i++) {
 		ret = wddmseg_evict(self->fd, c.h[i], 0);
 		ASSERT_TRUE(!ret || ret == -EINVAL);
-		ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+		ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	}
 	EXPECT_GE(b.budget, b.current_usage);
 	trim_teardown(_metadata, self, &c);
@@ -1052,7 +1059,7 @@ TEST_F_TIMEOUT(alloc, trim_enforced, 300)
 	ret = read_trim_event(self->fd, &e, 5000);
 	ASSERT_EQ(0, ret) TH_LOG("no trim event: %s", strerror(-ret));
 	for (i = 0; i < 100; i++) {
-		ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+		ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 		if (b.current_usage <= b.budget)
 			break;
 		nanosleep(&ts, NULL);
@@ -1098,11 +1105,11 @@ TEST_F_TIMEOUT(alloc, trim_self, 300)
 		return;
 	ret = read_trim_event(self->fd, &e, 5000);
 	ASSERT_EQ(0, ret) TH_LOG("no trim event: %s", strerror(-ret));
-	ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	for (i = c.n + c.nv; i-- > 0 && b.current_usage > b.budget;) {
 		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, c.h[i]));
 		c.h[i] = 0;
-		ASSERT_EQ(0, budget_of(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+		ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
 	}
 	nanosleep(&grace, NULL);
 	EXPECT_EQ(0, fdinfo_of(_metadata, self->fd, "wddmseg-trim-driver-bytes"));
