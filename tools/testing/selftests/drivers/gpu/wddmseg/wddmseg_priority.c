@@ -32,6 +32,10 @@
  *   grace period, lowest priority first, and only it.
  * - trim_self: one that trims in time is left alone; fdinfo counts what
  *   it gave back.
+ * - trim_three_processes: three processes oversubscribe the local group
+ *   twice over: the one that trims keeps its working set, the one that
+ *   ignores its notifications loses its least recently used allocations
+ *   to the driver, the one within its budget loses nothing.
  * - trim_bad_input: REGISTER_TRIM_NOTIFICATION's refusals.
  */
 #define _GNU_SOURCE
@@ -1116,6 +1120,219 @@ TEST_F_TIMEOUT(alloc, trim_self, 300)
 	EXPECT_EQ(e.bytes, fdinfo_of(_metadata, self->fd,
 				     "wddmseg-trim-self-bytes"));
 	trim_teardown(_metadata, self, &c);
+}
+
+/* Three processes (trim_three_processes), in chunks of 1/32 of the group */
+#define TP_CHUNKS	32	/* the local group */
+#define TP_TRIMMER	24	/* the trimming child's allocations ... */
+#define TP_WS		4	/* ... the last of them its working set */
+#define TP_PARENT	36	/* the parent's: 60 in all, twice the group */
+
+/* A chunk the local group's memory segments hold, evicted to system. */
+static int tp_chunk(int fd, uint64_t size, uint32_t *h)
+{
+	struct wddmseg_allocation_desc a = {
+		.size = size,
+		.supported_segments = BIT(SEG_VIS) | BIT(SEG_INV),
+		.preferred = { SEG_INV, SEG_VIS },
+	};
+
+	return wddmseg_create_allocation(fd, &a, h);
+}
+
+/* The next byte from @fd within @ms is @want: 0, or -1. */
+static int msg_wait(int fd, char want, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1 ? msg_get(fd, want) : -1;
+}
+
+/*
+ * The process of trim_three_processes that trims: TP_TRIMMER allocations,
+ * registered; on its first trim notification it evicts all but its
+ * working set at once and says 'e'; on 'r' it makes its working set
+ * resident again ('c'); on 'd' it checks it got a notification, was not
+ * trimmed by the driver and has its working set in VRAM. 10 + step on a
+ * failure.
+ */
+static int tp_trimmer(const char *node, uint64_t chunk, int in, int out)
+{
+	struct drm_wddmseg_event_trim e;
+	uint32_t h[TP_TRIMMER];
+	unsigned int i, events = 0;
+	uint64_t drv = 1;
+	struct pollfd p[2];
+	int fd, ret, seg;
+	char c;
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 10;
+	if (wddmseg_register_trim_notification(fd, true))
+		return 11;
+	for (i = 0; i < TP_TRIMMER; i++)
+		if (tp_chunk(fd, chunk, &h[i]))
+			return 12;
+	if (wddmseg_wait(fd, h[TP_TRIMMER - 1], 20 * NSEC_PER_SEC) ||
+	    msg_put(out, 'a'))
+		return 13;
+	for (;;) {
+		p[0] = (struct pollfd){ .fd = in, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		if (poll(p, 2, -1) < 0)
+			return 14;
+		if (p[1].revents & POLLIN) {
+			if (read_trim_event(fd, &e, 0))
+				return 15;
+			for (i = 0; !events && i < TP_TRIMMER - TP_WS; i++) {
+				ret = wddmseg_evict(fd, h[i], 0);
+				if (ret && ret != -EINVAL)
+					return 16;
+			}
+			if (!events++ && msg_put(out, 'e'))
+				return 17;
+		}
+		if (!(p[0].revents & (POLLIN | POLLHUP)))
+			continue;
+		if (read(in, &c, 1) != 1 || c == 'd')
+			break;
+		if (c != 'r')
+			return 18;
+		for (i = TP_TRIMMER - TP_WS; i < TP_TRIMMER; i++)
+			if (wddmseg_make_resident(fd, h[i], 0) ||
+			    wddmseg_wait(fd, h[i], 20 * NSEC_PER_SEC))
+				return 19;
+		if (msg_put(out, 'c'))
+			return 20;
+	}
+	if (!events)
+		return 21;
+	if (wddmseg_fdinfo(fd, "wddmseg-trim-driver-bytes", &drv, NULL, 0) ||
+	    drv)
+		return 22;
+	for (i = TP_TRIMMER - TP_WS; i < TP_TRIMMER; i++) {
+		seg = wddmseg_allocation_segment(fd, h[i]);
+		if (seg != SEG_VIS && seg != SEG_INV)
+			return 23;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * The process within its budget: one allocation, registered. On 'd' it
+ * checks it got no notification and its allocation never left VRAM.
+ */
+static int tp_within(const char *node, uint64_t chunk, int in, int out)
+{
+	struct drm_wddmseg_gem_info info;
+	struct drm_wddmseg_event_trim e;
+	uint64_t drv = 1;
+	uint32_t h;
+	int fd;
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 10;
+	if (wddmseg_register_trim_notification(fd, true) ||
+	    tp_chunk(fd, chunk, &h) ||
+	    wddmseg_wait(fd, h, 20 * NSEC_PER_SEC) || msg_put(out, 'a'))
+		return 11;
+	if (msg_get(in, 'd'))
+		return 12;
+	if (read_trim_event(fd, &e, 0) != -ETIME)
+		return 13;
+	if (wddmseg_fdinfo(fd, "wddmseg-trim-driver-bytes", &drv, NULL, 0) ||
+	    drv)
+		return 14;
+	if (wddmseg_query_allocation(fd, h, &info) ||
+	    (info.segment_id != SEG_VIS && info.segment_id != SEG_INV) ||
+	    info.eviction_count)
+		return 15;
+	close(fd);
+	return 0;
+}
+
+/*
+ * trim_three_processes: three processes oversubscribe the local group
+ * twice over (allocations of its memory segments only, evicted to
+ * system memory). A child that trims when notified (it evicts all but
+ * its working set) keeps its working set resident and is never trimmed
+ * by the driver; the parent, which ignores its notifications, is trimmed
+ * by the driver down to its budget (a third of the group: three active
+ * files), its least recently used allocations first; a child within its
+ * budget gets no notification and loses nothing.
+ */
+TEST_F_TIMEOUT(alloc, trim_three_processes, 300)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	struct timespec grace = { WDDMSEG_TRIM_GRACE_MS / 1000, 500000000 };
+	struct drm_wddmseg_query_budget b;
+	struct drm_wddmseg_event_trim e;
+	uint64_t chunk, whole, drv = 0;
+	uint32_t h[TP_PARENT];
+	struct kid t, w;
+	unsigned int i, first;
+
+	NEED_DEF();
+	ASSERT_EQ(0, wddmseg_query_budget(self->fd, WDDMSEG_BUDGET_LOCAL, &b));
+	whole = b.budget;
+	chunk = (whole / TP_CHUNKS) & ~(uint64_t)(SZ_64K - 1);
+	if (!chunk)
+		WSKIP(return, "a local group of %llu bytes",
+		      (unsigned long long)whole);
+	ASSERT_EQ(0, wddmseg_register_trim_notification(self->fd, true));
+	ASSERT_EQ(0, kid_start(&t, tp_trimmer, self->def->render, chunk));
+	ASSERT_EQ(0, msg_get(t.in, 'a'));
+
+	/* fill what is left, evict: the trimmer is notified and trims */
+	first = TP_CHUNKS - TP_TRIMMER + 2;
+	for (i = 0; i < first; i++)
+		ASSERT_EQ(0, tp_chunk(self->fd, chunk, &h[i]));
+	ASSERT_EQ(0, msg_wait(t.in, 'e', 5000))
+		TH_LOG("the trimming process got no trim notification");
+	/* the rest: twice the group in all */
+	for (; i < TP_PARENT; i++)
+		ASSERT_EQ(0, tp_chunk(self->fd, chunk, &h[i]));
+	ASSERT_EQ(0, wddmseg_wait(self->fd, h[TP_PARENT - 1],
+				  20 * NSEC_PER_SEC));
+	ASSERT_EQ(0, kid_start(&w, tp_within, self->def->render, chunk));
+	ASSERT_EQ(0, msg_get(w.in, 'a'));
+	ASSERT_EQ(0, msg_put(t.out, 'r'));
+	ASSERT_EQ(0, msg_get(t.in, 'c'));
+
+	/* the parent ignores its notifications: the driver trims it */
+	for (i = 0; i < 150; i++) {
+		ASSERT_EQ(0, wddmseg_query_budget(self->fd,
+						  WDDMSEG_BUDGET_LOCAL, &b));
+		drv = fdinfo_of(_metadata, self->fd,
+				"wddmseg-trim-driver-bytes");
+		if (drv && b.current_usage <= b.budget)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	EXPECT_LT(0, drv) TH_LOG("the driver trimmed nothing of the parent");
+	EXPECT_GE(b.budget, b.current_usage)
+		TH_LOG("the parent is still over its budget after 15 s");
+	EXPECT_EQ(whole / 3, b.budget) TH_LOG("three active files");
+	EXPECT_EQ(0, read_trim_event(self->fd, &e, 0))
+		TH_LOG("the parent was not notified");
+	/* what any trim still to come would take, taken */
+	nanosleep(&grace, NULL);
+	EXPECT_EQ(0, wddmseg_allocation_segment(self->fd, h[0]))
+		TH_LOG("the parent's least recently used allocation stayed");
+	EXPECT_NE(0, wddmseg_allocation_segment(self->fd, h[TP_PARENT - 1]))
+		TH_LOG("the parent's most recently used allocation went");
+
+	ASSERT_EQ(0, msg_put(w.out, 'd'));
+	EXPECT_KID_OK(&w,
+		      "within budget: 13 notified, 14 trimmed, 15 evicted");
+	ASSERT_EQ(0, msg_put(t.out, 'd'));
+	EXPECT_KID_OK(&t,
+		      "trimming: 21 never notified, 22 trimmed by the driver, 23 working set not resident");
+	for (i = 0; i < TP_PARENT; i++)
+		ASSERT_EQ(0, wddmseg_destroy_allocation(self->fd, h[i]));
 }
 
 /* trim_bad_input: the refusals of REGISTER_TRIM_NOTIFICATION. */
