@@ -39,7 +39,9 @@
 #   make bench   allocation and eviction rates of wddmseg next to Debian's
 #                bochs driver, in one VM boot, then suspend latency and
 #                bytes copied, preserved VRAM against evicted VRAM, in
-#                another (tools/bench.sh, tools/vm/pm-bench.sh)
+#                another, budgets kept or not under oversubscription in a
+#                third (tools/bench.sh, tools/vm/pm-bench.sh,
+#                tools/vm/budget-bench.sh)
 #
 # The kernel is one variable, KABI: a series (7.3, 6.12, 6.1) or an ABI
 # (7.3.4-wddmseg, 6.12.117+deb12-amd64). Unset, `make check` runs every

@@ -19,7 +19,7 @@
 # is non-zero only if the VM or the benchmark could not run.
 #
 # Usage: tools/bench.sh [--no-build] [--seconds S] [--repeats N]
-#                       [--migration [KIB] | --live]
+#                       [--migration [KIB] | --live | --budget]
 #   --no-build   use the module, tools, QEMU, kernel and initramfs as built
 #   --migration  only wddmseg's migration table (wddmseg-bench -M; with
 #                KIB, only that size: -S), no suspend benchmark: a
@@ -27,6 +27,7 @@
 #   --live       only wddmseg's live-allocation rows (wddmseg-bench -L:
 #                close of 100,000 allocations, create+destroy with 1,000
 #                and 100,000 live), no bochs-drm, no suspend benchmark
+#   --budget     only the budget benchmark (the third boot below)
 #   --seconds    seconds per measurement, all repeats (default 5)
 #   --repeats    repeats per measurement, the table shows the median
 #                (default 5)
@@ -54,6 +55,14 @@
 # suspend/resume latency and bytes copied, VRAM PreservedDuringStandby
 # against DisableSelfRefreshVRAMInS3, 48 MiB in use (build/bench/pm.txt).
 #
+# Then a third boot for the budget benchmark (tools/vm/budget-bench.sh,
+# issue 28): three processes oversubscribe a 64 MiB budget group twice
+# over with budgets off, with processes that trim by offering when
+# notified, and with processes that ignore their notifications; MiB
+# copied by the paging engine, MiB discarded, time to the working sets
+# resident, and the time to free the segment by purging offered
+# allocations against evicting them (build/bench/budget.txt).
+#
 # Outputs: build/bench/result.txt (the table and the benchmark's notes),
 # build/ABI/vm/bench.{console.log,tap,qemu.log,result}. The kernel is
 # KABI's (tools/vm/kenv.sh): 6.12 unless `make bench KABI=6.1`.
@@ -73,6 +82,7 @@ while [ $# -gt 0 ]; do
 		MIG=-M; shift
 		case "${1:-}" in [0-9]*) MIG="-M -S $1"; shift ;; esac ;;
 	--live) MIG=-L COLS=wddmseg; shift ;;
+	--budget) MIG=budget; shift ;;
 	--seconds) SECS=${2:?}; shift 2 ;;
 	--repeats) REPEATS=${2:?}; shift 2 ;;
 	-h|--help) sed -n '/^# Usage:/,/^#                (default 5)$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -93,6 +103,22 @@ if [ $BUILD = 1 ]; then
 	bash tools/vm/kernel.sh >>"$OUT/build.log" 2>&1 &&
 		bash tools/vm/initramfs.sh >>"$OUT/build.log" 2>&1 ||
 		{ tail -n 30 "$OUT/build.log" >&2; exit 1; }
+fi
+
+# The budget benchmark: issue 28's oversubscription and purge against evict.
+budget_bench() {
+	log "booting one VM for the budget benchmark (one device, 64 MiB budget group; about 1 minute)"
+	if ! bash tools/vm/budget-bench.sh "$REPEATS" >"$OUT/budget.txt" 2>&1; then
+		log "the budget benchmark failed:"
+		cat "$OUT/budget.txt" >&2
+		exit 1
+	fi
+	grep -v '^# run' "$OUT/budget.txt"
+	log "saved in build/bench/budget.txt (with every run's figures)"
+}
+if [ "$MIG" = budget ]; then
+	budget_bench
+	exit 0
 fi
 
 # The physical ceiling: memcpy on the host, 64 MiB buffers, warmed up.
@@ -224,3 +250,4 @@ if ! bash tools/vm/pm-bench.sh 48 5 >"$OUT/pm.txt" 2>&1; then
 fi
 grep -v '^# cycle' "$OUT/pm.txt"
 log "saved in build/bench/pm.txt (with every cycle's phases)"
+budget_bench

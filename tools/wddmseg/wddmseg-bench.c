@@ -199,6 +199,8 @@
 #include <xf86drmMode.h>
 #include <wddmseg.h>
 
+#include "bench-stats.h"
+
 #define MAX_COLS	4
 #define MAX_REPEATS	15
 #define NA		(-1.0)
@@ -302,23 +304,6 @@ na(struct col *c, enum row r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->cell[r].note, sizeof(c->cell[r].note), fmt, ap);
 	va_end(ap);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * The median of @n values (sorted in place); of an even count, the mean
- * of the middle two.
- */
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Record a finished measurement: the median of its runs. */

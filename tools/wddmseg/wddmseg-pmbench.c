@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "wddmseg.h"
+#include "bench-stats.h"
 
 #define CHUNK		(2u << 20)
 #define MAX_DEVS	8
@@ -198,19 +199,6 @@ static int verify(struct dev *d)
 	}
 	wddmseg_destroy_allocation(d->fd, sys);
 	return ret;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv)
