@@ -95,6 +95,12 @@
  * (``wddmseg-trim-driver-bytes``, sysfs ``trim_driver_bytes``). Only that
  * file's allocations are taken, never those of a file within its budget;
  * pinned ones and HardwareProtected ones that cannot be sealed stay.
+ *
+ * The evictions TTM makes to place an allocation are another matter: they
+ * follow the priorities and LRU order of the segment's allocations,
+ * whichever file they belong to, so an allocation of a file within its
+ * budget can go for another file's placement; only a reservation keeps
+ * a file's bytes from them (DOC: Reservations).
  */
 
 /*
