@@ -484,27 +484,16 @@ static void reap(struct proc *p, int n)
 
 static char sysfs[128];
 
+/* A device counter (bench_sysfs_sum()); a missing one ends the program. */
 static uint64_t counter(const char *name)
 {
-	char path[192], buf[512], *s = buf, *end;
-	uint64_t sum = 0;
-	ssize_t n;
-	int fd;
+	uint64_t sum;
+	int ret = bench_sysfs_sum(sysfs, name, &sum);
 
-	snprintf(path, sizeof(path), "%s/%s", sysfs, name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	for (;;) {
-		uint64_t v = strtoull(s, &end, 0);
-
-		if (end == s)
-			break;
-		sum += v;
-		s = end;
+	if (ret) {
+		fprintf(stderr, "budgetbench: %s/%s: %s\n", sysfs, name,
+			strerror(-ret));
+		exit(1);
 	}
 	return sum;
 }

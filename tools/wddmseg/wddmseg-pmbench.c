@@ -84,28 +84,6 @@ static int write_file(const char *path, const char *s)
 	return n < 0 ? -errno : 0;
 }
 
-/* Sum of the values of a per-segment sysfs file. */
-static int sum_file(const struct dev *d, const char *name, uint64_t *sum)
-{
-	char path[160], buf[256], *p = buf, *end;
-	int ret;
-
-	snprintf(path, sizeof(path), "%s/%s", d->sysfs, name);
-	ret = read_file(path, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	*sum = 0;
-	for (;;) {
-		uint64_t v = strtoull(p, &end, 0);
-
-		if (end == p)
-			break;
-		*sum += v;
-		p = end;
-	}
-	return 0;
-}
-
 static int phases(const struct dev *d, double *suspend, double *resume)
 {
 	unsigned long long pre, sus, res, rest;
@@ -284,8 +262,9 @@ int main(int argc, char **argv)
 			if (!read_file(path, buf, sizeof(buf)))
 				printf("# cycle %u %s: %s", c + 1, d->card, buf);
 			if (phases(d, &d->suspend_ms[c], &d->resume_ms[c]) ||
-			    sum_file(d, "pm_evicted_bytes", &d->copied[c]) ||
-			    sum_file(d, "pm_restored_bytes", &d->restored[c])) {
+			    bench_sysfs_sum(d->sysfs, "pm_evicted_bytes", &d->copied[c]) ||
+			    bench_sysfs_sum(d->sysfs, "pm_restored_bytes",
+					    &d->restored[c])) {
 				fprintf(stderr, "%s: %s: no PM statistics in %s\n",
 					argv[0], d->card, d->sysfs);
 				return 1;
